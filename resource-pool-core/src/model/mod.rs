@@ -1,0 +1,19 @@
+//! The typed model: resources, pools, roles, the manager and the cluster.
+//!
+//! Nothing here knows of files, spans or terminals: the parse and lint stages build these
+//! types, and the placement check reads them.
+
+mod cluster;
+mod manager;
+mod pool;
+mod resources;
+mod role;
+
+pub use cluster::{Cluster, Node};
+pub use manager::{ManagerError, NodeSlot, PoolId, ResourcePoolManager};
+pub use pool::{
+    Accelerator, DEFAULT_MAX_COLOCATE_COUNT, DemandOverflow, PoolSpec, ResourcePool,
+    UnknownAccelerator,
+};
+pub use resources::{Amount, AmountError, ResourceName, Resources, names};
+pub use role::{Role, RoleKey, RoleName};
