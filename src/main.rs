@@ -1,1 +1,7 @@
-fn main() {}
+//! The `resource-pool` command.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::run()
+}

@@ -1,0 +1,296 @@
+//! Every problem a config file can have, each a miette diagnostic with a stable code, a
+//! label on its span and a help line.
+
+use miette::SourceSpan;
+
+use crate::toml_walk::StructureError;
+
+/// A problem of a config file (`[pools.*]` and `[mapping]`) or of a derived pool struct's
+/// file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum ConfigDiagnostic {
+    /// Syntax, unknown keys, wrong types and bad numbers.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Structure(#[from] StructureError),
+
+    /// The file defines no pool.
+    #[error("no pool is defined")]
+    #[diagnostic(
+        code(resource_pool::config::no_pools),
+        help("add a pool, for example:\n[pools.global_pool]\nprocess_on_nodes = [8]")
+    )]
+    NoPools {
+        /// The `[pools]` table, or the start of the file.
+        #[label("no pool here")]
+        span: SourceSpan,
+    },
+
+    /// A pool gives neither `process_on_nodes` nor `gpus_per_node` with `nnodes`.
+    #[error("pool `{pool}` does not say how many accelerators it needs")]
+    #[diagnostic(
+        code(resource_pool::config::missing_slots),
+        help("add `process_on_nodes = [8]` (accelerators per node-slot) or `gpus_per_node = 8` with `nnodes = 1`")
+    )]
+    MissingSlots {
+        /// The pool.
+        pool: String,
+        /// The pool's header.
+        #[label("pool without a size")]
+        span: SourceSpan,
+    },
+
+    /// Both `process_on_nodes` and `gpus_per_node`/`nnodes` are given.
+    #[error("pool `{pool}` gives both `process_on_nodes` and `gpus_per_node`/`nnodes`")]
+    #[diagnostic(
+        code(resource_pool::config::both_slot_forms),
+        help("keep one form: `process_on_nodes = [8, 8]` is the same as `gpus_per_node = 8` with `nnodes = 2`")
+    )]
+    BothSlotForms {
+        /// The pool.
+        pool: String,
+        /// `process_on_nodes`.
+        #[label("one form")]
+        list: SourceSpan,
+        /// `gpus_per_node` or `nnodes`.
+        #[label("the other form")]
+        pair: SourceSpan,
+    },
+
+    /// `gpus_per_node` without `nnodes`, or the reverse.
+    #[error("pool `{pool}` gives `{given}` without `{missing}`")]
+    #[diagnostic(code(resource_pool::config::incomplete_slot_form), help("add `{missing}` beside `{given}`"))]
+    IncompleteSlotForm {
+        /// The pool.
+        pool: String,
+        /// The key given.
+        given: &'static str,
+        /// The key missing.
+        missing: &'static str,
+        /// The given key.
+        #[label("needs `{missing}` too")]
+        span: SourceSpan,
+    },
+
+    /// `process_on_nodes = []` or `nnodes = 0`.
+    #[error("pool `{pool}` has no node-slot")]
+    #[diagnostic(
+        code(resource_pool::config::empty_process_on_nodes),
+        help("a pool needs at least one node-slot, such as `process_on_nodes = [8]`")
+    )]
+    EmptySlots {
+        /// The pool.
+        pool: String,
+        /// The empty list or the zero count.
+        #[label("no node-slot")]
+        span: SourceSpan,
+    },
+
+    /// A node-slot of zero accelerators.
+    #[error("pool `{pool}` has a node-slot of 0 accelerators")]
+    #[diagnostic(
+        code(resource_pool::config::zero_slot),
+        help("every node-slot needs at least one accelerator; remove the 0")
+    )]
+    ZeroSlot {
+        /// The pool.
+        pool: String,
+        /// The zero.
+        #[label("0 accelerators")]
+        span: SourceSpan,
+    },
+
+    /// More node-slots than the limit (a typo such as `nnodes = 4294967295`).
+    #[error("pool `{pool}` has {count} node-slots, more than the limit of {limit}")]
+    #[diagnostic(
+        code(resource_pool::config::too_many_slots),
+        help("is this a typo? raise the limit with --max-slots if the pool is really this large")
+    )]
+    TooManySlots {
+        /// The pool.
+        pool: String,
+        /// Its node-slots.
+        count: u64,
+        /// The limit.
+        limit: u64,
+        /// The count.
+        #[label("{count} node-slots")]
+        span: SourceSpan,
+    },
+
+    /// `max_colocate_count = 0`.
+    #[error("pool `{pool}` has max_colocate_count = 0")]
+    #[diagnostic(
+        code(resource_pool::config::zero_colocate),
+        help("each bundle reserves max_colocate_count CPUs, one per colocated worker; use at least 1 (verl's default is 3)")
+    )]
+    ZeroColocate {
+        /// The pool.
+        pool: String,
+        /// The zero.
+        #[label("must be at least 1")]
+        span: SourceSpan,
+    },
+
+    /// `max_colocate_count` below the worker groups that share the pool.
+    #[error("pool `{pool}` hosts {groups} worker groups but max_colocate_count is {count}")]
+    #[diagnostic(
+        code(resource_pool::config::colocate_too_small),
+        help("each colocated worker group needs one CPU per bundle: set max_colocate_count to at least {groups}")
+    )]
+    ColocateTooSmall {
+        /// The pool.
+        pool: String,
+        /// The worker groups.
+        groups: u32,
+        /// The value given.
+        count: u32,
+        /// The value.
+        #[label("at least {groups}")]
+        span: SourceSpan,
+    },
+
+    /// An accelerator other than `GPU` or `NPU`.
+    #[error("unknown accelerator `{name}`")]
+    #[diagnostic(code(resource_pool::config::unknown_accelerator), help("{help}"))]
+    UnknownAccelerator {
+        /// What was written.
+        name: String,
+        /// A suggestion.
+        help: String,
+        /// Where.
+        #[label("not GPU or NPU")]
+        span: SourceSpan,
+    },
+
+    /// A bundle resource that is empty or shadows one verl sets itself.
+    #[error("bundle resource `{name}` {problem}")]
+    #[diagnostic(code(resource_pool::config::bad_bundle_resource), help("{help}"))]
+    BadBundleResource {
+        /// The resource.
+        name: String,
+        /// What is wrong.
+        problem: &'static str,
+        /// What to do.
+        help: &'static str,
+        /// Where.
+        #[label("{problem}")]
+        span: SourceSpan,
+    },
+
+    /// One node-slot's resources overflow Ray's fixed point.
+    #[error("pool `{pool}`: one node-slot asks for more than Ray can count")]
+    #[diagnostic(
+        code(resource_pool::config::demand_overflow),
+        help("lower the node-slot's size, max_colocate_count or bundle_resources")
+    )]
+    DemandOverflow {
+        /// The pool.
+        pool: String,
+        /// The pool's header.
+        #[label("overflows")]
+        span: SourceSpan,
+    },
+
+    /// A role mapped to a pool that does not exist.
+    #[error("role `{role}` is mapped to pool `{pool}`, which does not exist")]
+    #[diagnostic(code(resource_pool::config::unknown_pool), help("{help}"))]
+    UnknownPool {
+        /// The role.
+        role: String,
+        /// The missing pool.
+        pool: String,
+        /// A suggestion and the pools there are.
+        help: String,
+        /// The pool name.
+        #[label("no such pool")]
+        span: SourceSpan,
+    },
+
+    /// A pool that no role is mapped to.
+    #[error("no role is mapped to pool `{pool}`")]
+    #[diagnostic(
+        code(resource_pool::config::unused_pool),
+        severity(Warning),
+        help("map a role to it in [mapping] (such as `rm = \"{pool}\"`), or remove it: verl still creates its placement groups")
+    )]
+    UnusedPool {
+        /// The pool.
+        pool: String,
+        /// The pool's header.
+        #[label("unused")]
+        span: SourceSpan,
+    },
+
+    /// Node-slots of different sizes in one pool.
+    #[error("pool `{pool}` has node-slots of different sizes")]
+    #[diagnostic(
+        code(resource_pool::config::uneven_slots),
+        severity(Warning),
+        help("verl's workers take the first entry ({first}) as the local world size of every node; use equal sizes or split the pool")
+    )]
+    UnevenSlots {
+        /// The pool.
+        pool: String,
+        /// The first entry.
+        first: u32,
+        /// The first entry that differs.
+        #[label("differs from the first entry, {first}")]
+        span: SourceSpan,
+    },
+
+    /// A role name not in the role set.
+    #[error("`{role}` is not a known role")]
+    #[diagnostic(code(resource_pool::config::unknown_role), severity(Warning), help("{help}"))]
+    UnknownRole {
+        /// The role.
+        role: String,
+        /// A suggestion and the known roles.
+        help: String,
+        /// The role's key.
+        #[label("unknown role")]
+        span: SourceSpan,
+    },
+
+    /// Two names of one role (`ref` and `ref_policy`) are both mapped.
+    #[error("role `{role}` is mapped twice, as `{first}` and as `{second}`")]
+    #[diagnostic(code(resource_pool::config::role_mapped_twice), help("keep one of the two lines"))]
+    RoleMappedTwice {
+        /// The role's canonical name.
+        role: String,
+        /// The first spelling.
+        first: String,
+        /// The second spelling.
+        second: String,
+        /// The second key.
+        #[label("mapped again here")]
+        span: SourceSpan,
+        /// The first key.
+        #[label("first mapped here")]
+        first_span: SourceSpan,
+    },
+
+    /// A pool of a derived struct that the file does not define.
+    #[error("the file has no table for pool `{pool}`")]
+    #[diagnostic(code(resource_pool::config::missing_pool), help("add:\n[{pool}]\nprocess_on_nodes = [8]"))]
+    MissingPool {
+        /// The pool.
+        pool: String,
+        /// The start of the file.
+        #[label("expected [{pool}]")]
+        span: SourceSpan,
+    },
+}
+
+impl ConfigDiagnostic {
+    /// Whether this is a TOML syntax error.
+    pub fn is_syntax(&self) -> bool {
+        matches!(self, ConfigDiagnostic::Structure(StructureError::Syntax { .. }))
+    }
+
+    /// Whether this is an error (anything that is not a warning or advice).
+    pub fn is_error(&self) -> bool {
+        use miette::Diagnostic;
+        matches!(self.severity(), None | Some(miette::Severity::Error))
+    }
+}

@@ -1,0 +1,179 @@
+//! Reading config files: `[pools.*]` tables and a `[mapping]` of roles to pools.
+//!
+//! ```toml
+//! [pools.global_pool]
+//! process_on_nodes = [8, 8]      # or: gpus_per_node = 8, nnodes = 2
+//! accelerator = "GPU"            # or "NPU"; default GPU
+//! max_colocate_count = 3         # CPUs per bundle; default 3, as verl
+//!
+//! [mapping]
+//! actor_rollout = "global_pool"
+//! ```
+//!
+//! Reading happens in three steps, each collecting every problem: [`parse_config`] reads
+//! the TOML into a [`ConfigDoc`] that keeps every span, [`crate::lint`] checks the
+//! document, and [`load_config`] builds the model when nothing is wrong. Pools are
+//! created in file order and slots in list order: the order Ray sees.
+
+mod diagnostics;
+mod pool_table;
+mod struct_pools;
+pub(crate) mod write;
+
+use std::fmt;
+
+pub use diagnostics::ConfigDiagnostic;
+pub use pool_table::{POOL_KEYS, PoolDefaults, PoolDoc, SlotSource};
+pub use struct_pools::{ConfigErrors, PoolField, load_struct_pools};
+pub use write::config_to_toml;
+
+use crate::lint::{self, LintOptions};
+use crate::model::{PoolId, ResourcePool, ResourcePoolManager, RoleName};
+use crate::source::{SourceFile, Span, Spanned};
+use crate::toml_walk::{self, StructureError};
+
+/// The top-level keys of a config file.
+pub const CONFIG_KEYS: &[&str] = &["pools", "mapping"];
+
+/// A config file as written, every value with its span.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfigDoc {
+    /// The pools, in file order.
+    pub pools: Vec<PoolDoc>,
+    /// The `pools` key, when present.
+    pub pools_span: Option<Span>,
+    /// The mapping entries, in file order.
+    pub mapping: Vec<MappingDoc>,
+    /// The `mapping` key, when present.
+    pub mapping_span: Option<Span>,
+}
+
+/// One line of `[mapping]`: `critic = "global_pool"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MappingDoc {
+    /// The role, spanned on its key.
+    pub role: Spanned<String>,
+    /// The pool's name, spanned on the string; `None` when not a string.
+    pub pool: Option<Spanned<String>>,
+}
+
+impl ConfigDoc {
+    /// The pool of that name.
+    pub fn pool(&self, name: &str) -> Option<&PoolDoc> {
+        self.pools.iter().find(|p| p.name.value == name)
+    }
+}
+
+/// Reads a config file's TOML into a document, with every syntax and structure problem.
+pub fn parse_config(source: &SourceFile) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
+    let (root, mut errors) = toml_walk::parse(source);
+    let mut doc = ConfigDoc::default();
+    if !errors.is_empty() {
+        // A tree recovered from broken syntax is a guess: report the syntax alone.
+        return (doc, structure(errors).collect());
+    }
+    let root = root.get_ref();
+    toml_walk::check_keys(root, CONFIG_KEYS, "the config", &mut errors);
+    if let Some((key, value)) = toml_walk::get(root, "pools") {
+        doc.pools_span = Some(key.span());
+        if let Some(pools) = toml_walk::table("pools", value, &mut errors) {
+            for (name, pool) in toml_walk::entries(pools) {
+                let name = Spanned::new(name.get_ref().to_string(), name.span());
+                let shown = format!("pools.{}", name.value);
+                if let Some(table) = toml_walk::table(&shown, pool, &mut errors) {
+                    let table_name = format!("pool `{}`", name.value);
+                    doc.pools.push(PoolDoc::read(name, table, &table_name, &mut errors));
+                }
+            }
+        }
+    }
+    if let Some((key, value)) = toml_walk::get(root, "mapping") {
+        doc.mapping_span = Some(key.span());
+        if let Some(mapping) = toml_walk::table("mapping", value, &mut errors) {
+            for (role, pool) in toml_walk::entries(mapping) {
+                let role = Spanned::new(role.get_ref().to_string(), role.span());
+                let shown = format!("mapping.{}", role.value);
+                let pool = toml_walk::string(&shown, pool, &mut errors);
+                doc.mapping.push(MappingDoc { role, pool });
+            }
+        }
+    }
+    (doc, structure(errors).collect())
+}
+
+/// A config file read, linted and, when valid, built.
+#[derive(Clone)]
+pub struct LoadedConfig {
+    /// The file.
+    pub source: SourceFile,
+    /// What it says, with spans.
+    pub doc: ConfigDoc,
+    /// Every problem, errors and warnings, in file order.
+    pub diagnostics: Vec<ConfigDiagnostic>,
+    /// The model; `None` when there is an error.
+    pub manager: Option<ResourcePoolManager<RoleName>>,
+}
+
+impl fmt::Debug for LoadedConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadedConfig")
+            .field("source", &self.source)
+            .field("diagnostics", &self.diagnostics.len())
+            .field("manager", &self.manager)
+            .finish()
+    }
+}
+
+impl LoadedConfig {
+    /// Whether the file has an error (warnings allowed).
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(ConfigDiagnostic::is_error)
+    }
+
+    /// The span of a pool's header.
+    pub fn pool_span(&self, pool: PoolId) -> Option<Span> {
+        self.doc.pools.get(pool).map(|p| p.name.span.clone())
+    }
+
+    /// The span of one node-slot: its entry in `process_on_nodes`, or the key that sizes it.
+    pub fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span> {
+        self.doc.pools.get(pool).map(|p| p.slot_span(slot, &PoolDefaults::default()))
+    }
+}
+
+/// Reads, lints and builds a config file.
+pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
+    let (doc, mut diagnostics) = parse_config(source);
+    if !diagnostics.iter().any(ConfigDiagnostic::is_syntax) {
+        diagnostics.extend(lint::lint_config(&doc, options));
+    }
+    diagnostics.sort_by_key(|d| first_offset(d));
+    let valid = !diagnostics.iter().any(ConfigDiagnostic::is_error);
+    let manager = if valid { build_manager(&doc) } else { None };
+    LoadedConfig { source: source.clone(), doc, diagnostics, manager }
+}
+
+/// The offset of a diagnostic's first label, for sorting into file order.
+fn first_offset(diagnostic: &ConfigDiagnostic) -> usize {
+    use miette::Diagnostic;
+    diagnostic.labels().and_then(|mut labels| labels.next()).map_or(0, |l| l.offset())
+}
+
+fn build_manager(doc: &ConfigDoc) -> Option<ResourcePoolManager<RoleName>> {
+    let defaults = PoolDefaults::default();
+    let pools: Option<Vec<ResourcePool>> = doc
+        .pools
+        .iter()
+        .map(|p| p.build(&defaults).map(|spec| ResourcePool::new(p.name.value.clone(), spec)))
+        .collect();
+    let mapping = doc
+        .mapping
+        .iter()
+        .filter_map(|m| m.pool.as_ref().map(|p| (RoleName(m.role.value.clone()), p.value.as_str())));
+    ResourcePoolManager::new(pools?, mapping).ok()
+}
+
+/// The structure problems of a file, as config diagnostics.
+pub(crate) fn structure(errors: Vec<StructureError>) -> impl Iterator<Item = ConfigDiagnostic> {
+    errors.into_iter().map(ConfigDiagnostic::from)
+}

@@ -1,0 +1,186 @@
+//! Rules on one pool's table.
+
+use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, SlotSource};
+use crate::model::{Accelerator, names};
+use crate::source::{did_you_mean, to_source_span};
+
+/// Limits on what a config may ask for, so that a typo cannot make us allocate without
+/// bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConfigLimits {
+    /// The most node-slots over all pools of a file.
+    pub max_slots: u64,
+}
+
+impl ConfigLimits {
+    /// One million node-slots: ten times the largest clusters people run.
+    pub const DEFAULT_MAX_SLOTS: u64 = 1_000_000;
+}
+
+impl Default for ConfigLimits {
+    fn default() -> ConfigLimits {
+        ConfigLimits { max_slots: ConfigLimits::DEFAULT_MAX_SLOTS }
+    }
+}
+
+/// Checks one pool. `worker_groups` is how many worker groups share the pool's GPUs (one
+/// CPU per bundle each); `slots_so_far` counts the node-slots of earlier pools against
+/// the limit and is advanced by this pool's.
+pub fn lint_pool(
+    pool: &PoolDoc,
+    defaults: &PoolDefaults,
+    worker_groups: u32,
+    limits: &ConfigLimits,
+    slots_so_far: &mut u64,
+    out: &mut Vec<ConfigDiagnostic>,
+) {
+    let name = &pool.name.value;
+    let start = out.len();
+    lint_slot_forms(pool, defaults, out);
+    let count = match pool.slot_source(defaults) {
+        SlotSource::List(items) => {
+            if let Some(list) = &pool.process_on_nodes
+                && list.value.is_empty()
+                && !pool.unreadable
+            {
+                out.push(ConfigDiagnostic::EmptySlots { pool: name.clone(), span: to_source_span(&list.span) });
+            }
+            for item in items.iter().filter(|i| i.value == 0) {
+                out.push(ConfigDiagnostic::ZeroSlot { pool: name.clone(), span: to_source_span(&item.span) });
+            }
+            if let Some(first) = items.first()
+                && let Some(other) = items.iter().find(|i| i.value != first.value && i.value != 0)
+                && first.value != 0
+            {
+                out.push(ConfigDiagnostic::UnevenSlots {
+                    pool: name.clone(),
+                    first: first.value,
+                    span: to_source_span(&other.span),
+                });
+            }
+            items.len() as u64
+        }
+        SlotSource::Repeat { size, count, span } => {
+            if size == 0 {
+                out.push(ConfigDiagnostic::ZeroSlot { pool: name.clone(), span: to_source_span(span) });
+            }
+            if count == 0
+                && let Some(nnodes) = &pool.nnodes
+            {
+                out.push(ConfigDiagnostic::EmptySlots { pool: name.clone(), span: to_source_span(&nnodes.span) });
+            }
+            u64::from(count)
+        }
+        SlotSource::Defaults(fixed) => fixed.len() as u64,
+        SlotSource::Missing => 0,
+    };
+    *slots_so_far = slots_so_far.saturating_add(count);
+    if *slots_so_far > limits.max_slots {
+        let span = pool
+            .nnodes
+            .as_ref()
+            .map(|n| n.span.clone())
+            .or_else(|| pool.process_on_nodes.as_ref().map(|p| p.span.clone()))
+            .unwrap_or_else(|| pool.name.span.clone());
+        out.push(ConfigDiagnostic::TooManySlots {
+            pool: name.clone(),
+            count,
+            limit: limits.max_slots,
+            span: to_source_span(&span),
+        });
+    }
+    lint_colocate(pool, defaults, worker_groups, out);
+    if let Some(acc) = &pool.accelerator
+        && acc.value.parse::<Accelerator>().is_err()
+    {
+        let known = Accelerator::ALL.map(Accelerator::resource_name);
+        let upper = acc.value.to_ascii_uppercase();
+        let help = match did_you_mean(&upper, known) {
+            Some(close) => format!("did you mean `{close}`? Ray's names are GPU and NPU, in capitals"),
+            None => "use \"GPU\" (CUDA/ROCm) or \"NPU\" (Ascend)".to_owned(),
+        };
+        out.push(ConfigDiagnostic::UnknownAccelerator {
+            name: acc.value.clone(),
+            help,
+            span: to_source_span(&acc.span),
+        });
+    }
+    lint_bundle_resources(pool, out);
+    if out[start..].iter().all(|d| !d.is_error())
+        && let Some(spec) = pool.build(defaults)
+        && spec.process_on_nodes.iter().any(|&n| spec.slot_demand(n).is_err())
+    {
+        out.push(ConfigDiagnostic::DemandOverflow { pool: name.clone(), span: to_source_span(&pool.name.span) });
+    }
+}
+
+fn lint_slot_forms(pool: &PoolDoc, defaults: &PoolDefaults, out: &mut Vec<ConfigDiagnostic>) {
+    let name = &pool.name.value;
+    let pair = pool.gpus_per_node.as_ref().or(pool.nnodes.as_ref());
+    match (&pool.process_on_nodes, pair) {
+        (Some(list), Some(pair)) => out.push(ConfigDiagnostic::BothSlotForms {
+            pool: name.clone(),
+            list: to_source_span(&list.span),
+            pair: to_source_span(&pair.span),
+        }),
+        (None, Some(_)) => match (&pool.gpus_per_node, &pool.nnodes) {
+            (Some(g), None) => out.push(ConfigDiagnostic::IncompleteSlotForm {
+                pool: name.clone(),
+                given: "gpus_per_node",
+                missing: "nnodes",
+                span: to_source_span(&g.span),
+            }),
+            (None, Some(n)) => out.push(ConfigDiagnostic::IncompleteSlotForm {
+                pool: name.clone(),
+                given: "nnodes",
+                missing: "gpus_per_node",
+                span: to_source_span(&n.span),
+            }),
+            _ => {}
+        },
+        (None, None) if defaults.process_on_nodes.is_none() && !pool.unreadable => {
+            out.push(ConfigDiagnostic::MissingSlots { pool: name.clone(), span: to_source_span(&pool.name.span) });
+        }
+        _ => {}
+    }
+}
+
+fn lint_colocate(pool: &PoolDoc, defaults: &PoolDefaults, worker_groups: u32, out: &mut Vec<ConfigDiagnostic>) {
+    let Some(mcc) = &pool.max_colocate_count else { return };
+    let name = &pool.name.value;
+    if mcc.value == 0 {
+        out.push(ConfigDiagnostic::ZeroColocate { pool: name.clone(), span: to_source_span(&mcc.span) });
+    } else if mcc.value < worker_groups {
+        out.push(ConfigDiagnostic::ColocateTooSmall {
+            pool: name.clone(),
+            groups: worker_groups,
+            count: pool.max_colocate_count(defaults),
+            span: to_source_span(&mcc.span),
+        });
+    }
+}
+
+fn lint_bundle_resources(pool: &PoolDoc, out: &mut Vec<ConfigDiagnostic>) {
+    for (name, _) in &pool.bundle_resources {
+        let problem = if name.value.is_empty() {
+            Some(("is empty", "give the custom resource its Ray name"))
+        } else if [names::CPU, names::GPU, names::NPU].contains(&name.value.as_str()) {
+            Some((
+                "is set by verl itself",
+                "CPUs per bundle come from max_colocate_count and the accelerator from `accelerator`",
+            ))
+        } else if names::is_ray_internal(&name.value) {
+            Some(("is one of Ray's internal resources", "request custom resources declared with `ray start --resources`"))
+        } else {
+            None
+        };
+        if let Some((problem, help)) = problem {
+            out.push(ConfigDiagnostic::BadBundleResource {
+                name: name.value.clone(),
+                problem,
+                help,
+                span: to_source_span(&name.span),
+            });
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Source files and byte spans: what every diagnostic points into.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
+
+/// A byte range in a source file.
+pub type Span = Range<usize>;
+
+/// A value with the byte span it came from.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Spanned<T> {
+    /// The value.
+    pub value: T,
+    /// Where it stands in the file.
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    /// A value at a span.
+    pub fn new(value: T, span: Span) -> Spanned<T> {
+        Spanned { value, span }
+    }
+}
+
+/// miette's span (offset and length) of a byte range.
+pub fn to_source_span(span: &Span) -> SourceSpan {
+    SourceSpan::new(span.start.into(), span.end.saturating_sub(span.start))
+}
+
+/// Limits on what is read, so that hostile input cannot exhaust memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// The largest file read, in bytes.
+    pub max_file_bytes: u64,
+}
+
+impl ReadLimits {
+    /// 64 MiB: a 100,000-node cluster file takes about 10 MB.
+    pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+}
+
+impl Default for ReadLimits {
+    fn default() -> ReadLimits {
+        ReadLimits { max_file_bytes: ReadLimits::DEFAULT_MAX_FILE_BYTES }
+    }
+}
+
+/// Why a file cannot be read as text.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum ReadError {
+    /// The operating system refused (missing, a directory, no permission, a loop).
+    #[error("cannot read `{path}`: {source}")]
+    #[diagnostic(code(resource_pool::file::unreadable), help("check the path and its permissions"))]
+    Io {
+        /// The path as given.
+        path: String,
+        /// What the OS said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is larger than the limit.
+    #[error("`{path}` is larger than the limit of {limit} bytes")]
+    #[diagnostic(
+        code(resource_pool::file::too_large),
+        help("raise the limit with --max-file-size if the file is really meant to be this large")
+    )]
+    TooLarge {
+        /// The path as given.
+        path: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The file is not UTF-8 text.
+    #[error("`{path}` is not UTF-8 text (invalid byte at offset {offset})")]
+    #[diagnostic(code(resource_pool::file::not_utf8), help("TOML files must be UTF-8; re-save it as UTF-8"))]
+    NotUtf8 {
+        /// The path as given.
+        path: String,
+        /// The offset of the first invalid byte.
+        offset: usize,
+    },
+}
+
+/// The text of one file and the name it is shown under. Cheap to clone.
+#[derive(Clone)]
+pub struct SourceFile {
+    name: Arc<str>,
+    text: Arc<str>,
+}
+
+impl fmt::Debug for SourceFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SourceFile").field("name", &self.name).field("len", &self.text.len()).finish()
+    }
+}
+
+impl SourceFile {
+    /// A file from text in memory.
+    pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> SourceFile {
+        SourceFile { name: name.into(), text: text.into() }
+    }
+
+    /// Reads a file within the limits.
+    pub fn read(path: &Path, limits: ReadLimits) -> Result<SourceFile, ReadError> {
+        use std::io::Read;
+        let shown = path.display().to_string();
+        let io = |source| ReadError::Io { path: shown.clone(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_dir() {
+            return Err(io(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory")));
+        }
+        let mut bytes = Vec::new();
+        // Read one byte past the limit to tell "at the limit" from "over it", whatever the
+        // metadata says (pipes and /proc files report no size).
+        file.take(limits.max_file_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+        if bytes.len() as u64 > limits.max_file_bytes {
+            return Err(ReadError::TooLarge { path: shown, limit: limits.max_file_bytes });
+        }
+        SourceFile::from_bytes(shown, bytes)
+    }
+
+    /// A file from bytes, which must be UTF-8.
+    pub fn from_bytes(name: impl Into<String>, bytes: Vec<u8>) -> Result<SourceFile, ReadError> {
+        let name = name.into();
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(SourceFile::new(name, text)),
+            Err(err) => Err(ReadError::NotUtf8 { path: name, offset: err.utf8_error().valid_up_to() }),
+        }
+    }
+
+    /// The name shown in reports.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The 1-based line and column (in characters) of a byte offset, as editors count
+    /// them; a tab counts as one column.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &self.text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let mut column = before[line_start..].chars().count() + 1;
+        // A BOM is not a column anyone sees.
+        if line_start == 0 && before.starts_with('\u{feff}') {
+            column -= 1;
+        }
+        (line, column)
+    }
+}
+
+impl SourceCode for SourceFile {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.text.read_span(span, context_lines_before, context_lines_after)?;
+        Ok(Box::new(
+            MietteSpanContents::new_named(
+                self.name.to_string(),
+                inner.data(),
+                *inner.span(),
+                inner.line(),
+                inner.column(),
+                inner.line_count(),
+            )
+            .with_language("toml"),
+        ))
+    }
+}
+
+/// The closest candidate to a misspelt name, when one is close enough to suggest.
+pub fn did_you_mean<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(wrong, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        let file = SourceFile::new("t.toml", "a = 1\r\n\tb = \"\u{4e2d}\u{6587}\" x\n");
+        assert_eq!(file.line_col(0), (1, 1));
+        let x = file.text().find('x').unwrap();
+        assert_eq!(file.line_col(x), (2, 11));
+        let bom = SourceFile::new("b.toml", "\u{feff}key = 1");
+        assert_eq!(bom.line_col(3), (1, 1));
+        assert_eq!(file.line_col(10_000), (3, 1));
+    }
+
+    #[test]
+    fn suggestions_are_close_names_only() {
+        let pools = ["global_pool", "reward_pool"];
+        assert_eq!(did_you_mean("globl_pool", pools), Some("global_pool"));
+        assert_eq!(did_you_mean("zzz", pools), None);
+    }
+
+    #[test]
+    fn non_utf8_is_refused_with_its_offset() {
+        let err = SourceFile::from_bytes("x.toml", b"ab\xffcd".to_vec()).unwrap_err();
+        assert!(matches!(err, ReadError::NotUtf8 { offset: 2, .. }));
+    }
+}

@@ -1,0 +1,280 @@
+//! Walking a parsed TOML tree with its spans: the shared first stage of reading config and
+//! cluster files. Every problem is collected; nothing stops at the first.
+
+use std::borrow::Cow;
+
+use miette::SourceSpan;
+use toml::de::{DeTable, DeValue};
+
+use crate::model::{Amount, AmountError};
+use crate::source::{SourceFile, Spanned, did_you_mean, to_source_span};
+
+/// A key as the TOML parser gives it.
+pub(crate) type Key<'i> = toml::Spanned<Cow<'i, str>>;
+/// A value as the TOML parser gives it.
+pub(crate) type Value<'i> = toml::Spanned<DeValue<'i>>;
+
+/// Problems of a TOML file's structure, common to every file format we read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum StructureError {
+    /// The file is not valid TOML (or repeats a key).
+    #[error("invalid TOML: {message}")]
+    #[diagnostic(code(resource_pool::toml::syntax), help("fix the TOML syntax here"))]
+    Syntax {
+        /// The parser's message.
+        message: String,
+        /// Where.
+        #[label("here")]
+        span: SourceSpan,
+    },
+    /// A key that the format does not have.
+    #[error("unknown key `{key}` in {table}")]
+    #[diagnostic(code(resource_pool::toml::unknown_key), help("{help}"))]
+    UnknownKey {
+        /// The key.
+        key: String,
+        /// The table it stands in, in words (`pool \`global_pool\``).
+        table: String,
+        /// A suggestion or the list of known keys.
+        help: String,
+        /// Where.
+        #[label("unknown key")]
+        span: SourceSpan,
+    },
+    /// A value of the wrong type.
+    #[error("`{key}` must be {expected}, found {found}")]
+    #[diagnostic(code(resource_pool::toml::wrong_type), help("write `{key}` as {expected}"))]
+    WrongType {
+        /// The key.
+        key: String,
+        /// What it must be, in words.
+        expected: &'static str,
+        /// What it is.
+        found: &'static str,
+        /// Where.
+        #[label("{found}")]
+        span: SourceSpan,
+    },
+    /// A number outside what the key allows.
+    #[error("`{key}` {problem}")]
+    #[diagnostic(code(resource_pool::toml::bad_number), help("{help}"))]
+    BadNumber {
+        /// The key.
+        key: String,
+        /// What is wrong (`is negative`).
+        problem: String,
+        /// What to write instead.
+        help: String,
+        /// Where.
+        #[label("{problem}")]
+        span: SourceSpan,
+    },
+    /// A key that must be given.
+    #[error("{table} has no `{key}`")]
+    #[diagnostic(code(resource_pool::toml::missing_key), help("add `{key} = {example}`"))]
+    MissingKey {
+        /// The key.
+        key: &'static str,
+        /// The table, in words.
+        table: String,
+        /// An example value.
+        example: &'static str,
+        /// The table's header or key.
+        #[label("needs `{key}`")]
+        span: SourceSpan,
+    },
+}
+
+/// Parses a document, returning the tree (as much as could be recovered) and every
+/// syntax error.
+pub(crate) fn parse(source: &SourceFile) -> (toml::Spanned<DeTable<'_>>, Vec<StructureError>) {
+    let (table, errors) = DeTable::parse_recoverable(source.text());
+    let errors = errors
+        .into_iter()
+        .map(|e| {
+            let span = e.span().unwrap_or(0..0);
+            StructureError::Syntax { message: e.message().trim().to_owned(), span: to_source_span(&span) }
+        })
+        .collect();
+    (table, errors)
+}
+
+/// The entries of a table in file order (the parser sorts them by name).
+pub(crate) fn entries<'t, 'i>(table: &'t DeTable<'i>) -> Vec<(&'t Key<'i>, &'t Value<'i>)> {
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    entries
+}
+
+/// Reports every key of `table` not in `known`.
+pub(crate) fn check_keys(table: &DeTable<'_>, known: &[&str], table_name: &str, out: &mut Vec<StructureError>) {
+    for (key, _) in entries(table) {
+        let name = key.get_ref().as_ref();
+        if !known.contains(&name) {
+            let help = match did_you_mean(name, known.iter().copied()) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None => format!("the keys of {table_name} are: {}", known.join(", ")),
+            };
+            out.push(StructureError::UnknownKey {
+                key: name.to_owned(),
+                table: table_name.to_owned(),
+                help,
+                span: to_source_span(&key.span()),
+            });
+        }
+    }
+}
+
+/// A key's value, by name.
+pub(crate) fn get<'t, 'i>(table: &'t DeTable<'i>, key: &str) -> Option<(&'t Key<'i>, &'t Value<'i>)> {
+    table.get_key_value(key)
+}
+
+fn wrong_type(key: &str, expected: &'static str, value: &Value<'_>) -> StructureError {
+    StructureError::WrongType {
+        key: key.to_owned(),
+        expected,
+        found: value.get_ref().type_str(),
+        span: to_source_span(&value.span()),
+    }
+}
+
+/// A table value.
+pub(crate) fn table<'t, 'i>(key: &str, value: &'t Value<'i>, out: &mut Vec<StructureError>) -> Option<&'t DeTable<'i>> {
+    match value.get_ref() {
+        DeValue::Table(t) => Some(t),
+        _ => {
+            out.push(wrong_type(key, "a table", value));
+            None
+        }
+    }
+}
+
+/// A string value.
+pub(crate) fn string(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<Spanned<String>> {
+    match value.get_ref() {
+        DeValue::String(s) => Some(Spanned::new(s.to_string(), value.span())),
+        _ => {
+            out.push(wrong_type(key, "a string", value));
+            None
+        }
+    }
+}
+
+/// A boolean value.
+pub(crate) fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<bool> {
+    match value.get_ref() {
+        DeValue::Boolean(b) => Some(*b),
+        _ => {
+            out.push(wrong_type(key, "true or false", value));
+            None
+        }
+    }
+}
+
+/// An array value.
+pub(crate) fn array<'t, 'i>(key: &str, value: &'t Value<'i>, out: &mut Vec<StructureError>) -> Option<&'t [Value<'i>]> {
+    match value.get_ref() {
+        DeValue::Array(items) => Some(items.as_ref()),
+        _ => {
+            out.push(wrong_type(key, "an array", value));
+            None
+        }
+    }
+}
+
+/// A whole number that fits `u32` (zero allowed: the lint says what zero means).
+pub(crate) fn count(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<Spanned<u32>> {
+    let bad = |problem: &str, help: &str| StructureError::BadNumber {
+        key: key.to_owned(),
+        problem: problem.to_owned(),
+        help: help.to_owned(),
+        span: to_source_span(&value.span()),
+    };
+    match value.get_ref() {
+        DeValue::Integer(int) => match i128::from_str_radix(int.as_str(), int.radix()) {
+            Ok(n) if n < 0 => {
+                out.push(bad("is negative", "counts are whole numbers of at least 1"));
+                None
+            }
+            Ok(n) => match u32::try_from(n) {
+                Ok(n) => Some(Spanned::new(n, value.span())),
+                Err(_) => {
+                    out.push(bad("is too large", &format!("counts are at most {}", u32::MAX)));
+                    None
+                }
+            },
+            Err(_) => {
+                out.push(bad("is too large", &format!("counts are at most {}", u32::MAX)));
+                None
+            }
+        },
+        DeValue::Float(_) => {
+            out.push(bad("is not a whole number", "counts are whole numbers such as 8"));
+            None
+        }
+        _ => {
+            out.push(wrong_type(key, "a whole number", value));
+            None
+        }
+    }
+}
+
+/// A resource amount: a non-negative integer or float, in Ray's fixed point.
+pub(crate) fn amount(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<Spanned<Amount>> {
+    let parsed = match value.get_ref() {
+        DeValue::Integer(int) => match i128::from_str_radix(int.as_str(), int.radix()) {
+            Ok(n) if n < 0 => Err(AmountError::Negative),
+            Ok(n) => u64::try_from(n)
+                .ok()
+                .and_then(Amount::from_whole)
+                .ok_or(AmountError::TooLarge),
+            Err(_) => Err(AmountError::TooLarge),
+        },
+        DeValue::Float(f) => match f.as_str().parse::<f64>() {
+            Ok(x) => Amount::from_f64(x),
+            Err(_) => Err(AmountError::NotFinite),
+        },
+        _ => {
+            out.push(wrong_type(key, "a number", value));
+            return None;
+        }
+    };
+    match parsed {
+        Ok(amount) => Some(Spanned::new(amount, value.span())),
+        Err(err) => {
+            let help = match err {
+                AmountError::TooFine => "Ray counts resources in steps of 0.0001".to_owned(),
+                AmountError::TooLarge => format!("amounts are at most {}", Amount::MAX_WHOLE),
+                AmountError::Negative | AmountError::NotFinite => {
+                    "amounts are finite numbers of at least 0".to_owned()
+                }
+            };
+            out.push(StructureError::BadNumber {
+                key: key.to_owned(),
+                problem: err.to_string(),
+                help,
+                span: to_source_span(&value.span()),
+            });
+            None
+        }
+    }
+}
+
+/// A table of resource name → amount (`{ GPU = 8, CPU = 96 }`), in file order.
+pub(crate) fn resources(
+    key: &str,
+    value: &Value<'_>,
+    out: &mut Vec<StructureError>,
+) -> Option<Vec<(Spanned<String>, Spanned<Amount>)>> {
+    let table = table(key, value, out)?;
+    let mut items = Vec::with_capacity(table.len());
+    for (name, amount_value) in entries(table) {
+        let name = Spanned::new(name.get_ref().to_string(), name.span());
+        let shown = format!("{key}.{}", name.value);
+        if let Some(amount) = amount(&shown, amount_value, out) {
+            items.push((name, amount));
+        }
+    }
+    Some(items)
+}

@@ -1,0 +1,133 @@
+//! The `resource-pool` command line: `lint`, `check` and `inventory`.
+//!
+//! Exit status: 0 when everything is valid (warnings allowed), 1 when a config is invalid
+//! or cannot be placed, 2 for usage errors and files (or clusters) that cannot be read.
+
+mod check_cmd;
+mod lint_cmd;
+pub mod report;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use resource_pool_core::cluster_file::ClusterLimits;
+use resource_pool_core::lint::{ConfigLimits, LintOptions, RoleSet};
+use resource_pool_core::source::ReadLimits;
+
+use report::ColorChoice;
+
+/// Check verl's GPU/NPU resource-pool layouts before Ray hangs on them.
+#[derive(Debug, Parser)]
+#[command(name = "resource-pool", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// When to colour output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    color: ColorChoice,
+    /// Print only the machine-readable result (or nothing, for human output) and errors.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// The largest file read, in bytes.
+    #[arg(long, default_value_t = ReadLimits::DEFAULT_MAX_FILE_BYTES, global = true, value_name = "BYTES")]
+    max_file_size: u64,
+    /// The most node-slots a config may ask for.
+    #[arg(long, default_value_t = ConfigLimits::DEFAULT_MAX_SLOTS, global = true, value_name = "N")]
+    max_slots: u64,
+    /// The most nodes a cluster may have.
+    #[arg(long, default_value_t = ClusterLimits::DEFAULT_MAX_NODES, global = true, value_name = "N")]
+    max_nodes: usize,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check configs statically: syntax, keys, sizes, mapping, role names.
+    Lint(lint_cmd::LintArgs),
+    /// Lint a config, then check that it can be placed on a cluster and that Ray will.
+    Check(check_cmd::CheckArgs),
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Reports for people, with source snippets (on stderr) and a plan (on stdout).
+    Human,
+    /// One JSON object on stdout.
+    Json,
+}
+
+/// The role names a config's `[mapping]` may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Roles {
+    /// verl's roles, by their strings (`ref`, `rm`) and enum names (`ref_policy`).
+    Verl,
+    /// Any name.
+    Any,
+}
+
+/// Settings every command shares.
+pub struct Context {
+    color: ColorChoice,
+    quiet: bool,
+    read_limits: ReadLimits,
+    config_limits: ConfigLimits,
+    cluster_limits: ClusterLimits,
+}
+
+impl Context {
+    fn lint_options(&self, roles: Roles) -> LintOptions {
+        let roles = match roles {
+            Roles::Verl => RoleSet::verl(),
+            Roles::Any => RoleSet::Any,
+        };
+        LintOptions { roles, limits: self.config_limits }
+    }
+}
+
+/// The outcome of a command, as an exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// Valid, placeable, placed by Ray.
+    Ok = 0,
+    /// Invalid, unplaceable, a Ray hang, or undecided.
+    Failed = 1,
+    /// A usage error or an unreadable input.
+    Unreadable = 2,
+}
+
+/// Runs the command line.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let context = Context {
+        color: cli.color,
+        quiet: cli.quiet,
+        read_limits: ReadLimits { max_file_bytes: cli.max_file_size },
+        config_limits: ConfigLimits { max_slots: cli.max_slots },
+        cluster_limits: ClusterLimits { max_nodes: cli.max_nodes },
+    };
+    let outcome = match &cli.command {
+        Command::Lint(args) => lint_cmd::run(args, &context),
+        Command::Check(args) => check_cmd::run(args, &context),
+    };
+    ExitCode::from(outcome as u8)
+}
+
+/// Reads a file or says why not.
+fn read(path: &PathBuf, context: &Context) -> Result<resource_pool_core::source::SourceFile, report::Finding> {
+    resource_pool_core::source::SourceFile::read(path, context.read_limits).map_err(report::Finding::bare)
+}
+
+/// Prints JSON on stdout.
+fn print_json(value: &serde_json::Value) {
+    // Serialising a Value cannot fail.
+    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+}
+
+/// Prints human reports on stderr.
+fn print_human(findings: &[report::Finding], context: &Context) {
+    let text = report::render_human(findings, context.color);
+    if !text.is_empty() {
+        eprint!("{text}");
+    }
+}
