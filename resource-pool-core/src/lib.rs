@@ -2,10 +2,20 @@
 //! byte spans, the lint rules, the exact placement check and the simulation of Ray's
 //! placement-group scheduler.
 //!
-//! The pipeline a config travels, one module each: [`model`] ← [`source`] (files and
-//! spans) ← [`config`] and [`cluster_file`] (parse) ← [`lint`] ← [`placement`] and
-//! [`ray_sim`] ← [`check`] (everything together, as diagnostics).
+//! The pipeline a config travels, one module each: [`model`] (the types), [`source`]
+//! (files and spans), [`config`] and [`cluster_file`] (parse, with spans), [`lint`]
+//! (rules), then the placement check and Ray's simulation.
 
+pub mod check;
+pub mod cluster_file;
+pub mod config;
+pub mod lint;
+pub mod inventory;
 pub mod model;
+pub mod placement;
+pub mod ray_sim;
+pub mod source;
+mod toml_walk;
 
 pub use model::*;
+pub use toml_walk::StructureError;

@@ -1,1 +1,264 @@
+//! `#[derive(Role)]` and `#[derive(ResourcePools)]` for
+//! [resource-pool](https://docs.rs/resource-pool): verl's role → pool mapping, checked by
+//! the compiler.
+//!
+//! Use them through the `resource_pool` crate, which re-exports both (`use
+//! resource_pool::{ResourcePools, Role};`); the generated code names `::resource_pool`.
+//!
+//! The crate reads the input into a plain model (`ast`, by `attr`), collecting every
+//! mistake in a context (`ctxt`), checks what needs no other item (`check`), then
+//! generates code (`expand`) or, beside errors, impls that never run (`fallback`), so
+//! that a mistake is reported once and not as a cascade. What needs the role enum itself
+//! (every role assigned to a pool, every listed name a variant) is left to the compiler:
+//! the generated code has one pattern per listed role, on the user's own token, and a
+//! constant evaluated at compile time that names the first role no pool lists.
 
+mod ast;
+mod attr;
+mod case;
+mod check;
+mod ctxt;
+mod expand;
+mod fallback;
+mod suggest;
+
+use proc_macro::TokenStream;
+use syn::{DeriveInput, parse_macro_input};
+
+use crate::ctxt::Ctxt;
+
+/// Makes a fieldless enum a closed set of roles: implements `resource_pool::Role` and
+/// `resource_pool::RoleKey`, `Display`, `FromStr` and serde's `Serialize`/`Deserialize`,
+/// all by the role's name.
+///
+/// The enum must also derive (or implement) `Clone, Copy, Debug, PartialEq, Eq, Hash`.
+///
+/// ```
+/// use resource_pool::Role;
+///
+/// #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// #[role(rename_all = "snake_case")]
+/// enum MyRole {
+///     ActorRollout,
+///     Critic,
+///     #[role(rename = "ref")]
+///     RefPolicy,
+/// }
+///
+/// assert_eq!(MyRole::ALL, [MyRole::ActorRollout, MyRole::Critic, MyRole::RefPolicy]);
+/// assert_eq!(MyRole::ActorRollout.name(), "actor_rollout");
+/// assert_eq!(MyRole::RefPolicy.to_string(), "ref");
+/// assert_eq!(MyRole::Critic.index(), 1);
+/// assert_eq!("critic".parse::<MyRole>(), Ok(MyRole::Critic));
+///
+/// let err = "critc".parse::<MyRole>().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "unknown role `critc`; did you mean `critic`? (the roles are actor_rollout, critic, ref)"
+/// );
+/// ```
+///
+/// # Attributes
+///
+/// On the enum, `#[role(rename_all = "...")]` renames every role by one of serde's case
+/// conventions: `"lowercase"`, `"UPPERCASE"`, `"PascalCase"`, `"camelCase"`,
+/// `"snake_case"`, `"SCREAMING_SNAKE_CASE"`, `"kebab-case"`, `"SCREAMING-KEBAB-CASE"`.
+/// Without it, a role is named as its variant (`Critic`).
+///
+/// On a variant, `#[role(rename = "...")]` names that role, over `rename_all`:
+///
+/// ```
+/// use resource_pool::Role;
+///
+/// #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// #[role(rename_all = "kebab-case")]
+/// enum Stage {
+///     ActorRollout,
+///     #[role(rename = "rm")]
+///     RewardModel,
+/// }
+///
+/// assert_eq!(Stage::ActorRollout.name(), "actor-rollout");
+/// assert_eq!(Stage::RewardModel.name(), "rm");
+/// ```
+///
+/// Serde reads and writes a role as its name:
+///
+/// ```
+/// # use resource_pool::Role;
+/// # #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// # #[role(rename_all = "snake_case")]
+/// # enum MyRole { ActorRollout, Critic }
+/// let json = serde_json::to_string(&[MyRole::Critic, MyRole::ActorRollout]).unwrap();
+/// assert_eq!(json, r#"["critic","actor_rollout"]"#);
+/// let back: Vec<MyRole> = serde_json::from_str(&json).unwrap();
+/// assert_eq!(back, [MyRole::Critic, MyRole::ActorRollout]);
+/// ```
+///
+/// # Errors at compile time
+///
+/// A struct or union, a variant with fields, generic parameters, an enum without
+/// variants, an unknown key or a value of the wrong type, an unknown `rename_all` rule
+/// (with a did-you-mean), and two roles of the same name after renaming:
+///
+/// ```compile_fail
+/// # use resource_pool::Role;
+/// #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// #[role(rename_all = "snake_case")]
+/// enum MyRole {
+///     RefPolicy,
+///     #[role(rename = "ref_policy")] // error: both are named "ref_policy"
+///     Reference,
+/// }
+/// ```
+#[proc_macro_derive(Role, attributes(role))]
+pub fn derive_role(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    let cx = Ctxt::new();
+    let role = attr::role_enum(&cx, &input);
+    if let Some(role) = &role {
+        check::role_enum(&cx, role);
+    }
+    match (cx.check(), role) {
+        (Ok(()), Some(role)) => expand::role_enum(&role),
+        (Err(error), _) => fallback::role_enum(&input, error),
+        (Ok(()), None) => unreachable!("an unread enum is always reported"),
+    }
+    .into()
+}
+
+/// Makes a struct of `PoolSpec` fields a checked layout: one field per pool, created in
+/// field order, each hosting the roles its `#[pool(roles(...))]` lists.
+///
+/// ```
+/// use resource_pool::{PoolSpec, ResourcePools, Role};
+///
+/// #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// #[role(rename_all = "snake_case")]
+/// enum MyRole { ActorRollout, Critic, RefPolicy, RewardModel }
+///
+/// #[derive(ResourcePools)]
+/// #[resource_pools(role = MyRole)]
+/// struct Pools {
+///     #[pool(roles(ActorRollout, Critic, RefPolicy))]
+///     global_pool: PoolSpec, // sizes come from the file
+///     #[pool(roles(RewardModel), max_colocate_count = 1)]
+///     reward_pool: PoolSpec,
+/// }
+///
+/// let toml = r#"
+/// [global_pool]
+/// process_on_nodes = [8, 8]
+///
+/// [reward_pool]
+/// gpus_per_node = 4
+/// nnodes = 1
+/// "#;
+/// let pools = Pools::from_toml_str(toml, "pools.toml").unwrap();
+/// let manager = pools.into_manager();
+/// // Cannot fail: the compiler checked that every role has a pool.
+/// assert_eq!(manager.get_resource_pool(MyRole::Critic).name, "global_pool");
+/// assert_eq!(manager.get_resource_pool(MyRole::RewardModel).process_on_nodes(), [4]);
+/// assert_eq!(manager.get_resource_pool(MyRole::RewardModel).spec.max_colocate_count, 1);
+/// ```
+///
+/// # Generated API
+///
+/// - `Pools::from_toml_str(src, file_name) -> Result<Pools, resource_pool::config::ConfigErrors>`
+///   and `Pools::from_toml_file(path) -> Result<Pools, resource_pool::LoadPoolsError>`:
+///   the file has one top-level table per field, with the keys of a pool table of the
+///   CLI's config (`process_on_nodes = [8, 8]`, or `gpus_per_node` and `nnodes`;
+///   `accelerator`, `max_colocate_count`, `accelerator_type`, `bundle_resources`) and no
+///   `[mapping]`: the mapping is the code. Errors are miette diagnostics with spans.
+/// - `Pools::fixed() -> Pools`, when every pool fixes `process_on_nodes`: no file at all.
+/// - `pools.into_manager() -> ResourcePoolManager<MyRole>` (and `try_into_manager`,
+///   which returns an error instead of panicking when a `PoolSpec` was built by hand and
+///   is invalid).
+///
+/// # Attributes
+///
+/// On the struct, `#[resource_pools(role = path::to::MyRole)]` (required) names the
+/// `#[derive(Role)]` enum, from this module, another module or another crate.
+///
+/// On each field, `#[pool(...)]` with:
+///
+/// - `roles(A, B, ...)` (required): the variants the pool hosts. Each role of the enum
+///   must be listed by exactly one pool.
+/// - `max_colocate_count = N`: CPUs per bundle, one per colocated worker process
+///   (verl's default is 3). At least the pool's number of worker groups.
+/// - `separate_worker_groups`: each role is its own worker group (by default, a pool's
+///   roles are fused into one group, as verl does), so the pool needs
+///   `max_colocate_count` of at least its number of roles.
+/// - `process_on_nodes = [8, 8]`: fixes the node-slots; the file may then leave the
+///   pool's table out (or override it).
+/// - `accelerator = "GPU"` or `"NPU"`.
+/// - `accelerator_type = "accelerator_type:H100"`: a custom Ray resource each bundle asks
+///   `0.0001` of.
+///
+/// A layout fixed in code, with no file:
+///
+/// ```
+/// use resource_pool::{PoolSpec, ResourcePools, Role};
+///
+/// #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// enum Ascend { Actor, Rollout, Critic }
+///
+/// #[derive(ResourcePools)]
+/// #[resource_pools(role = Ascend)]
+/// struct Pools {
+///     #[pool(
+///         roles(Actor, Rollout, Critic),
+///         separate_worker_groups,
+///         max_colocate_count = 3,
+///         process_on_nodes = [16, 16],
+///         accelerator = "NPU",
+///         accelerator_type = "accelerator_type:910B",
+///     )]
+///     global_pool: PoolSpec,
+/// }
+///
+/// let manager = Pools::fixed().into_manager();
+/// let pool = manager.get_resource_pool(Ascend::Rollout);
+/// assert_eq!(pool.process_on_nodes(), [16, 16]);
+/// assert_eq!(pool.spec.accelerator, resource_pool::Accelerator::Npu);
+/// assert_eq!(pool.spec.accelerator_type.as_deref(), Some("accelerator_type:910B"));
+/// ```
+///
+/// # Errors at compile time
+///
+/// Each at the user's own token: a role no pool lists (`role `Critic` is not assigned to
+/// any pool`, at the `role = ...` path), a role listed twice (at the second, with a note
+/// at the first), a name that is no variant (rustc's E0599 with its similar-name hint), a
+/// literal `max_colocate_count` below the pool's worker groups, a literal
+/// `process_on_nodes` that is empty or holds a zero, unknown keys and values of the wrong
+/// type, and anything but a struct with named fields.
+///
+/// ```compile_fail
+/// # use resource_pool::{PoolSpec, ResourcePools, Role};
+/// # #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// # enum MyRole { Actor, Critic }
+/// #[derive(ResourcePools)]
+/// #[resource_pools(role = MyRole)] // error: role `Critic` is not assigned to any pool
+/// struct Pools {
+///     #[pool(roles(Actor))]
+///     global_pool: PoolSpec,
+/// }
+/// ```
+#[proc_macro_derive(ResourcePools, attributes(resource_pools, pool))]
+pub fn derive_resource_pools(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    let cx = Ctxt::new();
+    let pools = attr::pools_struct(&cx, &input);
+    if let Some(pools) = &pools {
+        check::pools_struct(&cx, pools);
+    }
+    match (cx.check(), pools) {
+        (Ok(()), Some(pools)) => expand::pools_struct(&pools),
+        (Err(error), pools) => {
+            let role = pools.as_ref().and_then(|p| p.role.as_ref());
+            fallback::pools_struct(&input, role, error)
+        }
+        (Ok(()), None) => unreachable!("an unread struct is always reported"),
+    }
+    .into()
+}

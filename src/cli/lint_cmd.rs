@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use resource_pool_core::config::load_config;
+use resource_pool::config::load_config;
 use serde_json::json;
 
 use super::report::{Finding, summary};

@@ -4,16 +4,18 @@
 //! or cannot be placed, 2 for usage errors and files (or clusters) that cannot be read.
 
 mod check_cmd;
+mod cluster_input;
 mod lint_cmd;
+mod plan;
 pub mod report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use resource_pool_core::cluster_file::ClusterLimits;
-use resource_pool_core::lint::{ConfigLimits, LintOptions, RoleSet};
-use resource_pool_core::source::ReadLimits;
+use resource_pool::cluster_file::ClusterLimits;
+use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
+use resource_pool::source::ReadLimits;
 
 use report::ColorChoice;
 
@@ -114,8 +116,8 @@ pub fn run() -> ExitCode {
 }
 
 /// Reads a file or says why not.
-fn read(path: &PathBuf, context: &Context) -> Result<resource_pool_core::source::SourceFile, report::Finding> {
-    resource_pool_core::source::SourceFile::read(path, context.read_limits).map_err(report::Finding::bare)
+fn read(path: &PathBuf, context: &Context) -> Result<resource_pool::source::SourceFile, report::Finding> {
+    resource_pool::source::SourceFile::read(path, context.read_limits).map_err(report::Finding::bare)
 }
 
 /// Prints JSON on stdout.

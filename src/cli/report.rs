@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::IsTerminal;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, Severity, SourceCode};
-use resource_pool_core::source::SourceFile;
+use resource_pool::source::SourceFile;
 use serde::Serialize;
 
 /// One diagnostic, with the file its labels point into.

@@ -1,0 +1,96 @@
+//! The whole check of a layout against a cluster: the exact placement check, then Ray's
+//! verdict, as diagnostics that point at the config's node-slots.
+
+mod diagnostics;
+mod placement_findings;
+
+pub use diagnostics::CheckDiagnostic;
+
+use crate::config::LoadedConfig;
+use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, RoleKey};
+use crate::placement::{self, PlacementOptions, PlacementOutcome, PlacementReport};
+use crate::source::Span;
+
+/// Where the pools and node-slots of a layout stand in its file, if it has one.
+pub trait SlotSpans {
+    /// A pool's header.
+    fn pool_span(&self, pool: PoolId) -> Option<Span>;
+    /// A node-slot's entry.
+    fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span>;
+}
+
+/// A layout built in code: no file, no spans.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoSpans;
+
+impl SlotSpans for NoSpans {
+    fn pool_span(&self, _: PoolId) -> Option<Span> {
+        None
+    }
+    fn slot_span(&self, _: PoolId, _: usize) -> Option<Span> {
+        None
+    }
+}
+
+impl SlotSpans for LoadedConfig {
+    fn pool_span(&self, pool: PoolId) -> Option<Span> {
+        LoadedConfig::pool_span(self, pool)
+    }
+    fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span> {
+        LoadedConfig::slot_span(self, pool, slot)
+    }
+}
+
+/// Budgets of the check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The placement search's budget.
+    pub placement: PlacementOptions,
+}
+
+/// Everything the check found.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    /// The node-slots checked, in creation order.
+    pub slots: Vec<NodeSlot>,
+    /// The pools, in creation order.
+    pub pools: Vec<ResourcePool>,
+    /// The exact check.
+    pub placement: PlacementReport,
+    /// Problems, in the user's terms.
+    pub diagnostics: Vec<CheckDiagnostic>,
+}
+
+impl CheckReport {
+    /// `Some(true)` when a placement exists, `Some(false)` when none does, `None` when
+    /// undecided.
+    pub fn feasible(&self) -> Option<bool> {
+        self.placement.feasible()
+    }
+
+    /// Whether the layout passes: placeable and placed by Ray.
+    pub fn passes(&self) -> bool {
+        self.feasible() == Some(true) && !self.diagnostics.iter().any(CheckDiagnostic::is_error)
+    }
+}
+
+/// Checks a manager's layout against a cluster.
+pub fn check<R: RoleKey>(
+    manager: &ResourcePoolManager<R>,
+    cluster: &Cluster,
+    spans: &dyn SlotSpans,
+    options: &CheckOptions,
+) -> CheckReport {
+    let slots = manager.node_slots();
+    let pools = manager.pools().to_vec();
+    let placement = placement::check_placement(&slots, cluster, &options.placement);
+    let mut diagnostics = Vec::new();
+    match &placement.outcome {
+        PlacementOutcome::Feasible(_) => {}
+        PlacementOutcome::Infeasible(found) => {
+            diagnostics.extend(placement_findings::infeasible(found, &slots, &pools, cluster, spans));
+        }
+        PlacementOutcome::Undecided(found) => diagnostics.push(placement_findings::undecided(found, slots.len())),
+    }
+    CheckReport { slots, pools, placement, diagnostics }
+}

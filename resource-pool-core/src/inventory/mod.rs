@@ -1,0 +1,540 @@
+//! Inventories: where a [`Cluster`] comes from, and what its source found on the way.
+//!
+//! An [`InventorySource`] loads a cluster (from a file, from a live Ray cluster over the
+//! dashboard's HTTP API, ...) together with [`InventoryNote`]s: typed, user-actionable
+//! findings such as dead nodes, resources that a running placement group holds ("busy
+//! now") or a cluster that declares no accelerator at all. The checks that need the
+//! config's node-slots as well ([`check_against_slots`]) live here too.
+//!
+//! The core knows nothing of HTTP: [`ray_json`] parses the bodies of Ray's dashboard
+//! endpoints, and the HTTP client lives in the facade crate.
+
+pub mod ray_json;
+
+use std::fmt;
+
+use crate::model::{Cluster, NodeSlot, Resources, names};
+
+/// A cluster as a source saw it, with what the source noticed on the way.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inventory {
+    /// The nodes that can host groups (dead nodes are left out and reported in `notes`).
+    pub cluster: Cluster,
+    /// Findings about the cluster, in the order they were made.
+    pub notes: Vec<InventoryNote>,
+}
+
+/// Something that can list a cluster's nodes: a cluster file, a live Ray cluster.
+pub trait InventorySource {
+    /// A short human name of the source, for messages (`ray at http://head:8265`).
+    fn name(&self) -> String;
+
+    /// Reads the cluster now.
+    fn load(&self) -> Result<Inventory, InventoryError>;
+}
+
+/// Why an inventory could not be loaded.
+///
+/// Parsing errors of Ray's JSON are typed here; any other source (HTTP, files) brings its
+/// own diagnostic, kept whole in [`InventoryError::Source`].
+#[derive(Debug)]
+pub enum InventoryError {
+    /// A Ray dashboard body was not what we expect.
+    RayJson(ray_json::RayJsonError),
+    /// The source failed in its own way (network, file); its diagnostic is kept.
+    Source(Box<dyn miette::Diagnostic + Send + Sync + 'static>),
+}
+
+impl InventoryError {
+    /// Wraps any source's diagnostic.
+    pub fn source(error: impl miette::Diagnostic + Send + Sync + 'static) -> InventoryError {
+        InventoryError::Source(Box::new(error))
+    }
+
+    /// The diagnostic inside, whatever its kind.
+    pub fn as_diagnostic(&self) -> &(dyn miette::Diagnostic + Send + Sync + 'static) {
+        match self {
+            InventoryError::RayJson(error) => error,
+            InventoryError::Source(error) => error.as_ref(),
+        }
+    }
+}
+
+impl From<ray_json::RayJsonError> for InventoryError {
+    fn from(error: ray_json::RayJsonError) -> InventoryError {
+        InventoryError::RayJson(error)
+    }
+}
+
+impl fmt::Display for InventoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_diagnostic(), f)
+    }
+}
+
+impl std::error::Error for InventoryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.as_diagnostic().source()
+    }
+}
+
+impl miette::Diagnostic for InventoryError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.as_diagnostic().code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.as_diagnostic().severity()
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.as_diagnostic().help()
+    }
+    fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.as_diagnostic().url()
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.as_diagnostic().source_code()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.as_diagnostic().labels()
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        self.as_diagnostic().related()
+    }
+    fn diagnostic_source(&self) -> Option<&dyn miette::Diagnostic> {
+        self.as_diagnostic().diagnostic_source()
+    }
+}
+
+/// A placement group, as notes name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupRef {
+    /// Ray's placement group id (hex).
+    pub id: String,
+    /// Its name; empty when it was created without one.
+    pub name: String,
+}
+
+impl fmt::Display for GroupRef {
+    /// `` `name` (id) `` or `(id)` for unnamed groups.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.name.is_empty() {
+            write!(f, "unnamed group {}", self.id)
+        } else {
+            write!(f, "`{}` ({})", self.name, self.id)
+        }
+    }
+}
+
+/// A node, as notes name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeRef {
+    /// Ray's node id (hex).
+    pub id: String,
+    /// Its address, when known.
+    pub address: Option<String>,
+}
+
+impl fmt::Display for NodeRef {
+    /// `127.0.0.3 (fd71bcc4…)`, or the id alone.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let short: String = self.id.chars().take(8).collect();
+        let ellipsis = if self.id.chars().count() > 8 {
+            "…"
+        } else {
+            ""
+        };
+        match &self.address {
+            Some(address) => write!(f, "{address} ({short}{ellipsis})"),
+            None => write!(f, "{}", self.id),
+        }
+    }
+}
+
+/// A finding about a cluster that the user can act on. Each is a miette diagnostic
+/// (warning or advice) with a stable code and a help line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum InventoryNote {
+    /// A node is listed but dead: it hosts nothing and was left out of the cluster.
+    #[error("node {node} is dead{}; it was left out", reason_suffix(.reason))]
+    #[diagnostic(
+        code(resource_pool::inventory::dead_node),
+        severity(Warning),
+        help("restart its raylet (`ray start --address=...`) if the job needs it")
+    )]
+    DeadNode {
+        /// The node.
+        node: NodeRef,
+        /// Ray's message about its end, if any.
+        reason: Option<String>,
+    },
+    /// Ray's cluster status carried no per-node usage (autoscaler v2 reports
+    /// `clusterStatus: null`), so available resources are totals minus what placement
+    /// groups reserve.
+    #[error(
+        "Ray reported no per-node usage ({reason}); available resources are totals minus placement-group reservations"
+    )]
+    #[diagnostic(
+        code(resource_pool::inventory::usage_from_groups),
+        severity(Advice),
+        help(
+            "resources held by tasks and actors outside placement groups are not seen; check `ray status` if the cluster runs other work"
+        )
+    )]
+    UsageFromPlacementGroups {
+        /// Why: `clusterStatus is null (autoscaler v2)`, or the node that had no usage.
+        reason: String,
+    },
+    /// A running placement group holds resources on a node: they are busy now, and free
+    /// again when the group is removed.
+    #[error("placement group {group} holds {resources} on node {node}")]
+    #[diagnostic(
+        code(resource_pool::inventory::held_by_group),
+        severity(Advice),
+        help(
+            "these resources are busy now, not missing: remove the group (`ray.util.remove_placement_group`) or stop the job that owns it (job {job}) to free them"
+        )
+    )]
+    HeldByPlacementGroup {
+        /// The group.
+        group: GroupRef,
+        /// The job that created it.
+        job: String,
+        /// The node it holds resources on.
+        node: NodeRef,
+        /// What it holds there (the sum of its bundles on that node).
+        resources: Resources,
+    },
+    /// A placement group waits to be scheduled: Ray will place it before any group created
+    /// after it.
+    #[error("placement group {group} is pending ({scheduling_state}), asking for {demand}")]
+    #[diagnostic(
+        code(resource_pool::inventory::pending_group),
+        severity(Warning),
+        help(
+            "a pending group is scheduled before any group created after it and takes resources first; remove it if it is left over (job {job})"
+        )
+    )]
+    PendingPlacementGroup {
+        /// The group.
+        group: GroupRef,
+        /// The job that created it.
+        job: String,
+        /// Ray's scheduling state (`NO_RESOURCES`, `INFEASIBLE`, ...).
+        scheduling_state: String,
+        /// The sum of its bundles.
+        demand: Resources,
+    },
+    /// No alive node declares a single GPU or NPU.
+    #[error("no alive node declares any GPU or NPU")]
+    #[diagnostic(
+        code(resource_pool::inventory::no_accelerators),
+        severity(Warning),
+        help(
+            "Ray saw no accelerators: start the raylets with `--num-gpus=N` (or `--resources='{{\"NPU\": N}}'`), and check `CUDA_VISIBLE_DEVICES` and the drivers on each node"
+        )
+    )]
+    NoAccelerators,
+    /// A Ray endpoint warned that its answer is partial.
+    #[error("Ray's {endpoint} answer is partial: {warning}")]
+    #[diagnostic(
+        code(resource_pool::inventory::partial),
+        severity(Warning),
+        help("retry in a moment; a node or the GCS may be overloaded")
+    )]
+    PartialData {
+        /// The endpoint.
+        endpoint: String,
+        /// Ray's warning.
+        warning: String,
+    },
+    /// Two resource names of a node camel-case to the same key in Ray's cluster status,
+    /// so their usage cannot be told apart; their available amounts come from placement
+    /// groups instead.
+    #[error("resources {names:?} on node {node} cannot be told apart in Ray's cluster status")]
+    #[diagnostic(
+        code(resource_pool::inventory::ambiguous_names),
+        severity(Advice),
+        help(
+            "rename one of the custom resources; their availability was estimated from placement groups"
+        )
+    )]
+    AmbiguousResourceNames {
+        /// The node.
+        node: NodeRef,
+        /// The exact names.
+        names: Vec<String>,
+    },
+    /// The config's node-slots need more nodes than are alive.
+    #[error("the config needs at least {needed} nodes, but only {alive} are alive{}", dead_suffix(*.dead))]
+    #[diagnostic(
+        code(resource_pool::inventory::too_few_nodes),
+        severity(Warning),
+        help(
+            "a worker node may not have joined: run `ray status` on the head, start the missing raylets with `ray start --address=HEAD:PORT`, or lower `nnodes`"
+        )
+    )]
+    TooFewAliveNodes {
+        /// Alive nodes.
+        alive: usize,
+        /// A lower bound of the nodes the node-slots need.
+        needed: usize,
+        /// Dead nodes listed by the source.
+        dead: usize,
+    },
+    /// The config asks for one accelerator, and the cluster has only the other.
+    #[error(
+        "{slots} node-slots ask for {wanted}, but the alive nodes have {found} and no {wanted}"
+    )]
+    #[diagnostic(
+        code(resource_pool::inventory::accelerator_mismatch),
+        severity(Warning),
+        help(
+            "set the pool's accelerator to `{found}` (verl: the device setting, `NPU` on Ascend), or run on nodes that declare `{wanted}`"
+        )
+    )]
+    AcceleratorMismatch {
+        /// What the node-slots ask for (`GPU`).
+        wanted: String,
+        /// What the cluster has (`NPU`).
+        found: String,
+        /// How many node-slots ask for `wanted`.
+        slots: usize,
+    },
+    /// The config asks for a resource (an accelerator type, a custom resource) that no
+    /// alive node declares.
+    #[error("{slots} node-slots ask for `{resource}`, which no alive node declares")]
+    #[diagnostic(
+        code(resource_pool::inventory::missing_resource),
+        severity(Warning),
+        help(
+            "check the spelling against `ray status`; declare it with `ray start --resources='{{\"{resource}\": N}}'` (fake `--num-gpus` declares no accelerator type)"
+        )
+    )]
+    MissingResource {
+        /// The resource name.
+        resource: String,
+        /// How many node-slots ask for it.
+        slots: usize,
+    },
+}
+
+fn reason_suffix(reason: &Option<String>) -> String {
+    match reason {
+        Some(reason) if !reason.is_empty() => format!(" ({reason})"),
+        _ => String::new(),
+    }
+}
+
+fn dead_suffix(dead: usize) -> String {
+    match dead {
+        0 => String::new(),
+        1 => " (1 node is dead)".to_owned(),
+        n => format!(" ({n} nodes are dead)"),
+    }
+}
+
+impl InventoryNote {
+    /// The stable code of the note, as its diagnostic shows it.
+    pub fn code_str(&self) -> String {
+        miette::Diagnostic::code(self)
+            .map(|code| code.to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// The findings that need the config as well as the cluster: fewer alive nodes than the
+/// node-slots need, `GPU` asked where the cluster has only `NPU` (or the reverse), and
+/// resources asked for that no alive node declares.
+///
+/// `dead` is the number of dead nodes the source reported (for the message only).
+pub fn check_against_slots(
+    cluster: &Cluster,
+    slots: &[NodeSlot],
+    dead: usize,
+) -> Vec<InventoryNote> {
+    let mut notes = Vec::new();
+    let alive: Vec<_> = cluster.alive().collect();
+    let declares = |name: &str| {
+        alive.iter().any(|node| {
+            !node
+                .total
+                .as_ref()
+                .unwrap_or(&node.available)
+                .get(name)
+                .is_zero()
+        })
+    };
+
+    let needed = nodes_needed(cluster, slots);
+    if needed > alive.len() {
+        notes.push(InventoryNote::TooFewAliveNodes {
+            alive: alive.len(),
+            needed,
+            dead,
+        });
+    }
+
+    let pairs = [(names::GPU, names::NPU), (names::NPU, names::GPU)];
+    let mut mismatched = Vec::new();
+    for (wanted, other) in pairs {
+        let asking = slots
+            .iter()
+            .filter(|s| !s.demand.get(wanted).is_zero())
+            .count();
+        if asking > 0 && !declares(wanted) && declares(other) {
+            mismatched.push(wanted);
+            notes.push(InventoryNote::AcceleratorMismatch {
+                wanted: wanted.to_owned(),
+                found: other.to_owned(),
+                slots: asking,
+            });
+        }
+    }
+
+    let mut asked: Vec<&str> = slots
+        .iter()
+        .flat_map(|s| s.demand.iter().map(|(name, _)| name))
+        .filter(|name| !mismatched.contains(name) && !names::is_ray_internal(name))
+        .collect();
+    asked.sort_unstable();
+    asked.dedup();
+    for resource in asked {
+        if !declares(resource) {
+            let slots = slots
+                .iter()
+                .filter(|s| !s.demand.get(resource).is_zero())
+                .count();
+            notes.push(InventoryNote::MissingResource {
+                resource: resource.to_owned(),
+                slots,
+            });
+        }
+    }
+    notes
+}
+
+/// A lower bound of the number of nodes the node-slots need, assuming every node as large
+/// as the largest alive one in each resource: per resource, the slots that cannot share
+/// a node (each asks for more than half of the largest node), and the summed demand over
+/// the largest node's amount, rounded up.
+pub fn nodes_needed(cluster: &Cluster, slots: &[NodeSlot]) -> usize {
+    let mut needed = usize::from(!slots.is_empty());
+    let mut resources: Vec<&str> = slots
+        .iter()
+        .flat_map(|s| s.demand.iter().map(|(name, _)| name))
+        .collect();
+    resources.sort_unstable();
+    resources.dedup();
+    for name in resources {
+        let largest = cluster
+            .alive()
+            .map(|n| n.total.as_ref().unwrap_or(&n.available).get(name).units())
+            .max()
+            .unwrap_or(0);
+        if largest == 0 {
+            // Nothing can host it: the missing-resource note says so.
+            continue;
+        }
+        let demands = slots.iter().map(|s| s.demand.get(name).units());
+        let exclusive = demands.clone().filter(|&d| d > largest / 2).count();
+        let sum: u128 = demands.map(u128::from).sum();
+        let by_sum = sum.div_ceil(u128::from(largest));
+        let by_sum = usize::try_from(by_sum).unwrap_or(usize::MAX);
+        needed = needed.max(exclusive).max(by_sum);
+    }
+    needed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        Accelerator, Amount, Node, PoolSpec, ResourcePool, ResourcePoolManager, RoleName,
+    };
+
+    fn whole(n: u64) -> Amount {
+        Amount::from_whole(n).unwrap_or_default()
+    }
+
+    fn node(id: &str, gpu_name: &str, gpus: u64, cpus: u64) -> Node {
+        let total = Resources::new()
+            .with(gpu_name, whole(gpus))
+            .with("CPU", whole(cpus));
+        Node::new(id, total.clone()).with_total(total)
+    }
+
+    fn slots(spec: PoolSpec) -> Vec<NodeSlot> {
+        ResourcePoolManager::<RoleName>::new(vec![ResourcePool::new("p", spec)], [])
+            .map(|m| m.node_slots())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn too_few_nodes_is_reported() {
+        let cluster = Cluster::new(vec![node("a", "GPU", 8, 32)]);
+        let notes = check_against_slots(&cluster, &slots(PoolSpec::with_slots([8, 8])), 1);
+        assert_eq!(
+            notes,
+            [InventoryNote::TooFewAliveNodes {
+                alive: 1,
+                needed: 2,
+                dead: 1
+            }]
+        );
+        assert!(notes[0].to_string().contains("1 node is dead"));
+        assert_eq!(
+            notes[0].code_str(),
+            "resource_pool::inventory::too_few_nodes"
+        );
+        // Two 4s fit one 8-GPU node.
+        assert!(check_against_slots(&cluster, &slots(PoolSpec::with_slots([4, 4])), 0).is_empty());
+    }
+
+    #[test]
+    fn npu_against_gpu_is_reported() {
+        let cluster = Cluster::new(vec![node("a", "NPU", 8, 32)]);
+        let notes = check_against_slots(&cluster, &slots(PoolSpec::with_slots([8])), 0);
+        assert_eq!(
+            notes,
+            [InventoryNote::AcceleratorMismatch {
+                wanted: "GPU".into(),
+                found: "NPU".into(),
+                slots: 1
+            }]
+        );
+        let npu = PoolSpec {
+            accelerator: Accelerator::Npu,
+            ..PoolSpec::with_slots([8])
+        };
+        assert!(check_against_slots(&cluster, &slots(npu), 0).is_empty());
+    }
+
+    #[test]
+    fn missing_accelerator_type_is_reported() {
+        let cluster = Cluster::new(vec![node("a", "GPU", 8, 32)]);
+        let spec = PoolSpec {
+            accelerator_type: Some("accelerator_type:H100".into()),
+            ..PoolSpec::with_slots([8])
+        };
+        let notes = check_against_slots(&cluster, &slots(spec), 0);
+        assert_eq!(
+            notes,
+            [InventoryNote::MissingResource {
+                resource: "accelerator_type:H100".into(),
+                slots: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn source_errors_keep_their_diagnostic() {
+        #[derive(Debug, thiserror::Error, miette::Diagnostic)]
+        #[error("down")]
+        #[diagnostic(code(x::y), help("start it"))]
+        struct Down;
+        let error = InventoryError::source(Down);
+        assert_eq!(error.to_string(), "down");
+        let code = miette::Diagnostic::code(&error).map(|c| c.to_string());
+        assert_eq!(code.as_deref(), Some("x::y"));
+    }
+}

@@ -1,0 +1,334 @@
+//! The exact placement check: can every node-slot go to one alive node, within what the
+//! nodes have free, over every resource the slots ask for?
+//!
+//! This is vector bin packing. [`check_placement`] decides it exactly or says
+//! [`PlacementOutcome::Undecided`]; it never guesses.
+//!
+//! # Algorithm
+//!
+//! 1. **Preprocessing** (linear in nodes plus slots). Resource names are interned into
+//!    dense `u64` vectors (Ray's fixed point), over only the resources some slot demands.
+//!    Each alive node's capacity is clamped, per resource, to the total demand of that
+//!    resource, and rounded down to a multiple of the gcd of the demands of that resource;
+//!    neither changes which packings exist, and both make more nodes equal. Equal nodes
+//!    form *classes* with counts, equal slots *types* with counts. Classes that can host no
+//!    type are dropped. Dead nodes host nothing.
+//! 2. **Quick necessary checks**: every slot type fits some class; per resource, the total
+//!    demand is at most the capacity of nodes that can host some slot.
+//! 3. **Heuristics**: batched greedy packing over classes (best fit, worst fit and first
+//!    fit, largest types first). A type of `m` identical slots is placed on a class of `n`
+//!    equal nodes as `k` per node on `⌈m/k⌉` nodes at once, so the cost is per class and
+//!    type, never per node and slot. Easy instances end here with a witness.
+//! 4. **Exact branch and bound** (depth first, on an explicit stack: no recursion limit).
+//!    Slots are placed one at a time, largest type first. The choices for a slot are the
+//!    *distinct* remaining-capacity vectors that fit it (equal nodes are one choice), tried
+//!    tightest first. Identical slots take capacities in non-increasing lexicographic order,
+//!    which removes their permutations without losing any packing. At every state the
+//!    bounds of step 2 are re-checked on what remains, counting only nodes that can still
+//!    host a remaining slot (each clamped to the remaining demand), plus a bound on the
+//!    number of slots those nodes can hold. States that failed are remembered (the exact
+//!    state, not a hash, up to 16 MiB) and never searched twice.
+//!
+//! The answer is exact: `Feasible` comes with a witness replayed onto real node indices and
+//! validated ([`Witness::validate`]); `Infeasible` means a bound or the exhausted search
+//! proved it.
+//!
+//! # Where the budget bites
+//!
+//! Steps 1 to 3 are polynomial and always run. The branch and bound counts one step per
+//! search state (plus one per sixteen bins it scans) against
+//! [`PlacementOptions::max_steps`], and checks the clock against
+//! [`PlacementOptions::budget`] every 256 steps. When either runs out the answer is
+//! [`PlacementOutcome::Undecided`]. That happens only on instances that defeat the
+//! heuristics and are not refuted by the bounds: tight packings of many slots of many
+//! different sizes (bin packing is NP-hard). verl's layouts, with few slot sizes, are
+//! decided in the preprocessing or the heuristics.
+
+mod explain;
+mod problem;
+mod search;
+mod witness;
+
+use std::time::Duration;
+
+pub use explain::{
+    IdleFit, InfeasibleReason, Lack, NearestNode, NotTogether, ShortTotal, UnfitSlots,
+};
+pub use search::BudgetLimit;
+pub use witness::{Witness, WitnessError};
+
+pub(crate) use explain::nearest;
+pub(crate) use problem::{FxBuild, VecMap, demanded_names, fill_vector, fits};
+
+use crate::model::{Cluster, NodeSlot};
+use problem::Problem;
+use search::{BinOrder, Budget, Dfs, Exact, Move};
+
+/// Limits of the search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementOptions {
+    /// The most search steps (deterministic: the same input gives the same answer).
+    pub max_steps: u64,
+    /// The most wall-clock time.
+    pub budget: Duration,
+    /// When infeasible and every alive node states its total, also check the idle cluster
+    /// to tell "busy now" from "never".
+    pub check_idle: bool,
+}
+
+impl Default for PlacementOptions {
+    /// 5,000,000 steps, one second, idle check on.
+    fn default() -> PlacementOptions {
+        PlacementOptions {
+            max_steps: 5_000_000,
+            budget: Duration::from_secs(1),
+            check_idle: true,
+        }
+    }
+}
+
+/// What decided the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DecidedBy {
+    /// Nothing to place.
+    Trivial,
+    /// A necessary condition (fit alone, totals, usable capacity) failed.
+    Bounds,
+    /// A greedy heuristic found a placement.
+    Heuristic,
+    /// The exact search found a placement or proved none exists.
+    Search,
+    /// Nothing: the budget ran out.
+    Undecided,
+}
+
+/// Numbers about one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Steps counted against [`PlacementOptions::max_steps`].
+    pub steps: u64,
+    /// Wall-clock time of the whole check.
+    pub elapsed: Duration,
+    /// Distinct node classes after reduction (nodes that can host something).
+    pub node_classes: usize,
+    /// Distinct slot demands.
+    pub slot_types: usize,
+    /// What decided.
+    pub decided_by: DecidedBy,
+}
+
+/// No placement exists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Infeasible {
+    /// Why: every slot type that fits no node (a) and every resource short in total (b);
+    /// when there are none of those, one [`InfeasibleReason::NotTogether`] (c).
+    pub reasons: Vec<InfeasibleReason>,
+    /// Against the idle cluster, when every alive node states its total.
+    pub idle: Option<IdleFit>,
+}
+
+/// The search ran out of budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Undecided {
+    /// Which limit.
+    pub limit: BudgetLimit,
+    /// The largest part found that fits (slot indices, sorted).
+    pub fits: Vec<usize>,
+}
+
+/// The answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlacementOutcome {
+    /// A placement exists; here is one.
+    Feasible(Witness),
+    /// None exists.
+    Infeasible(Infeasible),
+    /// The budget ran out first.
+    Undecided(Undecided),
+}
+
+/// The answer and numbers about how it was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacementReport {
+    /// The answer.
+    pub outcome: PlacementOutcome,
+    /// Numbers about the run.
+    pub stats: SearchStats,
+}
+
+impl PlacementReport {
+    /// `Some(true)` feasible, `Some(false)` infeasible, `None` undecided.
+    pub fn feasible(&self) -> Option<bool> {
+        match self.outcome {
+            PlacementOutcome::Feasible(_) => Some(true),
+            PlacementOutcome::Infeasible(_) => Some(false),
+            PlacementOutcome::Undecided(_) => None,
+        }
+    }
+
+    /// The witness, when feasible.
+    pub fn witness(&self) -> Option<&Witness> {
+        match &self.outcome {
+            PlacementOutcome::Feasible(w) => Some(w),
+            _ => None,
+        }
+    }
+}
+
+enum Decision {
+    Found(Vec<Move>, DecidedBy),
+    Impossible(DecidedBy),
+    OutOfBudget(BudgetLimit),
+}
+
+fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
+    if n_slots == 0 {
+        return Decision::Found(Vec::new(), DecidedBy::Trivial);
+    }
+    let fits_alone = problem
+        .types
+        .iter()
+        .all(|t| problem.classes.iter().any(|c| fits(&t.demand, &c.cap)));
+    if !fits_alone {
+        return Decision::Impossible(DecidedBy::Bounds);
+    }
+    let scales = search::scales(problem);
+    let order = search::types_by_size(problem, &scales);
+    for bin_order in [BinOrder::Tightest, BinOrder::Emptiest, BinOrder::Given] {
+        if let Some((moves, _)) = search::greedy(problem, &order, bin_order, &scales, true, budget) {
+            return Decision::Found(moves, DecidedBy::Heuristic);
+        }
+        if let Some(limit) = budget.exhausted {
+            return Decision::OutOfBudget(limit);
+        }
+    }
+    let steps_before = budget.steps;
+    let mut dfs = Dfs::new(problem, &order, scales);
+    match dfs.run(budget) {
+        Exact::Found(moves) => Decision::Found(moves, DecidedBy::Search),
+        // Refuted at the root: a bound.
+        Exact::Impossible if budget.steps == steps_before => Decision::Impossible(DecidedBy::Bounds),
+        Exact::Impossible => Decision::Impossible(DecidedBy::Search),
+        Exact::OutOfBudget => Decision::OutOfBudget(budget.exhausted.unwrap_or(BudgetLimit::Steps)),
+    }
+}
+
+/// The largest part the greedy finds that fits together (slot indices, sorted).
+fn largest_part(problem: &Problem) -> Vec<usize> {
+    let scales = search::scales(problem);
+    let desc = search::types_by_size(problem, &scales);
+    let asc: Vec<usize> = desc.iter().rev().copied().collect();
+    // Its own small budget: always polynomial, bounded anyway.
+    let mut budget = Budget::new(1_000_000, Duration::from_millis(200));
+    let mut best: Option<Vec<u64>> = None;
+    for order in [&desc, &asc] {
+        for bin_order in [BinOrder::Tightest, BinOrder::Emptiest, BinOrder::Given] {
+            if let Some((_, placed)) =
+                search::greedy(problem, order, bin_order, &scales, false, &mut budget)
+            {
+                let total: u64 = placed.iter().sum();
+                if best.as_ref().is_none_or(|b| b.iter().sum::<u64>() < total) {
+                    best = Some(placed);
+                }
+            }
+        }
+    }
+    let mut fits: Vec<usize> = match best {
+        Some(placed) => problem
+            .types
+            .iter()
+            .zip(placed)
+            .flat_map(|(t, n)| t.slots.iter().take(n as usize).copied())
+            .collect(),
+        None => Vec::new(),
+    };
+    fits.sort_unstable();
+    fits
+}
+
+/// Decides whether every slot of `slots` can be placed on one alive node of `cluster`,
+/// within what the nodes have available, over every resource the slots demand. See the
+/// module docs for the algorithm. Never panics; bounded by `options`.
+pub fn check_placement(
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    options: &PlacementOptions,
+) -> PlacementReport {
+    let mut budget = Budget::new(options.max_steps, options.budget);
+    let problem = Problem::build(slots, cluster);
+    let decision = decide(&problem, slots.len(), &mut budget);
+    let (outcome, decided_by) = match decision {
+        Decision::Found(moves, by) => {
+            match search::replay(&problem, &moves, slots.len()).map(|nodes| Witness { nodes }) {
+                Some(w) if w.validate(slots, cluster).is_ok() => (PlacementOutcome::Feasible(w), by),
+                _ => {
+                    debug_assert!(false, "the search built an invalid witness");
+                    (
+                        PlacementOutcome::Undecided(Undecided {
+                            limit: BudgetLimit::Steps,
+                            fits: Vec::new(),
+                        }),
+                        DecidedBy::Undecided,
+                    )
+                }
+            }
+        }
+        Decision::Impossible(by) => {
+            let mut reasons: Vec<InfeasibleReason> =
+                explain::unfit_slots(slots, cluster, &problem.names)
+                    .into_iter()
+                    .map(InfeasibleReason::SlotFitsNoNode)
+                    .collect();
+            reasons.extend(
+                explain::short_totals(slots, cluster, &problem.names)
+                    .into_iter()
+                    .map(InfeasibleReason::ResourceRunsOut),
+            );
+            if reasons.is_empty() {
+                let fits = largest_part(&problem);
+                let left_out = (0..slots.len())
+                    .filter(|i| fits.binary_search(i).is_err())
+                    .collect();
+                reasons.push(InfeasibleReason::NotTogether(NotTogether { fits, left_out }));
+            }
+            let idle = if options.check_idle && cluster.has_totals() {
+                cluster.idle().map(|idle| {
+                    let idle_problem = Problem::build(slots, &idle);
+                    let left = options.budget.saturating_sub(budget.elapsed());
+                    let steps = options.max_steps.saturating_sub(budget.steps);
+                    let mut idle_budget = Budget::new(steps, left);
+                    let verdict = decide(&idle_problem, slots.len(), &mut idle_budget);
+                    budget.steps = budget.steps.saturating_add(idle_budget.steps);
+                    match verdict {
+                        Decision::Found(..) => IdleFit::BusyNow,
+                        Decision::Impossible(_) => IdleFit::Never,
+                        Decision::OutOfBudget(_) => IdleFit::Unknown,
+                    }
+                })
+            } else {
+                None
+            };
+            (PlacementOutcome::Infeasible(Infeasible { reasons, idle }), by)
+        }
+        Decision::OutOfBudget(limit) => (
+            PlacementOutcome::Undecided(Undecided {
+                limit,
+                fits: largest_part(&problem),
+            }),
+            DecidedBy::Undecided,
+        ),
+    };
+    PlacementReport {
+        outcome,
+        stats: SearchStats {
+            steps: budget.steps,
+            elapsed: budget.elapsed(),
+            node_classes: problem.classes.len(),
+            slot_types: problem.types.len(),
+            decided_by,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests;

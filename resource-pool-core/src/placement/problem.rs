@@ -1,0 +1,284 @@
+//! Preprocessing: resources interned into dense vectors, nodes grouped into classes and
+//! slots into types.
+//!
+//! Only resources that some slot demands matter, so every vector has one entry per demanded
+//! resource, in name order. Two reductions keep the problem small without changing its
+//! answer:
+//!
+//! - a node's capacity in a resource is clamped to the total demand of that resource (no
+//!   packing can use more);
+//! - it is then rounded down to a multiple of the greatest common divisor of the demands of
+//!   that resource (every packing uses such a multiple).
+//!
+//! After both, nodes with equal vectors form one class with a count, and slots with equal
+//! demands one type with a count: the search works on classes and types, never on nodes
+//! times slots.
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{BuildHasher, Hasher};
+
+use crate::model::{Cluster, NodeSlot, Resources};
+
+/// A fast, deterministic hasher for short vectors of `u64` (FxHash's mixing).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FxBuild;
+
+impl BuildHasher for FxBuild {
+    type Hasher = Fx;
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+
+/// The hasher of [`FxBuild`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A hash map keyed by short `u64` vectors.
+pub(crate) type VecMap<V> = HashMap<Vec<u64>, V, FxBuild>;
+
+/// The resources some slot demands, sorted by name (the order of [`Resources::iter`]).
+pub(crate) fn demanded_names<'a>(demands: impl IntoIterator<Item = &'a Resources>) -> Vec<String> {
+    let mut names = BTreeSet::new();
+    for demand in demands {
+        for (name, _) in demand.iter() {
+            if !names.contains(name) {
+                names.insert(name.to_owned());
+            }
+        }
+    }
+    names.into_iter().collect()
+}
+
+/// Writes the amounts of `names` (sorted) held in `res` into `out`, by a merge of the two
+/// sorted lists: no lookups, no allocation.
+pub(crate) fn fill_vector(res: &Resources, names: &[String], out: &mut [u64]) {
+    out.iter_mut().for_each(|x| *x = 0);
+    let mut i = 0;
+    for (name, amount) in res.iter() {
+        while i < names.len() && names[i].as_str() < name {
+            i += 1;
+        }
+        if i == names.len() {
+            break;
+        }
+        if names[i] == name {
+            out[i] = amount.units();
+            i += 1;
+        }
+    }
+}
+
+/// Whether `demand` fits in `cap`, entry by entry.
+pub(crate) fn fits(demand: &[u64], cap: &[u64]) -> bool {
+    demand.iter().zip(cap).all(|(d, c)| d <= c)
+}
+
+/// Identical slots: one demand vector and the slots (indices into the input) that have it.
+#[derive(Clone, Debug)]
+pub(crate) struct SlotType {
+    pub demand: Vec<u64>,
+    pub slots: Vec<usize>,
+}
+
+/// Identical nodes: one (reduced) capacity vector and the nodes (indices into
+/// `cluster.nodes`) that have it.
+#[derive(Clone, Debug)]
+pub(crate) struct NodeClass {
+    pub cap: Vec<u64>,
+    pub nodes: Vec<usize>,
+}
+
+/// The reduced problem.
+#[derive(Clone, Debug)]
+pub(crate) struct Problem {
+    /// The demanded resources, sorted by name.
+    pub names: Vec<String>,
+    /// Slot types, in order of first appearance.
+    pub types: Vec<SlotType>,
+    /// Node classes that can host at least one slot type, in order of first appearance.
+    pub classes: Vec<NodeClass>,
+    /// Number of alive nodes (before dropping those that host nothing).
+    pub alive: usize,
+}
+
+impl Problem {
+    /// Interns, reduces and groups. Linear in nodes plus slots (times the number of
+    /// resources), plus classes times types for dropping useless classes.
+    pub fn build(slots: &[NodeSlot], cluster: &Cluster) -> Problem {
+        let names = demanded_names(slots.iter().map(|s| &s.demand));
+        let dims = names.len();
+        let mut buf = vec![0u64; dims];
+
+        let mut type_index: VecMap<usize> = VecMap::default();
+        let mut types: Vec<SlotType> = Vec::new();
+        let mut total = vec![0u64; dims];
+        let mut gcd = vec![0u64; dims];
+        for (i, slot) in slots.iter().enumerate() {
+            fill_vector(&slot.demand, &names, &mut buf);
+            for r in 0..dims {
+                total[r] = total[r].saturating_add(buf[r]);
+                gcd[r] = gcd_u64(gcd[r], buf[r]);
+            }
+            match type_index.get(buf.as_slice()) {
+                Some(&t) => types[t].slots.push(i),
+                None => {
+                    type_index.insert(buf.clone(), types.len());
+                    types.push(SlotType {
+                        demand: buf.clone(),
+                        slots: vec![i],
+                    });
+                }
+            }
+        }
+
+        let mut class_index: VecMap<usize> = VecMap::default();
+        let mut classes: Vec<NodeClass> = Vec::new();
+        let mut last: Option<usize> = None;
+        let mut alive = 0;
+        for (i, node) in cluster.nodes.iter().enumerate() {
+            if !node.alive {
+                continue;
+            }
+            alive += 1;
+            fill_vector(&node.available, &names, &mut buf);
+            for r in 0..dims {
+                let c = buf[r].min(total[r]);
+                buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
+            }
+            // Runs of identical nodes (the common case) skip the hash.
+            if let Some(c) = last
+                && classes[c].cap == buf
+            {
+                classes[c].nodes.push(i);
+                continue;
+            }
+            let c = match class_index.get(buf.as_slice()) {
+                Some(&c) => c,
+                None => {
+                    class_index.insert(buf.clone(), classes.len());
+                    classes.push(NodeClass {
+                        cap: buf.clone(),
+                        nodes: Vec::new(),
+                    });
+                    classes.len() - 1
+                }
+            };
+            classes[c].nodes.push(i);
+            last = Some(c);
+        }
+        classes.retain(|class| types.iter().any(|t| fits(&t.demand, &class.cap)));
+        Problem {
+            names,
+            types,
+            classes,
+            alive,
+        }
+    }
+
+    /// Number of demanded resources.
+    pub fn dims(&self) -> usize {
+        self.names.len()
+    }
+}
+
+/// Greatest common divisor, with `gcd(0, x) = x`.
+pub(crate) fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Amount, Node};
+
+    fn res(gpu: u64, cpu: u64) -> Resources {
+        Resources::new()
+            .with("GPU", Amount::from_units(gpu * 10_000))
+            .with("CPU", Amount::from_units(cpu * 10_000))
+    }
+
+    fn slot(i: usize, gpu: u64) -> NodeSlot {
+        NodeSlot {
+            pool: 0,
+            slot: i,
+            bundles: gpu as u32,
+            demand: res(gpu, 3 * gpu),
+        }
+    }
+
+    #[test]
+    fn nodes_merge_after_clamping_and_rounding() {
+        // Demand: 8 GPU / 24 CPU. Nodes of 8/96 and 8/97 clamp to 8/24: one class; the
+        // 8/23 node rounds down to a multiple of 24 CPUs (gcd), 0, and hosts nothing.
+        let cluster = Cluster::new(vec![
+            Node::new("a", res(8, 96)),
+            Node::new("b", res(8, 97)),
+            Node::new("c", res(8, 23).with("memory", Amount::from_units(5))),
+            Node {
+                alive: false,
+                ..Node::new("d", res(8, 96))
+            },
+        ]);
+        let p = Problem::build(&[slot(0, 8)], &cluster);
+        assert_eq!(p.names, ["CPU", "GPU"]);
+        assert_eq!(p.alive, 3);
+        assert_eq!(p.classes.len(), 1);
+        assert_eq!(p.classes[0].nodes, [0, 1]);
+        assert_eq!(p.classes[0].cap, [240_000, 80_000]);
+    }
+
+    #[test]
+    fn slots_group_into_types() {
+        let slots = [slot(0, 8), slot(1, 4), slot(2, 8)];
+        let p = Problem::build(&slots, &Cluster::default());
+        assert_eq!(p.types.len(), 2);
+        assert_eq!(p.types[0].slots, [0, 2]);
+        assert_eq!(p.types[1].slots, [1]);
+        assert!(p.classes.is_empty());
+    }
+
+    #[test]
+    fn vectors_follow_sorted_names() {
+        let names = vec!["CPU".to_owned(), "GPU".to_owned(), "x".to_owned()];
+        let mut out = [9; 3];
+        fill_vector(
+            &res(1, 2).with("a", Amount::EPSILON).with("z", Amount::EPSILON),
+            &names,
+            &mut out,
+        );
+        assert_eq!(out, [20_000, 10_000, 0]);
+        assert_eq!(gcd_u64(0, 6), 6);
+        assert_eq!(gcd_u64(12, 18), 6);
+    }
+}

@@ -1,0 +1,68 @@
+//! The plain model of what the user wrote, read from `syn`'s tree by [`crate::attr`].
+
+use proc_macro2::Span;
+use syn::{Generics, Ident, Path, Type, Visibility};
+
+/// A `#[derive(Role)]` enum.
+pub(crate) struct RoleEnum<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) generics: &'a Generics,
+    pub(crate) variants: Vec<RoleVariant<'a>>,
+}
+
+/// One role of the enum.
+pub(crate) struct RoleVariant<'a> {
+    pub(crate) ident: &'a Ident,
+    /// The name after `rename` or `rename_all`.
+    pub(crate) name: String,
+    /// The token the name came from: the `rename` literal, else the variant.
+    pub(crate) name_span: Span,
+}
+
+/// A `#[derive(ResourcePools)]` struct.
+pub(crate) struct PoolsStruct<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) vis: &'a Visibility,
+    /// `role = MyRole`; `None` when missing or unreadable (already reported).
+    pub(crate) role: Option<Path>,
+    pub(crate) pools: Vec<Pool<'a>>,
+}
+
+/// One field: one pool.
+pub(crate) struct Pool<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) ty: &'a Type,
+    pub(crate) roles: Vec<Ident>,
+    /// The span of the `#[pool(...)]` attribute, or of the field when it has none.
+    pub(crate) span: Span,
+    pub(crate) max_colocate_count: Option<Lit<u32>>,
+    pub(crate) process_on_nodes: Option<Lit<Vec<Lit<u32>>>>,
+    pub(crate) accelerator: Option<Lit<Accelerator>>,
+    pub(crate) accelerator_type: Option<Lit<String>>,
+    pub(crate) separate_worker_groups: Option<Span>,
+}
+
+impl Pool<'_> {
+    /// verl fuses a pool's roles into one worker group unless asked to keep them apart;
+    /// each group puts one process on every bundle, and each process needs one CPU.
+    pub(crate) fn worker_groups(&self) -> u32 {
+        if self.separate_worker_groups.is_some() {
+            u32::try_from(self.roles.len()).unwrap_or(u32::MAX)
+        } else {
+            1
+        }
+    }
+}
+
+/// A value written in an attribute, with the span of its token.
+pub(crate) struct Lit<T> {
+    pub(crate) value: T,
+    pub(crate) span: Span,
+}
+
+/// `accelerator = "GPU"` or `"NPU"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Accelerator {
+    Gpu,
+    Npu,
+}

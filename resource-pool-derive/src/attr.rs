@@ -1,0 +1,569 @@
+//! Reads `#[role(...)]`, `#[resource_pools(...)]` and `#[pool(...)]` into the model of
+//! [`crate::ast`], reporting every mistake to the context and reading on past it.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Attribute, Data, DeriveInput, Expr, Fields, Lit as SynLit, LitStr, Path, Token};
+
+use crate::ast::{Accelerator, Lit, Pool, PoolsStruct, RoleEnum, RoleVariant};
+use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
+use crate::suggest;
+
+const ENUM_KEYS: &[&str] = &["rename_all"];
+const VARIANT_KEYS: &[&str] = &["rename"];
+const STRUCT_KEYS: &[&str] = &["role"];
+const POOL_KEYS: &[&str] = &[
+    "roles",
+    "max_colocate_count",
+    "process_on_nodes",
+    "accelerator",
+    "accelerator_type",
+    "separate_worker_groups",
+];
+
+/// Reads a `#[derive(Role)]` input; `None` when it is not an enum at all.
+pub(crate) fn role_enum<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<RoleEnum<'a>> {
+    let data = match &input.data {
+        Data::Enum(data) => data,
+        Data::Struct(data) => {
+            not_an_enum(cx, data.struct_token.span, &input.ident, "a struct");
+            return None;
+        }
+        Data::Union(data) => {
+            not_an_enum(cx, data.union_token.span, &input.ident, "a union");
+            return None;
+        }
+    };
+    if !input.generics.params.is_empty() {
+        cx.error_at(
+            &input.generics,
+            format!(
+                "role enum `{}` cannot have generic parameters: roles are a fixed set of names",
+                input.ident
+            ),
+        );
+    }
+    let mut rename_all = None;
+    for attr in role_attrs(&input.attrs) {
+        parse_attr(cx, attr, |meta| {
+            if meta.path.is_ident("rename_all") {
+                let Some(lit) = lit_str(cx, &meta, "rename_all = \"snake_case\"")? else {
+                    return Ok(());
+                };
+                if rename_all.is_some() {
+                    cx.error_at(&meta.path, "`rename_all` is set twice");
+                }
+                match RenameRule::from_str(&lit.value()) {
+                    Some(rule) => rename_all = Some(rule),
+                    None => cx.error_at(&lit, unknown_rule(&lit.value())),
+                }
+            } else if meta.path.is_ident("rename") {
+                cx.error_at(
+                    &meta.path,
+                    "`rename` names one role: put it on the variant, or use `rename_all` here",
+                );
+                skip_value(&meta)?;
+            } else {
+                unknown_key(cx, &meta, "role", ENUM_KEYS)?;
+            }
+            Ok(())
+        });
+    }
+    if data.variants.is_empty() {
+        cx.error_at(
+            &input.ident,
+            format!(
+                "role enum `{}` has no roles: list its roles as variants",
+                input.ident
+            ),
+        );
+    }
+    let mut variants = Vec::new();
+    for variant in &data.variants {
+        match &variant.fields {
+            Fields::Unit => {}
+            fields => cx.error_at(
+                fields,
+                format!(
+                    "role `{}` has fields, but a role is only a name: remove them",
+                    variant.ident
+                ),
+            ),
+        }
+        let mut rename: Option<LitStr> = None;
+        for attr in role_attrs(&variant.attrs) {
+            parse_attr(cx, attr, |meta| {
+                if meta.path.is_ident("rename") {
+                    let Some(lit) = lit_str(cx, &meta, "rename = \"actor\"")? else {
+                        return Ok(());
+                    };
+                    if rename.is_some() {
+                        cx.error_at(&meta.path, "`rename` is set twice");
+                    } else if lit.value().is_empty() {
+                        cx.error_at(&lit, "a role's name cannot be empty");
+                    }
+                    rename = Some(lit);
+                } else if meta.path.is_ident("rename_all") {
+                    cx.error_at(
+                        &meta.path,
+                        "`rename_all` applies to every role: put it on the enum, or use `rename` here",
+                    );
+                    skip_value(&meta)?;
+                } else {
+                    unknown_key(cx, &meta, "role", VARIANT_KEYS)?;
+                }
+                Ok(())
+            });
+        }
+        let ident_name = variant.ident.to_string();
+        let (name, name_span) = match rename {
+            Some(lit) => (lit.value(), lit.span()),
+            None => {
+                let plain = ident_name.strip_prefix("r#").unwrap_or(&ident_name);
+                let name = match rename_all {
+                    Some(rule) => rule.apply_to_variant(plain),
+                    None => plain.to_owned(),
+                };
+                (name, variant.ident.span())
+            }
+        };
+        variants.push(RoleVariant {
+            ident: &variant.ident,
+            name,
+            name_span,
+        });
+    }
+    Some(RoleEnum {
+        ident: &input.ident,
+        generics: &input.generics,
+        variants,
+    })
+}
+
+fn not_an_enum(cx: &Ctxt, span: Span, ident: &syn::Ident, what: &str) {
+    cx.error_span(
+        span,
+        format!(
+            "`#[derive(Role)]` needs an enum of roles, such as `enum {ident} {{ Actor, Critic }}`, \
+             but `{ident}` is {what}"
+        ),
+    );
+}
+
+fn unknown_rule(value: &str) -> String {
+    let spellings = RenameRule::ALL.iter().map(|(s, _)| *s);
+    let list: Vec<_> = spellings.clone().map(|s| format!("\"{s}\"")).collect();
+    format!(
+        "unknown `rename_all` rule \"{value}\"{}; the rules are {}",
+        suggest::hint(value, spellings),
+        list.join(", ")
+    )
+}
+
+/// Reads a `#[derive(ResourcePools)]` input; `None` when it is not a struct of named
+/// fields.
+pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<PoolsStruct<'a>> {
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(fields) => fields,
+            Fields::Unnamed(fields) => {
+                not_a_struct(cx, fields.span(), &input.ident, "a tuple struct");
+                return None;
+            }
+            Fields::Unit => {
+                not_a_struct(cx, input.ident.span(), &input.ident, "a unit struct");
+                return None;
+            }
+        },
+        Data::Enum(data) => {
+            not_a_struct(cx, data.enum_token.span, &input.ident, "an enum");
+            return None;
+        }
+        Data::Union(data) => {
+            not_a_struct(cx, data.union_token.span, &input.ident, "a union");
+            return None;
+        }
+    };
+    if !input.generics.params.is_empty() {
+        cx.error_at(
+            &input.generics,
+            format!(
+                "pools struct `{}` cannot have generic parameters: every field is a `PoolSpec`",
+                input.ident
+            ),
+        );
+    }
+    let mut role: Option<Path> = None;
+    let mut role_seen = false;
+    for attr in &input.attrs {
+        if attr.path().is_ident("pool") {
+            cx.error_at(
+                attr,
+                "`#[pool(...)]` describes one pool: put it on a field of the struct",
+            );
+        } else if attr.path().is_ident("resource_pools") {
+            parse_attr(cx, attr, |meta| {
+                if meta.path.is_ident("role") {
+                    if role_seen {
+                        cx.error_at(&meta.path, "`role` is set twice");
+                    }
+                    role_seen = true;
+                    let value = meta.value()?;
+                    if value.peek(LitStr) {
+                        let lit: LitStr = value.parse()?;
+                        cx.error_at(
+                            &lit,
+                            format!(
+                                "`role` takes the role enum's path, not a string: write `role = {}`",
+                                lit.value()
+                            ),
+                        );
+                    } else {
+                        match value.parse::<Path>() {
+                            Ok(path) => role = Some(path),
+                            Err(_) => {
+                                let expr: Expr = value.parse()?;
+                                cx.error_at(
+                                    expr,
+                                    "`role` takes the path of a `#[derive(Role)]` enum, such as `role = MyRole`",
+                                );
+                            }
+                        }
+                    }
+                } else {
+                    unknown_key(cx, &meta, "resource_pools", STRUCT_KEYS)?;
+                }
+                Ok(())
+            });
+        }
+    }
+    if !role_seen {
+        cx.error_at(
+            &input.ident,
+            format!(
+                "pools struct `{}` needs its role enum: add `#[resource_pools(role = MyRole)]`",
+                input.ident
+            ),
+        );
+    }
+    if fields.named.is_empty() {
+        cx.error_at(
+            &input.ident,
+            format!(
+                "pools struct `{}` has no pools: each field is one pool, \
+                 such as `#[pool(roles(Actor))] global_pool: PoolSpec`",
+                input.ident
+            ),
+        );
+    }
+    let mut pools = Vec::new();
+    for field in &fields.named {
+        let Some(ident) = &field.ident else { continue };
+        let mut pool = Pool {
+            ident,
+            ty: &field.ty,
+            roles: Vec::new(),
+            span: ident.span(),
+            max_colocate_count: None,
+            process_on_nodes: None,
+            accelerator: None,
+            accelerator_type: None,
+            separate_worker_groups: None,
+        };
+        let mut roles_seen = false;
+        for attr in &field.attrs {
+            if attr.path().is_ident("resource_pools") {
+                cx.error_at(
+                    attr,
+                    "`#[resource_pools(...)]` names the role enum: put it on the struct",
+                );
+                continue;
+            }
+            if !attr.path().is_ident("pool") {
+                continue;
+            }
+            pool.span = attr.span();
+            parse_attr(cx, attr, |meta| {
+                pool_key(cx, &meta, &mut pool, &mut roles_seen)
+            });
+        }
+        if !roles_seen {
+            cx.error_at(
+                ident,
+                format!(
+                    "pool `{ident}` hosts no role: every field of a pools struct is a pool, \
+                     so give it `#[pool(roles(...))]`"
+                ),
+            );
+        }
+        pools.push(pool);
+    }
+    Some(PoolsStruct {
+        ident: &input.ident,
+        vis: &input.vis,
+        role,
+        pools,
+    })
+}
+
+fn not_a_struct(cx: &Ctxt, span: Span, ident: &syn::Ident, what: &str) {
+    cx.error_span(
+        span,
+        format!(
+            "`#[derive(ResourcePools)]` needs a struct with one named field per pool, \
+             such as `struct {ident} {{ global_pool: PoolSpec }}`, but `{ident}` is {what}"
+        ),
+    );
+}
+
+/// One key of `#[pool(...)]`.
+fn pool_key(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    pool: &mut Pool,
+    roles_seen: &mut bool,
+) -> syn::Result<()> {
+    let path = &meta.path;
+    let twice = |set: bool| {
+        if set {
+            let key = path.get_ident().map(ToString::to_string).unwrap_or_default();
+            cx.error_at(path, format!("`{key}` is set twice for pool `{}`", pool.ident));
+        }
+    };
+    if path.is_ident("roles") {
+        twice(*roles_seen);
+        *roles_seen = true;
+        if !meta.input.peek(syn::token::Paren) {
+            cx.error_at(path, "list the pool's roles in parentheses: `roles(Actor, Critic)`");
+            return skip_value(meta);
+        }
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let paths = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
+        if paths.is_empty() {
+            cx.error_at(
+                path,
+                format!("pool `{}` lists no role in `roles()`", pool.ident),
+            );
+        }
+        for role in paths {
+            match role.get_ident() {
+                Some(ident) => pool.roles.push(ident.clone()),
+                None => {
+                    let last = role.segments.last().map(|s| s.ident.to_string());
+                    cx.error_at(
+                        &role,
+                        format!(
+                            "write the role's bare variant name, such as `{}`: \
+                             the enum is the `role` of `#[resource_pools]`",
+                            last.as_deref().unwrap_or("Critic")
+                        ),
+                    );
+                }
+            }
+        }
+    } else if path.is_ident("max_colocate_count") {
+        twice(pool.max_colocate_count.is_some());
+        if let Some(value) = lit_u32(cx, meta, "max_colocate_count = 1")? {
+            pool.max_colocate_count = Some(value);
+        }
+    } else if path.is_ident("process_on_nodes") {
+        twice(pool.process_on_nodes.is_some());
+        let expr: Expr = meta.value()?.parse()?;
+        let Expr::Array(array) = &expr else {
+            cx.error_at(
+                &expr,
+                "`process_on_nodes` takes a list of accelerators per node-slot, such as `[8, 8]`",
+            );
+            return Ok(());
+        };
+        let mut slots = Vec::new();
+        for elem in &array.elems {
+            if let Some(slot) = expr_u32(cx, elem, "a node-slot size")? {
+                slots.push(slot);
+            }
+        }
+        pool.process_on_nodes = Some(Lit {
+            value: slots,
+            span: expr.span(),
+        });
+    } else if path.is_ident("accelerator") {
+        twice(pool.accelerator.is_some());
+        if let Some(lit) = lit_str(cx, meta, "accelerator = \"NPU\"")? {
+            let value = match lit.value().as_str() {
+                "GPU" => Some(Accelerator::Gpu),
+                "NPU" => Some(Accelerator::Npu),
+                other => {
+                    cx.error_at(
+                        &lit,
+                        format!(
+                            "unknown accelerator \"{other}\"{}; a pool asks for \"GPU\" or \"NPU\"",
+                            suggest::hint(other, ["GPU", "NPU"])
+                        ),
+                    );
+                    None
+                }
+            };
+            if let Some(value) = value {
+                pool.accelerator = Some(Lit {
+                    value,
+                    span: lit.span(),
+                });
+            }
+        }
+    } else if path.is_ident("accelerator_type") {
+        twice(pool.accelerator_type.is_some());
+        if let Some(lit) = lit_str(cx, meta, "accelerator_type = \"accelerator_type:H100\"")? {
+            if lit.value().is_empty() {
+                cx.error_at(
+                    &lit,
+                    "`accelerator_type` names a custom Ray resource, such as \"accelerator_type:H100\"; it cannot be empty",
+                );
+            } else {
+                pool.accelerator_type = Some(Lit {
+                    value: lit.value(),
+                    span: lit.span(),
+                });
+            }
+        }
+    } else if path.is_ident("separate_worker_groups") {
+        twice(pool.separate_worker_groups.is_some());
+        if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+            cx.error_at(
+                path,
+                "`separate_worker_groups` is a flag: write it alone, without a value",
+            );
+            skip_value(meta)?;
+        }
+        pool.separate_worker_groups = Some(path.span());
+    } else {
+        unknown_key(cx, meta, "pool", POOL_KEYS)?;
+    }
+    Ok(())
+}
+
+fn role_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|attr| attr.path().is_ident("role"))
+}
+
+/// Runs `logic` over the keys of `#[name(...)]`, reporting a malformed attribute.
+fn parse_attr(
+    cx: &Ctxt,
+    attr: &Attribute,
+    logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
+) {
+    if let Err(err) = attr.parse_nested_meta(logic) {
+        cx.push(err);
+    }
+}
+
+/// Reports an unknown key and skips its value, so the keys after it are still read.
+fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, keys: &[&str]) -> syn::Result<()> {
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| {
+            let path = &meta.path;
+            quote::quote!(#path).to_string().replace(' ', "")
+        });
+    let hint = suggest::hint(&key, keys.iter().copied());
+    let list: Vec<_> = keys.iter().map(|k| format!("`{k}`")).collect();
+    let expected = match list.as_slice() {
+        [one] => format!("the only key is {one}"),
+        _ => format!("the keys are {}", list.join(", ")),
+    };
+    cx.error_at(
+        &meta.path,
+        format!("unknown key `{key}` in `#[{attr}(...)]`{hint}; {expected}"),
+    );
+    skip_value(meta)
+}
+
+/// Skips `= value` or `(...)` after a key.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    let input: ParseStream = meta.input;
+    if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+        input.parse::<Expr>()?;
+    } else if input.peek(syn::token::Paren) {
+        input.parse::<proc_macro2::Group>()?;
+    }
+    Ok(())
+}
+
+/// `key = "string"`; a value of another kind is reported and read past.
+fn lit_str(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Option<LitStr>> {
+    let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+    if !meta.input.peek(Token![=]) {
+        cx.error_at(&meta.path, format!("`{key}` takes a string: `{example}`"));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let expr: Expr = meta.value()?.parse()?;
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: SynLit::Str(lit),
+            ..
+        }) => Ok(Some(lit)),
+        other => {
+            cx.error_at(&other, format!("`{key}` takes a string: `{example}`"));
+            Ok(None)
+        }
+    }
+}
+
+/// `key = 3`; a value of another kind is reported and read past.
+fn lit_u32(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Option<Lit<u32>>> {
+    let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+    if !meta.input.peek(Token![=]) {
+        cx.error_at(&meta.path, format!("`{key}` takes a whole number: `{example}`"));
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let expr: Expr = meta.value()?.parse()?;
+    expr_u32(cx, &expr, &format!("`{key}`"))
+}
+
+/// A non-negative integer literal that fits `u32`.
+fn expr_u32(cx: &Ctxt, expr: &Expr, what: &str) -> syn::Result<Option<Lit<u32>>> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: SynLit::Int(int),
+            ..
+        }) => {
+            if !matches!(int.suffix(), "" | "u32") {
+                cx.error_at(
+                    int,
+                    format!("{what} is a plain whole number: write it without the `{}` suffix", int.suffix()),
+                );
+                return Ok(None);
+            }
+            match int.base10_parse::<u32>() {
+                Ok(value) => Ok(Some(Lit {
+                    value,
+                    span: int.span(),
+                })),
+                Err(_) => {
+                    cx.error_at(int, format!("{what} is too large (at most {})", u32::MAX));
+                    Ok(None)
+                }
+            }
+        }
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            ..
+        }) => {
+            cx.error_at(expr, format!("{what} cannot be negative"));
+            Ok(None)
+        }
+        other => {
+            cx.error_at(other, format!("{what} takes a whole number, such as `8`"));
+            Ok(None)
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! The generated code. Every path is absolute (`::resource_pool::...`, `::core::...`) so
+//! that nothing the user imports, or fails to import, changes its meaning.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Accelerator, PoolsStruct, RoleEnum};
+
+pub(crate) fn role_enum(role: &RoleEnum) -> TokenStream {
+    let ident = role.ident;
+    let (impl_generics, ty_generics, where_clause) = role.generics.split_for_impl();
+    let variants: Vec<_> = role.variants.iter().map(|v| v.ident).collect();
+    let names: Vec<_> = role.variants.iter().map(|v| v.name.as_str()).collect();
+    let indices = 0..variants.len();
+    let idents: Vec<String> = variants.iter().map(|v| v.to_string()).collect();
+    let unassigned: Vec<String> = idents
+        .iter()
+        .map(|v| {
+            format!(
+                "role `{v}` is not assigned to any pool: list it in the `roles(...)` of one \
+                 `#[pool]` (`{ident}::{v}` is a role of `{ident}`)"
+            )
+        })
+        .collect();
+    quote! {
+        #[doc(hidden)]
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_generics ::resource_pool::RoleKey for #ident #ty_generics #where_clause {
+                fn closed_set() -> ::core::option::Option<&'static [Self]> {
+                    ::core::option::Option::Some(<Self as ::resource_pool::Role>::ALL)
+                }
+
+                fn key_name(&self) -> ::resource_pool::__private::Cow<'_, str> {
+                    ::resource_pool::__private::Cow::Borrowed(
+                        <Self as ::resource_pool::Role>::name(*self),
+                    )
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics ::resource_pool::Role for #ident #ty_generics #where_clause {
+                const ALL: &'static [Self] = &[#(#ident::#variants),*];
+
+                fn name(self) -> &'static str {
+                    match self {
+                        #(#ident::#variants => #names,)*
+                    }
+                }
+
+                fn index(self) -> usize {
+                    match self {
+                        #(#ident::#variants => #indices,)*
+                    }
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics ::resource_pool::__private::RoleVariants for #ident #ty_generics #where_clause {
+                const VARIANTS: &'static [&'static str] = &[#(#idents),*];
+                const UNASSIGNED: &'static [&'static str] = &[#(#unassigned),*];
+            }
+
+            #[automatically_derived]
+            impl #impl_generics ::core::fmt::Display for #ident #ty_generics #where_clause {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(<Self as ::resource_pool::Role>::name(*self))
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics ::core::str::FromStr for #ident #ty_generics #where_clause {
+                type Err = ::resource_pool::ParseRoleError;
+
+                fn from_str(s: &str) -> ::core::result::Result<Self, ::resource_pool::ParseRoleError> {
+                    ::resource_pool::__private::parse_role(s)
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics ::resource_pool::__private::serde::Serialize for #ident #ty_generics #where_clause {
+                fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+                where
+                    S: ::resource_pool::__private::serde::Serializer,
+                {
+                    serializer.serialize_str(<Self as ::resource_pool::Role>::name(*self))
+                }
+            }
+
+            #[automatically_derived]
+            impl<'de> ::resource_pool::__private::serde::Deserialize<'de> for #ident #ty_generics #where_clause {
+                fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+                where
+                    D: ::resource_pool::__private::serde::Deserializer<'de>,
+                {
+                    ::resource_pool::__private::deserialize_role(deserializer)
+                }
+            }
+        };
+    }
+}
+
+pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
+    let ident = pools.ident;
+    let vis = pools.vis;
+    let Some(role) = &pools.role else {
+        return TokenStream::new();
+    };
+    let count = pools.pools.len();
+    let fields: Vec<_> = pools.pools.iter().map(|p| p.ident).collect();
+    let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+
+    // Each field must be a `PoolSpec`: the mismatch, if any, lands on the field's type.
+    let type_checks = pools.pools.iter().map(|pool| {
+        let field = pool.ident;
+        let ty = pool.ty;
+        quote_spanned! {ty.span()=>
+            let _: &::resource_pool::PoolSpec = &pools.#field;
+        }
+    });
+
+    // Which pool hosts a role: the one place the role names appear in the generated code,
+    // each pattern on the user's own token, so a name that is no variant fails once
+    // (E0599, with rustc's similar-name hint) on itself.
+    let arms = pools.pools.iter().enumerate().map(|(i, pool)| {
+        let patterns = pool.roles.iter().map(|variant| {
+            quote_spanned! {variant.span()=> #role::#variant }
+        });
+        quote! { #(#patterns)|* => ::core::option::Option::Some(#i), }
+    });
+    // Every role assigned: a const evaluated at compile time, whose panic names the missing
+    // role, spanned onto the `role = ...` path.
+    let role_span = role.span();
+    let role_check = quote_spanned! {role_span=>
+        const _: () = {
+            let all = <#role as ::resource_pool::Role>::ALL;
+            let unassigned = <#role as ::resource_pool::__private::RoleVariants>::UNASSIGNED;
+            let mut i = 0;
+            while i < all.len() {
+                if #ident::__pool_of(all[i]).is_none() {
+                    ::core::panic!("{}", unassigned[i]);
+                }
+                i += 1;
+            }
+        };
+    };
+
+    let attrs = pools.pools.iter().map(|pool| {
+        let name = pool.ident.to_string();
+        let process_on_nodes = match &pool.process_on_nodes {
+            Some(nodes) => {
+                let slots = nodes.value.iter().map(|s| s.value);
+                quote!(::core::option::Option::Some(&[#(#slots),*]))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let max_colocate_count = match &pool.max_colocate_count {
+            Some(lit) => {
+                let value = lit.value;
+                quote!(::core::option::Option::Some(#value))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let accelerator = match pool.accelerator.as_ref().map(|a| a.value) {
+            Some(Accelerator::Gpu) => {
+                quote!(::core::option::Option::Some(::resource_pool::Accelerator::Gpu))
+            }
+            Some(Accelerator::Npu) => {
+                quote!(::core::option::Option::Some(::resource_pool::Accelerator::Npu))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let accelerator_type = match &pool.accelerator_type {
+            Some(lit) => {
+                let value = &lit.value;
+                quote!(::core::option::Option::Some(#value))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let worker_groups = pool.worker_groups();
+        quote! {
+            ::resource_pool::__private::PoolAttrs {
+                name: #name,
+                process_on_nodes: #process_on_nodes,
+                max_colocate_count: #max_colocate_count,
+                accelerator: #accelerator,
+                accelerator_type: #accelerator_type,
+                worker_groups: #worker_groups,
+            }
+        }
+    });
+
+    let all_fixed = pools.pools.iter().all(|p| p.process_on_nodes.is_some());
+    let fixed = all_fixed.then(|| {
+        quote! {
+            /// The pools as their attributes fix them, without a file: every pool states its
+            /// `process_on_nodes`, and the compiler has checked each value.
+            #[must_use]
+            #vis fn fixed() -> Self {
+                let [#(#fields),*] = ::resource_pool::__private::fixed_pools::<#count>(Self::__POOL_ATTRS);
+                Self { #(#fields),* }
+            }
+        }
+    });
+    let list = names
+        .iter()
+        .map(|n| format!("`[{n}]`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let from_str_doc = format!(
+        " Loads the pools from TOML text: one table per pool ({list}), with the keys of a \
+         pool table (`process_on_nodes`, or `gpus_per_node` and `nnodes`; `accelerator`, \
+         `max_colocate_count`, `accelerator_type`, `bundle_resources`). A pool whose \
+         attribute fixes `process_on_nodes` may leave its table out.\n\n `file_name` is \
+         the name shown in diagnostics."
+    );
+
+    quote! {
+        #role_check
+
+        #[doc(hidden)]
+        const _: fn(&#ident) = |pools: &#ident| {
+            #(#type_checks)*
+        };
+
+        #[automatically_derived]
+        #[allow(dead_code)]
+        impl #ident {
+            #[doc(hidden)]
+            #[allow(unreachable_patterns)]
+            const fn __pool_of(role: #role) -> ::core::option::Option<usize> {
+                match role {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[doc(hidden)]
+            const __POOL_ATTRS: &'static [::resource_pool::__private::PoolAttrs] = &[#(#attrs),*];
+
+            #[doc = #from_str_doc]
+            #vis fn from_toml_str(
+                src: &str,
+                file_name: &str,
+            ) -> ::core::result::Result<Self, ::resource_pool::config::ConfigErrors> {
+                let [#(#fields),*] =
+                    ::resource_pool::__private::load_pools_str::<#count>(src, file_name, Self::__POOL_ATTRS)?;
+                ::core::result::Result::Ok(Self { #(#fields),* })
+            }
+
+            /// Reads and loads the pools from a TOML file, as
+            /// [`from_toml_str`](Self::from_toml_str) does from text.
+            #vis fn from_toml_file(
+                path: impl ::core::convert::AsRef<::std::path::Path>,
+            ) -> ::core::result::Result<Self, ::resource_pool::LoadPoolsError> {
+                let [#(#fields),*] =
+                    ::resource_pool::__private::load_pools_file::<#count>(path.as_ref(), Self::__POOL_ATTRS)?;
+                ::core::result::Result::Ok(Self { #(#fields),* })
+            }
+
+            #fixed
+
+            /// The manager of these pools, created in field order, with every role mapped
+            /// to its pool (checked by the compiler), so that `get_resource_pool` cannot fail.
+            ///
+            /// # Panics
+            ///
+            /// When a `PoolSpec` was built by hand and is invalid (no node-slot, a slot of
+            /// zero, `max_colocate_count = 0`): pools loaded from a file or fixed by the
+            /// attributes are checked already. [`Self::try_into_manager`] returns the error.
+            #[must_use]
+            #vis fn into_manager(self) -> ::resource_pool::ResourcePoolManager<#role> {
+                ::resource_pool::__private::unwrap_manager(self.try_into_manager())
+            }
+
+            /// [`Self::into_manager`], returning an invalid hand-built `PoolSpec` as an error.
+            #vis fn try_into_manager(
+                self,
+            ) -> ::core::result::Result<
+                ::resource_pool::ResourcePoolManager<#role>,
+                ::resource_pool::ManagerError,
+            > {
+                ::resource_pool::ResourcePoolManager::new(
+                    ::std::vec![#(::resource_pool::ResourcePool::new(#names, self.#fields)),*],
+                    ::resource_pool::__private::mapping(Self::__pool_of, &[#(#names),*]),
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Where `check` and `inventory` get the cluster: a cluster file or a live Ray cluster.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use resource_pool::cluster_file::load_cluster;
+use resource_pool::inventory::{InventoryNote, InventorySource};
+use resource_pool::ray_http::RaySource;
+use resource_pool::source::SourceFile;
+use resource_pool::Cluster;
+
+use super::Context;
+use super::report::Finding;
+
+/// The cluster options shared by `check` and `inventory`.
+#[derive(Debug, clap::Args)]
+pub struct ClusterArgs {
+    /// A cluster file (TOML).
+    #[arg(long, value_name = "CLUSTER.toml", conflicts_with = "ray")]
+    pub cluster: Option<PathBuf>,
+    /// A live Ray cluster's dashboard (`http://HEAD:8265`); default: `RAY_ADDRESS` when it
+    /// is an http URL. A token for dashboards that need one comes from
+    /// `RAY_DASHBOARD_TOKEN`, or a file named by `RAY_DASHBOARD_TOKEN_FILE`.
+    #[arg(long, value_name = "URL")]
+    pub ray: Option<String>,
+    /// The budget of the whole read of a live cluster, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub ray_timeout_ms: u64,
+}
+
+/// A cluster read, what its source noticed, and the file it came from (for spans).
+pub struct ClusterInput {
+    /// The nodes.
+    pub cluster: Cluster,
+    /// What the source noticed (dead nodes, held groups, ...).
+    pub notes: Vec<InventoryNote>,
+    /// Problems of the cluster file (warnings only: errors make the cluster unreadable).
+    pub findings: Vec<Finding>,
+    /// Dead nodes the source reported.
+    pub dead: usize,
+}
+
+/// Reads the cluster, or says why not (exit 2).
+pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    if let Some(path) = &args.cluster {
+        let source = SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::bare(e)])?;
+        return from_file(&source, context);
+    }
+    let url = match &args.ray {
+        Some(url) => url.clone(),
+        None => match std::env::var("RAY_ADDRESS") {
+            Ok(address) if address.starts_with("http://") || address.starts_with("https://") => address,
+            _ => return Err(vec![Finding::bare(NoCluster)]),
+        },
+    };
+    let source = RaySource::from_env(&url)
+        .map_err(|e| vec![Finding::bare(e)])?
+        .with_timeout(Duration::from_millis(args.ray_timeout_ms));
+    let inventory = source.load().map_err(|e| vec![Finding::bare(e)])?;
+    let dead = inventory.notes.iter().filter(|n| matches!(n, InventoryNote::DeadNode { .. })).count();
+    Ok(ClusterInput { cluster: inventory.cluster, notes: inventory.notes, findings: Vec::new(), dead })
+}
+
+fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    let loaded = load_cluster(source, &context.cluster_limits);
+    let findings: Vec<Finding> = loaded.diagnostics.into_iter().map(|d| Finding::in_file(d, source)).collect();
+    match loaded.cluster {
+        Some(cluster) => {
+            let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
+            Ok(ClusterInput { cluster, notes: Vec::new(), findings, dead })
+        }
+        None => Err(findings),
+    }
+}
+
+/// Neither `--cluster` nor `--ray` nor an http `RAY_ADDRESS`.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("no cluster to check against")]
+#[diagnostic(
+    code(resource_pool::cli::no_cluster),
+    help("pass --cluster CLUSTER.toml, or --ray http://HEAD:8265, or set RAY_ADDRESS to the dashboard's http URL")
+)]
+pub struct NoCluster;

@@ -1,0 +1,131 @@
+//! verl's own roles and its default layout, ready to use.
+//!
+//! ```
+//! use resource_pool::verl;
+//!
+//! // trainer.n_gpus_per_node=8 trainer.nnodes=2, and a reward model on its own node.
+//! let manager = verl::default_layout(8, 2, Some((4, 1)))?;
+//! assert_eq!(manager.get_resource_pool(verl::Role::Critic).process_on_nodes(), [8, 8]);
+//! assert_eq!(manager.get_resource_pool(verl::Role::RewardModel).name, "reward_pool");
+//! assert_eq!(verl::Role::RefPolicy.to_string(), "ref");
+//! # Ok::<(), resource_pool::ManagerError>(())
+//! ```
+
+use crate::{ManagerError, PoolSpec, ResourcePool, ResourcePoolManager, Role as _};
+
+/// verl's roles (`verl/trainer/ppo/utils.py`), in its order, with its strings.
+#[derive(crate::Role, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// `actor`: the policy being trained.
+    #[role(rename = "actor")]
+    Actor,
+    /// `rollout`: generation.
+    #[role(rename = "rollout")]
+    Rollout,
+    /// `actor_rollout`: actor and rollout fused in one worker group.
+    #[role(rename = "actor_rollout")]
+    ActorRollout,
+    /// `critic`: the value model.
+    #[role(rename = "critic")]
+    Critic,
+    /// `ref`: the reference policy.
+    #[role(rename = "ref")]
+    RefPolicy,
+    /// `rm`: the reward model.
+    #[role(rename = "rm")]
+    RewardModel,
+    /// `actor_rollout_ref`: actor, rollout and reference policy fused.
+    #[role(rename = "actor_rollout_ref")]
+    ActorRolloutRef,
+    /// `env`: environment workers.
+    #[role(rename = "env")]
+    Env,
+    /// `teacher`: a teacher model for distillation.
+    #[role(rename = "teacher")]
+    TeacherModel,
+}
+
+/// The name of verl's main pool.
+pub const GLOBAL_POOL: &str = "global_pool";
+/// The name of verl's reward pool.
+pub const REWARD_POOL: &str = "reward_pool";
+
+/// verl's default layout: `global_pool = [n_gpus_per_node] * nnodes` hosting every role,
+/// and, when `reward` gives `(n_gpus_per_node, nnodes)` of the reward model's pool
+/// (`reward_model.enable_resource_pool`), `reward_pool` hosting [`Role::RewardModel`].
+/// Pools use verl's defaults otherwise (GPU, `max_colocate_count = 3`).
+///
+/// # Errors
+///
+/// A pool of no node or of zero GPUs per node ([`ManagerError::EmptyPool`]).
+pub fn default_layout(
+    n_gpus_per_node: u32,
+    nnodes: u32,
+    reward: Option<(u32, u32)>,
+) -> Result<ResourcePoolManager<Role>, ManagerError> {
+    let slots = |per_node: u32, nodes: u32| vec![per_node; nodes as usize];
+    let mut pools = vec![ResourcePool::new(
+        GLOBAL_POOL,
+        PoolSpec::with_slots(slots(n_gpus_per_node, nnodes)),
+    )];
+    if let Some((per_node, nodes)) = reward {
+        pools.push(ResourcePool::new(
+            REWARD_POOL,
+            PoolSpec::with_slots(slots(per_node, nodes)),
+        ));
+    }
+    let mapping = Role::ALL.iter().map(|&role| {
+        let pool = match role {
+            Role::RewardModel if reward.is_some() => REWARD_POOL,
+            _ => GLOBAL_POOL,
+        };
+        (role, pool)
+    });
+    ResourcePoolManager::new(pools, mapping)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_verls() {
+        let names: Vec<_> = Role::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "actor",
+                "rollout",
+                "actor_rollout",
+                "critic",
+                "ref",
+                "rm",
+                "actor_rollout_ref",
+                "env",
+                "teacher"
+            ]
+        );
+        assert_eq!(Role::TeacherModel.index(), 8);
+        assert_eq!("rm".parse(), Ok(Role::RewardModel));
+    }
+
+    #[test]
+    fn default_layout_follows_verl() {
+        let manager = default_layout(8, 1, None).unwrap();
+        assert_eq!(manager.pools().len(), 1);
+        assert!(Role::ALL
+            .iter()
+            .all(|&r| manager.get_resource_pool(r).name == GLOBAL_POOL));
+
+        let manager = default_layout(8, 2, Some((2, 1))).unwrap();
+        let reward = manager.get_resource_pool(Role::RewardModel);
+        assert_eq!((reward.name.as_str(), reward.process_on_nodes()), (REWARD_POOL, &[2][..]));
+        assert_eq!(manager.get_resource_pool(Role::Actor).process_on_nodes(), [8, 8]);
+        assert_eq!(manager.roles_of(0).count(), 8);
+
+        assert_eq!(
+            default_layout(8, 0, None).unwrap_err(),
+            ManagerError::EmptyPool(GLOBAL_POOL.into())
+        );
+    }
+}

@@ -1,0 +1,456 @@
+//! `RaySource` against a tiny fake dashboard on 127.0.0.1 (std::net only): the recorded
+//! Ray 2.60 answers, auth, HTTP errors, slow and broken servers, and a closed port.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use resource_pool::ray_http::{RaySource, Secret};
+use resource_pool_core::inventory::{InventoryError, InventoryNote, InventorySource};
+use resource_pool_core::{Amount, Resources};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/data/ray-2.60/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A request as the fake server saw it.
+#[derive(Clone, Debug)]
+struct Seen {
+    target: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What the fake server does with a request.
+enum Reply {
+    /// 200 with this JSON body.
+    Json(Vec<u8>),
+    /// This status and body.
+    Status(u16, &'static str),
+    /// Waits, then answers.
+    After(Duration, Box<Reply>),
+    /// Sends the head and then the body one byte per interval.
+    Drip(Vec<u8>, Duration),
+    /// Closes the connection without a word.
+    Close,
+    /// Writes these raw bytes and closes.
+    Raw(&'static [u8]),
+}
+
+struct FakeDashboard {
+    url: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl FakeDashboard {
+    fn start(handler: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> FakeDashboard {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let url = format!("http://{}", listener.local_addr().expect("local addr"));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let handler = Arc::new(handler);
+        let log = Arc::clone(&seen);
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let handler = Arc::clone(&handler);
+                let log = Arc::clone(&log);
+                thread::spawn(move || serve(stream, &*handler, &log));
+            }
+        });
+        FakeDashboard { url, seen }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+fn serve(
+    stream: TcpStream,
+    handler: &(dyn Fn(&Seen) -> Reply + Send + Sync),
+    log: &Mutex<Vec<Seen>>,
+) {
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    let target = line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.trim_end().split_once(':') {
+            headers.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+    }
+    let seen = Seen { target, headers };
+    if let Ok(mut log) = log.lock() {
+        log.push(seen.clone());
+    }
+    let reply = handler(&seen);
+    respond(stream, reply);
+}
+
+fn respond(mut stream: TcpStream, reply: Reply) {
+    let head = |status: u16, len: usize| {
+        format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    let _ = match reply {
+        Reply::Json(body) => stream
+            .write_all(head(200, body.len()).as_bytes())
+            .and_then(|()| stream.write_all(&body)),
+        Reply::Status(status, body) => stream
+            .write_all(head(status, body.len()).as_bytes())
+            .and_then(|()| stream.write_all(body.as_bytes())),
+        Reply::After(wait, reply) => {
+            thread::sleep(wait);
+            respond(stream, *reply);
+            Ok(())
+        }
+        Reply::Drip(body, every) => {
+            let mut result = stream.write_all(head(200, body.len()).as_bytes());
+            for byte in body {
+                if result.is_err() {
+                    break;
+                }
+                thread::sleep(every);
+                result = stream.write_all(&[byte]);
+            }
+            result
+        }
+        Reply::Close => Ok(()),
+        Reply::Raw(bytes) => stream.write_all(bytes),
+    };
+}
+
+/// Serves a fixture set (`idle`, `heldpg`, `mixedpg`) by path.
+fn fixtures(set: &'static str) -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
+    move |seen| {
+        let path = seen.target.split('?').next().unwrap_or_default();
+        match path {
+            "/api/v0/nodes" => Reply::Json(fixture(&format!("{set}_api_v0_nodes_detail.json"))),
+            "/api/cluster_status" => {
+                Reply::Json(fixture(&format!("{set}_api_cluster_status.json")))
+            }
+            "/api/v0/placement_groups" => Reply::Json(fixture(&format!(
+                "{set}_api_v0_placement_groups_detail.json"
+            ))),
+            _ => Reply::Status(404, "404: Not Found"),
+        }
+    }
+}
+
+fn source(server: &FakeDashboard) -> RaySource {
+    RaySource::new(&server.url)
+        .expect("url")
+        .with_timeout(Duration::from_secs(5))
+        .with_read_timeout(Duration::from_secs(2))
+        .with_connect_timeout(Duration::from_secs(1))
+}
+
+fn code(error: &InventoryError) -> String {
+    miette::Diagnostic::code(error)
+        .map(|c| c.to_string())
+        .unwrap_or_default()
+}
+
+fn help(error: &InventoryError) -> String {
+    miette::Diagnostic::help(error)
+        .map(|c| c.to_string())
+        .unwrap_or_default()
+}
+
+fn whole(n: u64) -> Amount {
+    Amount::from_whole(n).unwrap_or_default()
+}
+
+fn res(pairs: &[(&str, u64)]) -> Resources {
+    pairs.iter().map(|&(name, n)| (name, whole(n))).collect()
+}
+
+#[test]
+fn recorded_cluster_is_read_node_by_node() {
+    let server = FakeDashboard::start(fixtures("heldpg"));
+    let inventory = source(&server).load().expect("load");
+    let nodes: Vec<_> = inventory
+        .cluster
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.address.clone().unwrap_or_default(),
+                n.available.clone(),
+                n.total.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let h100 = res(&[
+        ("GPU", 4),
+        ("CPU", 16),
+        ("accelerator_type:H100", 1),
+        ("my_custom", 2),
+    ]);
+    assert_eq!(
+        nodes,
+        [
+            (
+                "127.0.0.2".to_owned(),
+                res(&[("GPU", 4), ("CPU", 20)]),
+                res(&[("GPU", 8), ("CPU", 32)])
+            ),
+            (
+                "127.0.0.3".to_owned(),
+                res(&[("GPU", 4), ("CPU", 8)]),
+                res(&[("GPU", 4), ("CPU", 8)])
+            ),
+            ("127.0.0.4".to_owned(), h100.clone(), h100),
+        ]
+    );
+    assert!(
+        matches!(&inventory.notes[..], [InventoryNote::HeldByPlacementGroup { group, .. }] if group.name == "held")
+    );
+    let seen = server.seen();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[0].target, "/api/v0/nodes?detail=1&limit=10000");
+    assert_eq!(seen[1].target, "/api/cluster_status");
+    assert_eq!(
+        seen[2].target,
+        "/api/v0/placement_groups?detail=1&limit=10000"
+    );
+    assert!(seen.iter().all(|s| s.header("Authorization").is_none()));
+}
+
+#[test]
+fn the_token_is_sent_as_bearer() {
+    let server = FakeDashboard::start(|seen: &Seen| match seen.header("Authorization") {
+        Some("Bearer s3cret") => fixtures("idle")(seen),
+        Some(_) => Reply::Status(403, "Forbidden: Invalid authentication token"),
+        None => Reply::Status(401, "Unauthorized: Missing authentication token"),
+    });
+    let token = Secret::new("s3cret").expect("token");
+    let inventory = source(&server)
+        .with_token(Some(token))
+        .load()
+        .expect("load with token");
+    assert_eq!(inventory.cluster.nodes.len(), 3);
+
+    let missing = source(&server).load().expect_err("no token");
+    assert_eq!(code(&missing), "resource_pool::ray::unauthorized");
+    assert!(
+        help(&missing).contains("RESOURCE_POOL_RAY_TOKEN"),
+        "{}",
+        help(&missing)
+    );
+    assert!(missing.to_string().contains("401"));
+
+    let wrong = Secret::new("wrong").expect("token");
+    let refused = source(&server)
+        .with_token(Some(wrong))
+        .load()
+        .expect_err("wrong token");
+    assert_eq!(code(&refused), "resource_pool::ray::unauthorized");
+    assert!(refused.to_string().contains("403"));
+    assert!(!refused.to_string().contains("wrong") || !format!("{refused:?}").contains("Bearer"));
+}
+
+#[test]
+fn server_errors_are_http_status() {
+    let server = FakeDashboard::start(|_: &Seen| {
+        Reply::Status(500, r#"{"result": false, "msg": "GCS is down"}"#)
+    });
+    let error = source(&server).load().expect_err("500");
+    assert_eq!(code(&error), "resource_pool::ray::http_status");
+    assert!(
+        error.to_string().contains("500") && error.to_string().contains("GCS is down"),
+        "{error}"
+    );
+
+    let not_ray = FakeDashboard::start(|_: &Seen| Reply::Status(404, "404: Not Found"));
+    let error = source(&not_ray).load().expect_err("404");
+    assert_eq!(code(&error), "resource_pool::ray::http_status");
+    assert!(help(&error).contains("8265"));
+}
+
+#[test]
+fn a_silent_server_times_out_within_the_budget() {
+    let server = FakeDashboard::start(|seen: &Seen| {
+        Reply::After(Duration::from_secs(10), Box::new(fixtures("idle")(seen)))
+    });
+    let start = Instant::now();
+    let error = RaySource::new(&server.url)
+        .expect("url")
+        .with_read_timeout(Duration::from_millis(500))
+        .with_timeout(Duration::from_secs(3))
+        .load()
+        .expect_err("timeout");
+    let elapsed = start.elapsed();
+    assert_eq!(code(&error), "resource_pool::ray::timeout");
+    assert!(elapsed < Duration::from_millis(2500), "{elapsed:?}");
+}
+
+#[test]
+fn a_slow_drip_is_cut_by_the_whole_budget() {
+    // Each byte comes well within the read timeout, but the whole body would take minutes.
+    let server = FakeDashboard::start(|_: &Seen| {
+        Reply::Drip(
+            fixture("idle_api_v0_nodes_detail.json"),
+            Duration::from_millis(50),
+        )
+    });
+    let budget = Duration::from_millis(1500);
+    let start = Instant::now();
+    let error = RaySource::new(&server.url)
+        .expect("url")
+        .with_read_timeout(Duration::from_secs(2))
+        .with_timeout(budget)
+        .load()
+        .expect_err("timeout");
+    let elapsed = start.elapsed();
+    assert_eq!(code(&error), "resource_pool::ray::timeout", "{error}");
+    assert!(elapsed < budget + Duration::from_millis(700), "{elapsed:?}");
+}
+
+#[test]
+fn a_closed_connection_is_a_transport_error() {
+    let server = FakeDashboard::start(|_: &Seen| Reply::Close);
+    let error = source(&server).load().expect_err("closed");
+    assert!(
+        [
+            "resource_pool::ray::transport",
+            "resource_pool::ray::unreachable"
+        ]
+        .contains(&code(&error).as_str()),
+        "{}: {error}",
+        code(&error)
+    );
+    let ssh = FakeDashboard::start(|_: &Seen| Reply::Raw(b"SSH-2.0-OpenSSH_9.6\r\n"));
+    let error = source(&ssh).load().expect_err("not http");
+    assert_eq!(code(&error), "resource_pool::ray::transport", "{error}");
+}
+
+#[test]
+fn a_body_that_is_not_ray_is_bad_body() {
+    let server = FakeDashboard::start(|_: &Seen| {
+        Reply::Json(b"<html><body>Welcome to nginx!</body></html>".to_vec())
+    });
+    let error = source(&server).load().expect_err("garbage");
+    assert_eq!(code(&error), "resource_pool::ray::bad_body");
+    assert!(matches!(error, InventoryError::RayJson(_)));
+    let truncated = FakeDashboard::start(|_: &Seen| {
+        let mut body = fixture("idle_api_v0_nodes_detail.json");
+        body.truncate(body.len() / 2);
+        Reply::Json(body)
+    });
+    assert_eq!(
+        code(&source(&truncated).load().expect_err("half")),
+        "resource_pool::ray::bad_body"
+    );
+}
+
+#[test]
+fn bodies_past_the_limit_are_refused() {
+    let server = FakeDashboard::start(fixtures("heldpg"));
+    let error = source(&server)
+        .with_max_body_bytes(1000)
+        .load()
+        .expect_err("too large");
+    assert_eq!(code(&error), "resource_pool::ray::too_large");
+}
+
+#[test]
+fn a_closed_port_is_unreachable_at_once() {
+    // Bind, learn the port, and close it again: nothing listens there now.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port");
+    let start = Instant::now();
+    let error = RaySource::new(&format!("http://127.0.0.1:{port}"))
+        .expect("url")
+        .load()
+        .expect_err("closed port");
+    assert_eq!(code(&error), "resource_pool::ray::unreachable", "{error}");
+    assert!(help(&error).contains("ray status"));
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
+/// A cluster of `n` nodes that honours the `limit` parameter as Ray does.
+fn many_nodes(seen: &Seen) -> Reply {
+    let n = 150;
+    let path = seen.target.split('?').next().unwrap_or_default();
+    let limit: usize = seen
+        .target
+        .split(['?', '&'])
+        .find_map(|kv| kv.strip_prefix("limit="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    match path {
+        "/api/v0/nodes" => {
+            let nodes: Vec<String> = (0..n.min(limit))
+                .map(|i| {
+                    format!(
+                        r#"{{"node_id": "n{i:03}", "node_ip": "10.0.0.{i}", "state": "ALIVE", "resources_total": {{"GPU": 8.0, "CPU": 64.0, "node:10.0.0.{i}": 1.0}}, "labels": {{}}}}"#
+                    )
+                })
+                .collect();
+            let body = format!(
+                r#"{{"result": true, "msg": "", "data": {{"result": {{"total": {n}, "result": [{}]}}}}}}"#,
+                nodes.join(",")
+            );
+            Reply::Json(body.into_bytes())
+        }
+        "/api/cluster_status" => Reply::Json(fixture("autoscaler_v2_api_cluster_status.json")),
+        _ => Reply::Json(fixture("idle_api_v0_placement_groups_detail.json")),
+    }
+}
+
+#[test]
+fn more_than_a_hundred_nodes_are_read() {
+    let server = FakeDashboard::start(many_nodes);
+    let inventory = source(&server).load().expect("load");
+    assert_eq!(inventory.cluster.alive().count(), 150);
+    assert!(
+        inventory
+            .cluster
+            .nodes
+            .iter()
+            .all(|n| n.available == res(&[("GPU", 8), ("CPU", 64)]))
+    );
+
+    // A small page is truncated, and asked again with a page as large as the count.
+    let server = FakeDashboard::start(many_nodes);
+    let inventory = source(&server).with_limit(100).load().expect("load");
+    assert_eq!(inventory.cluster.nodes.len(), 150);
+    let targets: Vec<_> = server.seen().into_iter().map(|s| s.target).collect();
+    assert_eq!(targets[0], "/api/v0/nodes?detail=1&limit=100");
+    assert_eq!(targets[1], "/api/v0/nodes?detail=1&limit=150");
+}
+
+#[test]
+fn the_source_names_itself() {
+    let source = RaySource::new("127.0.0.1:8265").expect("url");
+    assert_eq!(source.name(), "Ray dashboard at http://127.0.0.1:8265");
+}

@@ -1,0 +1,19 @@
+use resource_pool::{PoolSpec, ResourcePools, Role};
+
+#[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[role(rename_all = "snake_case")]
+enum MyRole {
+    ActorRollout,
+    Critic,
+    RefPolicy,
+    RewardModel,
+}
+
+#[derive(ResourcePools)]
+#[resource_pools(role = MyRole)]
+struct Pools {
+    #[pool(roles(ActorRollout, Critic, RefPolicy, RewardModel), separate_worker_groups)]
+    global_pool: PoolSpec,
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+use resource_pool::{PoolSpec, ResourcePools, Role};
+
+#[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[role(rename_all = "snake_case")]
+enum MyRole {
+    ActorRollout,
+    Critic,
+    RefPolicy,
+    RewardModel,
+}
+
+#[derive(ResourcePools)]
+struct Pools {
+    #[pool(roles(ActorRollout, Critic, RefPolicy, RewardModel))]
+    global_pool: PoolSpec,
+}
+
+fn main() {}

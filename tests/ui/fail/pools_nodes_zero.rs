@@ -1,0 +1,21 @@
+use resource_pool::{PoolSpec, ResourcePools, Role};
+
+#[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[role(rename_all = "snake_case")]
+enum MyRole {
+    ActorRollout,
+    Critic,
+    RefPolicy,
+    RewardModel,
+}
+
+#[derive(ResourcePools)]
+#[resource_pools(role = MyRole)]
+struct Pools {
+    #[pool(roles(ActorRollout, Critic, RefPolicy), process_on_nodes = [8, 0, 8])]
+    global_pool: PoolSpec,
+    #[pool(roles(RewardModel))]
+    reward_pool: PoolSpec,
+}
+
+fn main() {}
