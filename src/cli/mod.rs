@@ -5,6 +5,7 @@
 
 mod check_cmd;
 mod cluster_input;
+mod inventory_cmd;
 mod lint_cmd;
 mod plan;
 pub mod report;
@@ -48,6 +49,8 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Lint a config, then check that it can be placed on a cluster and that Ray will.
     Check(check_cmd::CheckArgs),
+    /// Print a cluster (a live Ray cluster, or a cluster file) as cluster TOML.
+    Inventory(inventory_cmd::InventoryArgs),
 }
 
 /// Output formats.
@@ -111,6 +114,7 @@ pub fn run() -> ExitCode {
     let outcome = match &cli.command {
         Command::Lint(args) => lint_cmd::run(args, &context),
         Command::Check(args) => check_cmd::run(args, &context),
+        Command::Inventory(args) => inventory_cmd::run(args, &context),
     };
     ExitCode::from(outcome as u8)
 }
