@@ -5,7 +5,8 @@ use std::path::Path;
 use crate::config::{ConfigErrors, PoolDefaults, PoolField, load_struct_pools};
 use crate::source::{ReadError, ReadLimits, SourceFile};
 use crate::{
-    Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, PoolSpec, ResourcePoolManager, Role,
+    Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, PoolSpec, ResourcePool,
+    ResourcePoolManager, Role,
 };
 
 /// Why a derived struct's pools file does not load: it cannot be read, or its content
@@ -62,11 +63,9 @@ fn load<const N: usize>(
 ) -> Result<[PoolSpec; N], ConfigErrors> {
     let fields: Vec<PoolField> = attrs.iter().map(PoolAttrs::field).collect();
     let specs = load_struct_pools(source, &fields)?;
-    Ok(specs
-        .try_into()
-        .unwrap_or_else(|specs: Vec<PoolSpec>| {
-            unreachable!("{} pools loaded for {N} fields", specs.len())
-        }))
+    Ok(specs.try_into().unwrap_or_else(|specs: Vec<PoolSpec>| {
+        unreachable!("{} pools loaded for {N} fields", specs.len())
+    }))
 }
 
 /// `from_toml_str`.
@@ -96,15 +95,17 @@ pub fn fixed_pools<const N: usize>(attrs: &[PoolAttrs]) -> [PoolSpec; N] {
     }
 }
 
-/// The role → pool mapping, from the derive's `__pool_of`, in `Role::ALL` order.
-pub fn mapping<R: Role>(
+/// `try_into_manager`: the pools in field order, each role mapped by the derive's
+/// `__pool_of`, in `Role::ALL` order.
+pub fn manager<R: RoleVariants>(
+    pools: Vec<ResourcePool>,
     pool_of: fn(R) -> Option<usize>,
     names: &'static [&'static str],
-) -> Vec<(R, &'static str)> {
-    R::ALL
+) -> Result<ResourcePoolManager<R>, ManagerError> {
+    let mapping = R::ROLES
         .iter()
-        .filter_map(|&role| Some((role, names[pool_of(role)?])))
-        .collect()
+        .filter_map(|&role| Some((role, *names.get(pool_of(role)?)?)));
+    ResourcePoolManager::new(pools, mapping)
 }
 
 /// `into_manager`.
@@ -124,6 +125,8 @@ pub fn unwrap_manager<R>(
     note = "derive it: `#[derive(resource_pool::Role)]`"
 )]
 pub trait RoleVariants: Role {
+    /// `Role::ALL`.
+    const ROLES: &'static [Self];
     /// The variants' identifiers, as in `Role::ALL`.
     const VARIANTS: &'static [&'static str];
     /// For each variant, the message when no pool lists it.

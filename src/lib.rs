@@ -31,8 +31,8 @@
 extern crate self as resource_pool;
 
 mod derived;
-mod role_error;
 pub mod ray_http;
+mod role_error;
 pub mod verl;
 
 pub use resource_pool_core::*;
@@ -49,7 +49,7 @@ pub mod __private {
     pub use serde;
 
     pub use crate::derived::{
-        PoolAttrs, RoleVariants, fixed_pools, load_pools_file, load_pools_str, mapping,
+        PoolAttrs, RoleVariants, fixed_pools, load_pools_file, load_pools_str, manager,
         unwrap_manager,
     };
     pub use crate::role_error::{deserialize_role, parse_role};

@@ -113,14 +113,22 @@ mod tests {
     fn default_layout_follows_verl() {
         let manager = default_layout(8, 1, None).unwrap();
         assert_eq!(manager.pools().len(), 1);
-        assert!(Role::ALL
-            .iter()
-            .all(|&r| manager.get_resource_pool(r).name == GLOBAL_POOL));
+        assert!(
+            Role::ALL
+                .iter()
+                .all(|&r| manager.get_resource_pool(r).name == GLOBAL_POOL)
+        );
 
         let manager = default_layout(8, 2, Some((2, 1))).unwrap();
         let reward = manager.get_resource_pool(Role::RewardModel);
-        assert_eq!((reward.name.as_str(), reward.process_on_nodes()), (REWARD_POOL, &[2][..]));
-        assert_eq!(manager.get_resource_pool(Role::Actor).process_on_nodes(), [8, 8]);
+        assert_eq!(
+            (reward.name.as_str(), reward.process_on_nodes()),
+            (REWARD_POOL, &[2][..])
+        );
+        assert_eq!(
+            manager.get_resource_pool(Role::Actor).process_on_nodes(),
+            [8, 8]
+        );
         assert_eq!(manager.roles_of(0).count(), 8);
 
         assert_eq!(

@@ -139,6 +139,45 @@ fn check_places_a_layout_that_fits() {
 }
 
 #[test]
+fn check_catches_the_hang_of_ray_order() {
+    let (code, value) = check_json("small_pool_first", "big_and_small");
+    assert_eq!(code, Some(1), "{value:#}");
+    assert_eq!(value["feasible"], true);
+    assert_eq!(value["ray"], "hangs");
+    assert_eq!(value["placement"].as_array().unwrap().len(), 2);
+    // Ray places the small pool on the big node, and the large pool then pends.
+    assert_eq!(
+        value["ray_placement"],
+        serde_json::json!([{"pool": "reward_pool", "slot": 0, "node": "big"}])
+    );
+    let hang = &value["diagnostics"][0];
+    assert_eq!(hang["code"], "resource_pool::ray::hangs");
+    assert_eq!(hang["line"], 7);
+    assert!(hang["help"].as_str().unwrap().contains("global_pool, reward_pool"), "{hang}");
+
+    let (code, value) = check_json("large_pool_first", "big_and_small");
+    assert_eq!(code, Some(0), "{value:#}");
+    assert_eq!(value["ray"], "places");
+    assert_eq!(value["ray_placement"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn human_check_shows_the_plan_on_stdout() {
+    let output = run(&[
+        "check",
+        "examples/configs/small_pool_first.toml",
+        "--cluster",
+        "examples/clusters/big_and_small.toml",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    insta::assert_snapshot!(stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("resource_pool::ray::hangs"), "{stderr}");
+    assert!(stderr.contains("check: placeable; Ray hangs (1 error, 0 warnings)"), "{stderr}");
+}
+
+#[test]
 fn check_explains_what_does_not_fit() {
     let (code, value) = check_json("verl_default", "cpu_starved");
     assert_eq!(code, Some(1));

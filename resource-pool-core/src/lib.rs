@@ -9,6 +9,8 @@
 pub mod check;
 pub mod cluster_file;
 pub mod config;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod lint;
 pub mod inventory;
 pub mod model;

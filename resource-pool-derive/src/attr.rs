@@ -156,12 +156,16 @@ fn not_an_enum(cx: &Ctxt, span: Span, ident: &syn::Ident, what: &str) {
 
 fn unknown_rule(value: &str) -> String {
     let spellings = RenameRule::ALL.iter().map(|(s, _)| *s);
-    let list: Vec<_> = spellings.clone().map(|s| format!("\"{s}\"")).collect();
-    format!(
-        "unknown `rename_all` rule \"{value}\"{}; the rules are {}",
-        suggest::hint(value, spellings),
-        list.join(", ")
-    )
+    match suggest::did_you_mean(value, spellings.clone()) {
+        Some(rule) => format!("unknown `rename_all` rule \"{value}\": did you mean \"{rule}\"?"),
+        None => {
+            let list: Vec<_> = spellings.map(|s| format!("\"{s}\"")).collect();
+            format!(
+                "unknown `rename_all` rule \"{value}\"; the rules are {}",
+                list.join(", ")
+            )
+        }
+    }
 }
 
 /// Reads a `#[derive(ResourcePools)]` input; `None` when it is not a struct of named
@@ -274,6 +278,16 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
             accelerator_type: None,
             separate_worker_groups: None,
         };
+        if !is_pool_spec(&field.ty) {
+            let ty = &field.ty;
+            cx.error_at(
+                ty,
+                format!(
+                    "field `{ident}` is a pool, so its type is `PoolSpec`, not `{}`",
+                    quote::quote!(#ty).to_string().replace(' ', "")
+                ),
+            );
+        }
         let mut roles_seen = false;
         for attr in &field.attrs {
             if attr.path().is_ident("resource_pools") {
@@ -310,6 +324,19 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
     })
 }
 
+/// Whether a field's type is written `PoolSpec` (or a path ending in it). The generated
+/// code also asserts the type, so a foreign type of that name is caught too.
+fn is_pool_spec(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "PoolSpec" && s.arguments.is_none()),
+        _ => false,
+    }
+}
+
 fn not_a_struct(cx: &Ctxt, span: Span, ident: &syn::Ident, what: &str) {
     cx.error_span(
         span,
@@ -330,15 +357,24 @@ fn pool_key(
     let path = &meta.path;
     let twice = |set: bool| {
         if set {
-            let key = path.get_ident().map(ToString::to_string).unwrap_or_default();
-            cx.error_at(path, format!("`{key}` is set twice for pool `{}`", pool.ident));
+            let key = path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            cx.error_at(
+                path,
+                format!("`{key}` is set twice for pool `{}`", pool.ident),
+            );
         }
     };
     if path.is_ident("roles") {
         twice(*roles_seen);
         *roles_seen = true;
         if !meta.input.peek(syn::token::Paren) {
-            cx.error_at(path, "list the pool's roles in parentheses: `roles(Actor, Critic)`");
+            cx.error_at(
+                path,
+                "list the pool's roles in parentheses: `roles(Actor, Critic)`",
+            );
             return skip_value(meta);
         }
         let content;
@@ -401,8 +437,7 @@ fn pool_key(
                     cx.error_at(
                         &lit,
                         format!(
-                            "unknown accelerator \"{other}\"{}; a pool asks for \"GPU\" or \"NPU\"",
-                            suggest::hint(other, ["GPU", "NPU"])
+                            "unknown accelerator \"{other}\": a pool asks for \"GPU\" or \"NPU\""
                         ),
                     );
                     None
@@ -451,11 +486,7 @@ fn role_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
 }
 
 /// Runs `logic` over the keys of `#[name(...)]`, reporting a malformed attribute.
-fn parse_attr(
-    cx: &Ctxt,
-    attr: &Attribute,
-    logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
-) {
+fn parse_attr(cx: &Ctxt, attr: &Attribute, logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>) {
     if let Err(err) = attr.parse_nested_meta(logic) {
         cx.push(err);
     }
@@ -474,12 +505,13 @@ fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, keys: &[&str]) -> 
     let hint = suggest::hint(&key, keys.iter().copied());
     let list: Vec<_> = keys.iter().map(|k| format!("`{k}`")).collect();
     let expected = match list.as_slice() {
-        [one] => format!("the only key is {one}"),
-        _ => format!("the keys are {}", list.join(", ")),
+        _ if !hint.is_empty() => String::new(),
+        [one] => format!("; the only key is {one}"),
+        _ => format!("; the keys are {}", list.join(", ")),
     };
     cx.error_at(
         &meta.path,
-        format!("unknown key `{key}` in `#[{attr}(...)]`{hint}; {expected}"),
+        format!("unknown key `{key}` in `#[{attr}(...)]`{hint}{expected}"),
     );
     skip_value(meta)
 }
@@ -498,7 +530,11 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 
 /// `key = "string"`; a value of another kind is reported and read past.
 fn lit_str(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Option<LitStr>> {
-    let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
     if !meta.input.peek(Token![=]) {
         cx.error_at(&meta.path, format!("`{key}` takes a string: `{example}`"));
         skip_value(meta)?;
@@ -519,9 +555,16 @@ fn lit_str(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Opti
 
 /// `key = 3`; a value of another kind is reported and read past.
 fn lit_u32(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Option<Lit<u32>>> {
-    let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
     if !meta.input.peek(Token![=]) {
-        cx.error_at(&meta.path, format!("`{key}` takes a whole number: `{example}`"));
+        cx.error_at(
+            &meta.path,
+            format!("`{key}` takes a whole number: `{example}`"),
+        );
         skip_value(meta)?;
         return Ok(None);
     }
@@ -539,7 +582,10 @@ fn expr_u32(cx: &Ctxt, expr: &Expr, what: &str) -> syn::Result<Option<Lit<u32>>>
             if !matches!(int.suffix(), "" | "u32") {
                 cx.error_at(
                     int,
-                    format!("{what} is a plain whole number: write it without the `{}` suffix", int.suffix()),
+                    format!(
+                        "{what} is a plain whole number: write it without the `{}` suffix",
+                        int.suffix()
+                    ),
                 );
                 return Ok(None);
             }

@@ -3,27 +3,27 @@
 /// A case convention for role names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RenameRule {
-    LowerCase,
-    UpperCase,
-    PascalCase,
-    CamelCase,
-    SnakeCase,
-    ScreamingSnakeCase,
-    KebabCase,
-    ScreamingKebabCase,
+    Lower,
+    Upper,
+    Pascal,
+    Camel,
+    Snake,
+    ScreamingSnake,
+    Kebab,
+    ScreamingKebab,
 }
 
 impl RenameRule {
     /// Every rule with its spelling, in serde's order.
     pub(crate) const ALL: [(&'static str, RenameRule); 8] = [
-        ("lowercase", RenameRule::LowerCase),
-        ("UPPERCASE", RenameRule::UpperCase),
-        ("PascalCase", RenameRule::PascalCase),
-        ("camelCase", RenameRule::CamelCase),
-        ("snake_case", RenameRule::SnakeCase),
-        ("SCREAMING_SNAKE_CASE", RenameRule::ScreamingSnakeCase),
-        ("kebab-case", RenameRule::KebabCase),
-        ("SCREAMING-KEBAB-CASE", RenameRule::ScreamingKebabCase),
+        ("lowercase", RenameRule::Lower),
+        ("UPPERCASE", RenameRule::Upper),
+        ("PascalCase", RenameRule::Pascal),
+        ("camelCase", RenameRule::Camel),
+        ("snake_case", RenameRule::Snake),
+        ("SCREAMING_SNAKE_CASE", RenameRule::ScreamingSnake),
+        ("kebab-case", RenameRule::Kebab),
+        ("SCREAMING-KEBAB-CASE", RenameRule::ScreamingKebab),
     ];
 
     pub(crate) fn from_str(name: &str) -> Option<RenameRule> {
@@ -36,17 +36,17 @@ impl RenameRule {
     /// The name of a variant written in `PascalCase`, under this rule.
     pub(crate) fn apply_to_variant(self, variant: &str) -> String {
         match self {
-            RenameRule::PascalCase => variant.to_owned(),
-            RenameRule::LowerCase => variant.to_ascii_lowercase(),
-            RenameRule::UpperCase => variant.to_ascii_uppercase(),
-            RenameRule::CamelCase => {
+            RenameRule::Pascal => variant.to_owned(),
+            RenameRule::Lower => variant.to_ascii_lowercase(),
+            RenameRule::Upper => variant.to_ascii_uppercase(),
+            RenameRule::Camel => {
                 let mut chars = variant.chars();
                 match chars.next() {
                     Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
                     None => String::new(),
                 }
             }
-            RenameRule::SnakeCase => {
+            RenameRule::Snake => {
                 let mut snake = String::with_capacity(variant.len() + 4);
                 for (i, ch) in variant.char_indices() {
                     if i > 0 && ch.is_uppercase() {
@@ -56,13 +56,13 @@ impl RenameRule {
                 }
                 snake
             }
-            RenameRule::ScreamingSnakeCase => RenameRule::SnakeCase
+            RenameRule::ScreamingSnake => RenameRule::Snake
                 .apply_to_variant(variant)
                 .to_ascii_uppercase(),
-            RenameRule::KebabCase => RenameRule::SnakeCase
+            RenameRule::Kebab => RenameRule::Snake
                 .apply_to_variant(variant)
                 .replace('_', "-"),
-            RenameRule::ScreamingKebabCase => RenameRule::ScreamingSnakeCase
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
                 .apply_to_variant(variant)
                 .replace('_', "-"),
         }

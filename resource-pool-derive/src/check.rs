@@ -22,7 +22,10 @@ pub(crate) fn role_enum(cx: &Ctxt, role: &RoleEnum) {
             );
             cx.error_span(
                 first.name_span,
-                format!("note: role `{}` is named \"{}\" here", first.ident, first.name),
+                format!(
+                    "note: role `{}` is named \"{}\" here",
+                    first.ident, first.name
+                ),
             );
         }
     }
@@ -51,7 +54,9 @@ pub(crate) fn pools_struct(cx: &Ctxt, pools: &PoolsStruct) {
                     );
                     cx.error_at(
                         first,
-                        format!("note: role `{role}` is first assigned here, to pool `{first_pool}`"),
+                        format!(
+                            "note: role `{role}` is first assigned here, to pool `{first_pool}`"
+                        ),
                     );
                 }
                 None => seen.push((role, pool.ident)),

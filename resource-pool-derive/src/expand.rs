@@ -1,8 +1,8 @@
 //! The generated code. Every path is absolute (`::resource_pool::...`, `::core::...`) so
 //! that nothing the user imports, or fails to import, changes its meaning.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Accelerator, PoolsStruct, RoleEnum};
@@ -58,6 +58,7 @@ pub(crate) fn role_enum(role: &RoleEnum) -> TokenStream {
 
             #[automatically_derived]
             impl #impl_generics ::resource_pool::__private::RoleVariants for #ident #ty_generics #where_clause {
+                const ROLES: &'static [Self] = <Self as ::resource_pool::Role>::ALL;
                 const VARIANTS: &'static [&'static str] = &[#(#idents),*];
                 const UNASSIGNED: &'static [&'static str] = &[#(#unassigned),*];
             }
@@ -65,7 +66,7 @@ pub(crate) fn role_enum(role: &RoleEnum) -> TokenStream {
             #[automatically_derived]
             impl #impl_generics ::core::fmt::Display for #ident #ty_generics #where_clause {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(<Self as ::resource_pool::Role>::name(*self))
+                    f.pad(<Self as ::resource_pool::Role>::name(*self))
                 }
             }
 
@@ -125,6 +126,7 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
     // (E0599, with rustc's similar-name hint) on itself.
     let arms = pools.pools.iter().enumerate().map(|(i, pool)| {
         let patterns = pool.roles.iter().map(|variant| {
+            let role = respan(role, variant.span());
             quote_spanned! {variant.span()=> #role::#variant }
         });
         quote! { #(#patterns)|* => ::core::option::Option::Some(#i), }
@@ -134,7 +136,7 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
     let role_span = role.span();
     let role_check = quote_spanned! {role_span=>
         const _: () = {
-            let all = <#role as ::resource_pool::Role>::ALL;
+            let all = <#role as ::resource_pool::__private::RoleVariants>::ROLES;
             let unassigned = <#role as ::resource_pool::__private::RoleVariants>::UNASSIGNED;
             let mut i = 0;
             while i < all.len() {
@@ -164,10 +166,14 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         };
         let accelerator = match pool.accelerator.as_ref().map(|a| a.value) {
             Some(Accelerator::Gpu) => {
-                quote!(::core::option::Option::Some(::resource_pool::Accelerator::Gpu))
+                quote!(::core::option::Option::Some(
+                    ::resource_pool::Accelerator::Gpu
+                ))
             }
             Some(Accelerator::Npu) => {
-                quote!(::core::option::Option::Some(::resource_pool::Accelerator::Npu))
+                quote!(::core::option::Option::Some(
+                    ::resource_pool::Accelerator::Npu
+                ))
             }
             None => quote!(::core::option::Option::None),
         };
@@ -190,6 +196,16 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
             }
         }
     });
+
+    // Spanned on the `role = ...` path like the check above, so that a role type that is
+    // no `#[derive(Role)]` enum is reported once, there.
+    let manager = quote_spanned! {role_span=>
+        ::resource_pool::__private::manager::<#role>(
+            ::std::vec![#(::resource_pool::ResourcePool::new(#names, self.#fields)),*],
+            Self::__pool_of,
+            &[#(#names),*],
+        )
+    };
 
     let all_fixed = pools.pools.iter().all(|p| p.process_on_nodes.is_some());
     let fixed = all_fixed.then(|| {
@@ -225,7 +241,7 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         };
 
         #[automatically_derived]
-        #[allow(dead_code)]
+        #[allow(dead_code, unused_qualifications, clippy::self_named_constructors)]
         impl #ident {
             #[doc(hidden)]
             #[allow(unreachable_patterns)]
@@ -281,11 +297,27 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
                 ::resource_pool::ResourcePoolManager<#role>,
                 ::resource_pool::ManagerError,
             > {
-                ::resource_pool::ResourcePoolManager::new(
-                    ::std::vec![#(::resource_pool::ResourcePool::new(#names, self.#fields)),*],
-                    ::resource_pool::__private::mapping(Self::__pool_of, &[#(#names),*]),
-                )
+                #manager
             }
         }
     }
+}
+
+/// The tokens with every span set to `span`, so that a path built from them is reported
+/// as one token of the user's.
+fn respan(tokens: &impl ToTokens, span: Span) -> TokenStream {
+    tokens
+        .to_token_stream()
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(group) = &tree {
+                let mut inner = Group::new(group.delimiter(), respan(&group.stream(), span));
+                inner.set_span(span);
+                tree = TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
 }

@@ -8,22 +8,25 @@ use syn::{DeriveInput, Path};
 
 pub(crate) fn role_enum(input: &DeriveInput, error: syn::Error) -> TokenStream {
     let error = error.into_compile_error();
+    // With generic parameters (an error already), impls would only add bound errors.
+    if !input.generics.params.is_empty() {
+        return error;
+    }
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
         #error
 
         #[doc(hidden)]
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics ::resource_pool::RoleKey for #ident #ty_generics #where_clause {
+            impl ::resource_pool::RoleKey for #ident {
                 fn key_name(&self) -> ::resource_pool::__private::Cow<'_, str> {
                     ::core::unreachable!()
                 }
             }
 
             #[automatically_derived]
-            impl #impl_generics ::resource_pool::Role for #ident #ty_generics #where_clause {
+            impl ::resource_pool::Role for #ident {
                 const ALL: &'static [Self] = &[];
 
                 fn name(self) -> &'static str {
@@ -36,20 +39,21 @@ pub(crate) fn role_enum(input: &DeriveInput, error: syn::Error) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #impl_generics ::resource_pool::__private::RoleVariants for #ident #ty_generics #where_clause {
+            impl ::resource_pool::__private::RoleVariants for #ident {
+                const ROLES: &'static [Self] = &[];
                 const VARIANTS: &'static [&'static str] = &[];
                 const UNASSIGNED: &'static [&'static str] = &[];
             }
 
             #[automatically_derived]
-            impl #impl_generics ::core::fmt::Display for #ident #ty_generics #where_clause {
+            impl ::core::fmt::Display for #ident {
                 fn fmt(&self, _: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                     ::core::unreachable!()
                 }
             }
 
             #[automatically_derived]
-            impl #impl_generics ::core::str::FromStr for #ident #ty_generics #where_clause {
+            impl ::core::str::FromStr for #ident {
                 type Err = ::resource_pool::ParseRoleError;
 
                 fn from_str(_: &str) -> ::core::result::Result<Self, ::resource_pool::ParseRoleError> {
@@ -60,10 +64,16 @@ pub(crate) fn role_enum(input: &DeriveInput, error: syn::Error) -> TokenStream {
     }
 }
 
-pub(crate) fn pools_struct(input: &DeriveInput, role: Option<&Path>, error: syn::Error) -> TokenStream {
+pub(crate) fn pools_struct(
+    input: &DeriveInput,
+    role: Option<&Path>,
+    error: syn::Error,
+) -> TokenStream {
     let error = error.into_compile_error();
+    if !input.generics.params.is_empty() {
+        return error;
+    }
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let manager = role.map(|role| {
         quote! {
             pub fn into_manager(self) -> ::resource_pool::ResourcePoolManager<#role> {
@@ -85,7 +95,7 @@ pub(crate) fn pools_struct(input: &DeriveInput, role: Option<&Path>, error: syn:
 
         #[automatically_derived]
         #[allow(dead_code, unused_variables, clippy::all)]
-        impl #impl_generics #ident #ty_generics #where_clause {
+        impl #ident {
             pub fn from_toml_str(
                 src: &str,
                 file_name: &str,

@@ -20,10 +20,10 @@ pub(crate) fn did_you_mean<'a>(
         .map(|(_, candidate)| candidate)
 }
 
-/// The ` (did you mean `x`?)` tail of a message, or nothing.
+/// The `: did you mean `x`?` tail of a message, or nothing.
 pub(crate) fn hint<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     match did_you_mean(wrong, candidates) {
-        Some(candidate) => format!("; did you mean `{candidate}`?"),
+        Some(candidate) => format!(": did you mean `{candidate}`?"),
         None => String::new(),
     }
 }
@@ -55,8 +55,14 @@ mod tests {
     fn close_names_only() {
         let keys = ["roles", "max_colocate_count", "process_on_nodes"];
         assert_eq!(did_you_mean("role", keys), Some("roles"));
-        assert_eq!(did_you_mean("max_colocate", keys), Some("max_colocate_count"));
-        assert_eq!(did_you_mean("proces_on_node", keys), Some("process_on_nodes"));
+        assert_eq!(
+            did_you_mean("max_colocate", keys),
+            Some("max_colocate_count")
+        );
+        assert_eq!(
+            did_you_mean("proces_on_node", keys),
+            Some("process_on_nodes")
+        );
         assert_eq!(did_you_mean("zzz", keys), None);
     }
 }

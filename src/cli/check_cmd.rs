@@ -7,6 +7,7 @@ use resource_pool::check::{CheckOptions, CheckReport, check};
 use resource_pool::config::load_config;
 use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
+use resource_pool::ray_sim::{RaySimOptions, RayVerdict};
 use serde_json::{Value, json};
 
 use super::cluster_input::{ClusterArgs, read_cluster};
@@ -34,6 +35,9 @@ pub struct CheckArgs {
     /// The placement search's step budget (deterministic).
     #[arg(long, default_value_t = PlacementOptions::default().max_steps, value_name = "N")]
     max_steps: u64,
+    /// The most tie-breaks of Ray's scheduler followed.
+    #[arg(long, default_value_t = RaySimOptions::default().max_branches, value_name = "N")]
+    max_ray_branches: usize,
 }
 
 /// Lints a config, then checks it against a cluster.
@@ -63,6 +67,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             budget: Duration::from_millis(args.budget_ms),
             ..PlacementOptions::default()
         },
+        ray: RaySimOptions { max_branches: args.max_ray_branches, ..RaySimOptions::default() },
     };
     let report = check(manager, &input.cluster, &loaded, &options);
     findings.extend(check_against_slots(&input.cluster, &report.slots, input.dead).into_iter().map(Finding::bare));
@@ -93,19 +98,44 @@ fn emit(
             if let Some(report) = report
                 && !context.quiet
             {
-                if let Some(witness) = report.placement.witness() {
-                    let assignment: Vec<Option<usize>> = witness.nodes.iter().copied().map(Some).collect();
-                    print!("{}", render_plan("A placement exists:", &report.slots, &report.pools, cluster, &assignment));
+                let ray = ray_assignment(report);
+                if report.ray.verdict == RayVerdict::Places {
+                    print!("{}", render_plan("Ray places it:", &report.slots, &report.pools, cluster, &ray));
+                } else {
+                    if let Some(witness) = report.placement.witness() {
+                        let assignment: Vec<Option<usize>> = witness.nodes.iter().copied().map(Some).collect();
+                        print!(
+                            "{}",
+                            render_plan("A placement exists:", &report.slots, &report.pools, cluster, &assignment)
+                        );
+                    }
+                    if report.feasible() != Some(false) {
+                        print!(
+                            "{}",
+                            render_plan("Ray, in verl's order, would do:", &report.slots, &report.pools, cluster, &ray)
+                        );
+                    }
                 }
-                let verdict = match report.feasible() {
+                let feasible = match report.feasible() {
                     Some(true) => "placeable",
                     Some(false) => "not placeable",
-                    None => "undecided",
+                    None => "placement undecided",
                 };
-                eprintln!("check: {verdict} ({})", summary(findings));
+                eprintln!("check: {feasible}; Ray {} ({})", report.ray.verdict, summary(findings));
             }
         }
     }
+}
+
+/// The node of each slot on Ray's representative branch.
+fn ray_assignment(report: &CheckReport) -> Vec<Option<usize>> {
+    let mut assignment = vec![None; report.slots.len()];
+    for (slot, node) in report.ray.representative.placed() {
+        if let Some(entry) = assignment.get_mut(slot) {
+            *entry = Some(node);
+        }
+    }
+    assignment
 }
 
 fn placement_json(report: &CheckReport, cluster: &resource_pool::Cluster, assignment: &[Option<usize>]) -> Vec<Value> {
@@ -133,11 +163,16 @@ fn json_result(findings: &[Finding], report: Option<&CheckReport>, cluster: &res
             Some(placement_json(r, cluster, &assignment))
         })
         .unwrap_or_default();
+    let ray = report.and_then(|r| match r.ray.verdict {
+        RayVerdict::Undecided => None,
+        verdict => Some(verdict.to_string()),
+    });
+    let ray_placement = report.map(|r| placement_json(r, cluster, &ray_assignment(r))).unwrap_or_default();
     json!({
         "feasible": report.and_then(CheckReport::feasible),
-        "ray": Value::Null,
+        "ray": ray,
         "placement": placement,
-        "ray_placement": Vec::<Value>::new(),
+        "ray_placement": ray_placement,
         "diagnostics": diagnostics,
     })
 }

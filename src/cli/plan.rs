@@ -56,7 +56,8 @@ pub fn render_plan(
     let idle = held.iter().zip(&cluster.nodes).filter(|(h, n)| h.is_empty() && n.alive).count();
     let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
     if idle > 0 {
-        let _ = writeln!(out, "  {idle} other alive node{} hold nothing", if idle == 1 { "" } else { "s" });
+        let (node, hold) = if idle == 1 { ("node", "holds") } else { ("nodes", "hold") };
+        let _ = writeln!(out, "  {idle} other alive {node} {hold} nothing");
     }
     if dead > 0 {
         let _ = writeln!(out, "  {dead} dead node{} (host nothing)", if dead == 1 { "" } else { "s" });

@@ -31,6 +31,8 @@ export RAY_USAGE_STATS_ENABLED=0
 export RAY_prestart_worker_first_driver=0
 export RAY_enable_worker_prestart=0
 export RAY_DEDUP_LOGS=0
+# The dashboard's cluster status follows the autoscaler monitor: refresh it every second.
+export AUTOSCALER_UPDATE_INTERVAL_S=1
 
 log() { printf '[cluster.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -45,17 +47,28 @@ ensure_venv() {
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "ray[default]==$RAY_VERSION"
 }
 
-# Pids of this cluster's processes: their command line names our temp dir.
+# Pids of this cluster's processes: those whose command line names our temp dir or our GCS
+# address, those of the session `up` started them in, and all their descendants.
 our_pids() {
-    local pid cmd
-    for dir in /proc/[0-9]*; do
-        pid="${dir#/proc/}"
-        [[ "$pid" == "$$" || "$pid" == "$BASHPID" ]] && continue
-        cmd="$(tr '\0' ' ' < "$dir/cmdline" 2>/dev/null || true)"
-        [[ -n "$cmd" && "$cmd" == *"$RAY_TMP/"* || "$cmd" == *"$RAY_TMP "* || "$cmd" == *"--temp-dir=$RAY_TMP"* ]] || continue
-        [[ "$cmd" == *cluster.sh* ]] && continue
-        echo "$pid"
-    done
+    local sid=""
+    [[ -f "$RAY_TMP/sid" ]] && sid="$(cat "$RAY_TMP/sid")"
+    ps -eo pid=,ppid=,sid=,stat=,args= | awk -v tmp="$RAY_TMP" -v gcs="$HEAD_IP:$GCS_PORT" \
+        -v sid="$sid" -v self="$$" -v bpid="$BASHPID" '
+        {
+            pid = $1; ppid[pid] = $2; cmd = $0
+            if ($4 ~ /^Z/) next
+            if (pid == self || pid == bpid || cmd ~ /cluster\.sh/ || cmd ~ / awk /) next
+            if (index(cmd, tmp "/") || index(cmd, "--temp-dir=" tmp) || index(cmd, gcs) || (sid != "" && $3 == sid)) root[pid] = 1
+            all[pid] = 1
+        }
+        END {
+            changed = 1
+            while (changed) {
+                changed = 0
+                for (p in all) if (!(p in root) && (ppid[p] in root)) { root[p] = 1; changed = 1 }
+            }
+            for (p in root) print p
+        }'
 }
 
 signal_pids() {
@@ -64,15 +77,22 @@ signal_pids() {
     for pid in "$@"; do kill "-$sig" "$pid" 2>/dev/null || true; done
 }
 
+# Whether a pid is a running process (zombies count as gone).
+alive() {
+    local state
+    state="$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)"
+    [[ -n "$state" && "$state" != Z ]]
+}
+
 stop_pids() {
     # SIGTERM, then SIGKILL whatever is left after a grace period.
     local pids=("$@")
     [[ ${#pids[@]} -gt 0 ]] || return 0
     signal_pids TERM "${pids[@]}"
     local i left
-    for i in $(seq 1 40); do
+    for i in $(seq 1 24); do
         left=()
-        for pid in "${pids[@]}"; do [[ -d /proc/$pid ]] && left+=("$pid"); done
+        for pid in "${pids[@]}"; do alive "$pid" && left+=("$pid"); done
         [[ ${#left[@]} -eq 0 ]] && return 0
         sleep 0.25
     done
@@ -106,7 +126,17 @@ up() {
         down
     fi
     mkdir -p "$RAY_TMP"
-    local ray="$VENV/bin/ray" start=$SECONDS
+    local start=$SECONDS
+    # In a session of their own, so that `down` finds every process by its session id.
+    setsid -w "$BASH" "${BASH_SOURCE[0]}" _start
+    wait_ready
+    log "up in $((SECONDS - start)) s: $URL"
+    echo "$URL"
+}
+
+start_nodes() {
+    ps -o sid= -p $$ | tr -d ' ' > "$RAY_TMP/sid"
+    local ray="$VENV/bin/ray"
     log "starting head $HEAD_IP (GPU 8, CPU 32), dashboard $URL"
     "$ray" start --head --node-ip-address=$HEAD_IP --port="$GCS_PORT" \
         --num-gpus=8 --num-cpus=32 \
@@ -125,9 +155,6 @@ up() {
         --num-gpus=0 --num-cpus=32 --resources='{"NPU": 8}' \
         --dashboard-agent-listen-port=52367 --object-store-memory=80000000 --temp-dir="$RAY_TMP" \
         > "$RAY_TMP/worker4.out" 2>&1 || { cat "$RAY_TMP/worker4.out" >&2; return 1; }
-    wait_ready
-    log "up in $((SECONDS - start)) s: $URL"
-    echo "$URL"
 }
 
 down() {
@@ -151,6 +178,7 @@ down() {
             return 1
         fi
     fi
+    rm -f "$RAY_TMP/sid"
     log "down in $((SECONDS - start)) s; no process of $RAY_TMP is left"
 }
 
@@ -178,6 +206,7 @@ kill_dashboard() {
 
 case "${1:-}" in
     up) up ;;
+    _start) start_nodes ;;
     down) down ;;
     status)
         echo "$URL"

@@ -3,12 +3,14 @@
 
 mod diagnostics;
 mod placement_findings;
+mod ray_findings;
 
 pub use diagnostics::CheckDiagnostic;
 
 use crate::config::LoadedConfig;
 use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, RoleKey};
 use crate::placement::{self, PlacementOptions, PlacementOutcome, PlacementReport};
+use crate::ray_sim::{self, RayReport, RaySimOptions, RayVerdict};
 use crate::source::Span;
 
 /// Where the pools and node-slots of a layout stand in its file, if it has one.
@@ -46,6 +48,8 @@ impl SlotSpans for LoadedConfig {
 pub struct CheckOptions {
     /// The placement search's budget.
     pub placement: PlacementOptions,
+    /// The Ray simulation's bounds.
+    pub ray: RaySimOptions,
 }
 
 /// Everything the check found.
@@ -57,6 +61,8 @@ pub struct CheckReport {
     pub pools: Vec<ResourcePool>,
     /// The exact check.
     pub placement: PlacementReport,
+    /// Ray's verdict.
+    pub ray: RayReport,
     /// Problems, in the user's terms.
     pub diagnostics: Vec<CheckDiagnostic>,
 }
@@ -68,9 +74,16 @@ impl CheckReport {
         self.placement.feasible()
     }
 
+    /// Ray's verdict: `places`, `hangs`, `depends_on_ties`, or `undecided`.
+    pub fn ray_verdict(&self) -> RayVerdict {
+        self.ray.verdict
+    }
+
     /// Whether the layout passes: placeable and placed by Ray.
     pub fn passes(&self) -> bool {
-        self.feasible() == Some(true) && !self.diagnostics.iter().any(CheckDiagnostic::is_error)
+        self.feasible() == Some(true)
+            && self.ray.verdict == RayVerdict::Places
+            && !self.diagnostics.iter().any(CheckDiagnostic::is_error)
     }
 }
 
@@ -92,5 +105,17 @@ pub fn check<R: RoleKey>(
         }
         PlacementOutcome::Undecided(found) => diagnostics.push(placement_findings::undecided(found, slots.len())),
     }
-    CheckReport { slots, pools, placement, diagnostics }
+    let mut ray_options = options.ray.clone();
+    ray_options.placement = options.placement.clone();
+    let ray = ray_sim::simulate(&slots, cluster, &ray_options);
+    diagnostics.extend(ray_findings::ray(&ray, placement.feasible(), &slots, &pools, cluster, spans));
+    CheckReport { slots, pools, placement, ray, diagnostics }
+}
+
+impl<R: RoleKey> ResourcePoolManager<R> {
+    /// Checks this layout against a cluster with the default budgets: the exact placement
+    /// check and Ray's verdict. Call it before creating any placement group.
+    pub fn check(&self, cluster: &Cluster) -> CheckReport {
+        check(self, cluster, &NoSpans, &CheckOptions::default())
+    }
 }

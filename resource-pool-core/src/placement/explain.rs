@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::model::{Amount, Cluster, NodeSlot};
 
-use super::problem::{VecMap, fill_vector, fits};
+use super::problem::{Problem, SlotType, VecMap, fill_vector, fits};
 
 /// One resource a node is short of.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -203,83 +203,59 @@ impl fmt::Display for IdleFit {
     }
 }
 
-/// (a): slots, grouped by demand, that fit no alive node, each with its nearest node.
-pub(crate) fn unfit_slots(slots: &[NodeSlot], cluster: &Cluster, names: &[String]) -> Vec<UnfitSlots> {
-    let dims = names.len();
+/// (a): slot types that fit no alive node, each with its nearest node.
+pub(crate) fn unfit_slots(problem: &Problem, slots: &[NodeSlot], cluster: &Cluster) -> Vec<UnfitSlots> {
+    let unfit: Vec<&SlotType> = problem
+        .types
+        .iter()
+        .filter(|t| !problem.classes.iter().any(|c| fits(&t.demand, &c.cap)))
+        .collect();
+    if unfit.is_empty() {
+        return Vec::new();
+    }
+    let names = &problem.names;
     // Alive nodes grouped by their (unreduced) available vectors.
-    let mut groups: VecMap<usize> = VecMap::default();
+    let mut groups: VecMap<()> = VecMap::default();
     let mut reps: Vec<(usize, Vec<u64>)> = Vec::new();
-    let mut buf = vec![0u64; dims];
+    let mut buf = vec![0u64; names.len()];
     for (i, node) in cluster.nodes.iter().enumerate() {
         if !node.alive {
             continue;
         }
         fill_vector(&node.available, names, &mut buf);
         if !groups.contains_key(buf.as_slice()) {
-            groups.insert(buf.clone(), reps.len());
+            groups.insert(buf.clone(), ());
             reps.push((i, buf.clone()));
         }
     }
-    let mut by_demand: VecMap<usize> = VecMap::default();
-    let mut out: Vec<UnfitSlots> = Vec::new();
-    let mut fits_cache: VecMap<bool> = VecMap::default();
-    for (i, slot) in slots.iter().enumerate() {
-        fill_vector(&slot.demand, names, &mut buf);
-        let fits_some = match fits_cache.get(buf.as_slice()) {
-            Some(&f) => f,
-            None => {
-                let f = reps.iter().any(|(_, a)| fits(&buf, a));
-                fits_cache.insert(buf.clone(), f);
-                f
-            }
-        };
-        if fits_some {
-            continue;
-        }
-        match by_demand.get(buf.as_slice()) {
-            Some(&j) => out[j].slots.push(i),
-            None => {
-                by_demand.insert(buf.clone(), out.len());
-                out.push(UnfitSlots {
-                    slots: vec![i],
-                    demand: slot.demand.clone(),
-                    nearest: nearest(
-                        names,
-                        &buf,
-                        reps.iter().map(|(n, a)| (*n, a.as_slice())),
-                        cluster,
-                    ),
-                });
-            }
-        }
-    }
-    out
+    unfit
+        .into_iter()
+        .map(|t| UnfitSlots {
+            slots: t.slots.clone(),
+            demand: t
+                .slots
+                .first()
+                .and_then(|&i| slots.get(i))
+                .map(|s| s.demand.clone())
+                .unwrap_or_default(),
+            nearest: nearest(
+                names,
+                &t.demand,
+                reps.iter().map(|(n, a)| (*n, a.as_slice())),
+                cluster,
+            ),
+        })
+        .collect()
 }
 
 /// (b): resources whose total demand exceeds the free total over alive nodes.
-pub(crate) fn short_totals(slots: &[NodeSlot], cluster: &Cluster, names: &[String]) -> Vec<ShortTotal> {
-    let dims = names.len();
-    let mut need = vec![0u64; dims];
-    let mut have = vec![0u64; dims];
-    let mut buf = vec![0u64; dims];
-    for slot in slots {
-        fill_vector(&slot.demand, names, &mut buf);
-        for r in 0..dims {
-            need[r] = need[r].saturating_add(buf[r]);
-        }
-    }
-    for node in cluster.alive() {
-        fill_vector(&node.available, names, &mut buf);
-        for r in 0..dims {
-            have[r] = have[r].saturating_add(buf[r]);
-        }
-    }
-    (0..dims)
-        .filter(|&r| need[r] > have[r])
+pub(crate) fn short_totals(problem: &Problem) -> Vec<ShortTotal> {
+    (0..problem.dims())
+        .filter(|&r| problem.need[r] > problem.free[r])
         .map(|r| ShortTotal {
-            resource: names[r].clone(),
-            needed: Amount::from_units(need[r]),
-            free: Amount::from_units(have[r]),
+            resource: problem.names[r].clone(),
+            needed: Amount::from_units(problem.need[r]),
+            free: Amount::from_units(problem.free[r]),
         })
         .collect()
 }
@@ -335,12 +311,12 @@ mod tests {
             bundles: 8,
             demand: res(8, 24),
         };
-        let names = vec!["CPU".to_owned(), "GPU".to_owned()];
-        let unfit = unfit_slots(&[slot], &cluster, &names);
+        let slots = [slot];
+        let unfit = unfit_slots(&Problem::build(&slots, &cluster), &slots, &cluster);
         assert_eq!(unfit.len(), 1);
         // node-c lacks only CPU: one short resource beats two.
         let near = unfit[0].nearest.as_ref().map(|n| n.to_string());
         assert_eq!(near.as_deref(), Some("node-c: CPU 8 of 24"));
-        assert!(unfit_slots(&[], &cluster, &names).is_empty());
+        assert!(unfit_slots(&Problem::build(&[], &cluster), &[], &cluster).is_empty());
     }
 }

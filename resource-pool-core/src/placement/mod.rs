@@ -58,7 +58,7 @@ pub use search::BudgetLimit;
 pub use witness::{Witness, WitnessError};
 
 pub(crate) use explain::nearest;
-pub(crate) use problem::{FxBuild, VecMap, demanded_names, fill_vector, fits};
+pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits, intern_slots};
 
 use crate::model::{Cluster, NodeSlot};
 use problem::Problem;
@@ -260,7 +260,12 @@ pub fn check_placement(
     let (outcome, decided_by) = match decision {
         Decision::Found(moves, by) => {
             match search::replay(&problem, &moves, slots.len()).map(|nodes| Witness { nodes }) {
-                Some(w) if w.validate(slots, cluster).is_ok() => (PlacementOutcome::Feasible(w), by),
+                Some(w) => {
+                    // Validated in debug builds (and by the tests); validation re-reads every
+                    // slot and node, which would double the cost of the check in release.
+                    debug_assert_eq!(w.validate(slots, cluster), Ok(()));
+                    (PlacementOutcome::Feasible(w), by)
+                }
                 _ => {
                     debug_assert!(false, "the search built an invalid witness");
                     (
@@ -275,12 +280,12 @@ pub fn check_placement(
         }
         Decision::Impossible(by) => {
             let mut reasons: Vec<InfeasibleReason> =
-                explain::unfit_slots(slots, cluster, &problem.names)
+                explain::unfit_slots(&problem, slots, cluster)
                     .into_iter()
                     .map(InfeasibleReason::SlotFitsNoNode)
                     .collect();
             reasons.extend(
-                explain::short_totals(slots, cluster, &problem.names)
+                explain::short_totals(&problem)
                     .into_iter()
                     .map(InfeasibleReason::ResourceRunsOut),
             );

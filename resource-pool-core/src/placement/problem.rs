@@ -81,7 +81,8 @@ pub(crate) fn fill_vector(res: &Resources, names: &[String], out: &mut [u64]) {
     out.iter_mut().for_each(|x| *x = 0);
     let mut i = 0;
     for (name, amount) in res.iter() {
-        while i < names.len() && names[i].as_str() < name {
+        // Equality first: nodes usually hold exactly the demanded names.
+        while i < names.len() && names[i] != name && names[i].as_str() < name {
             i += 1;
         }
         if i == names.len() {
@@ -123,51 +124,76 @@ pub(crate) struct Problem {
     pub types: Vec<SlotType>,
     /// Node classes that can host at least one slot type, in order of first appearance.
     pub classes: Vec<NodeClass>,
-    /// Number of alive nodes (before dropping those that host nothing).
-    pub alive: usize,
+    /// Total demand per resource (saturating).
+    pub need: Vec<u64>,
+    /// Total available over alive nodes per resource, unreduced (saturating).
+    pub free: Vec<u64>,
+}
+
+/// Slots interned by demand: the demanded names, each distinct demand as a vector, and
+/// the slots of each. Touches every slot's demand once (comparing it with the previous
+/// slot's first, as runs of equal slots are the rule).
+pub(crate) fn intern_slots(slots: &[NodeSlot]) -> (Vec<String>, Vec<SlotType>) {
+    let mut index: HashMap<&Resources, usize> = HashMap::new();
+    let mut reps: Vec<&Resources> = Vec::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut last: Option<usize> = None;
+    for (i, slot) in slots.iter().enumerate() {
+        if let Some(t) = last
+            && *reps[t] == slot.demand
+        {
+            members[t].push(i);
+            continue;
+        }
+        let t = *index.entry(&slot.demand).or_insert_with(|| {
+            reps.push(&slot.demand);
+            members.push(Vec::new());
+            reps.len() - 1
+        });
+        members[t].push(i);
+        last = Some(t);
+    }
+    let names = demanded_names(reps.iter().copied());
+    let types = reps
+        .iter()
+        .zip(members)
+        .map(|(r, slots)| {
+            let mut demand = vec![0; names.len()];
+            fill_vector(r, &names, &mut demand);
+            SlotType { demand, slots }
+        })
+        .collect();
+    (names, types)
 }
 
 impl Problem {
     /// Interns, reduces and groups. Linear in nodes plus slots (times the number of
     /// resources), plus classes times types for dropping useless classes.
     pub fn build(slots: &[NodeSlot], cluster: &Cluster) -> Problem {
-        let names = demanded_names(slots.iter().map(|s| &s.demand));
+        let (names, types) = intern_slots(slots);
         let dims = names.len();
         let mut buf = vec![0u64; dims];
-
-        let mut type_index: VecMap<usize> = VecMap::default();
-        let mut types: Vec<SlotType> = Vec::new();
         let mut total = vec![0u64; dims];
         let mut gcd = vec![0u64; dims];
-        for (i, slot) in slots.iter().enumerate() {
-            fill_vector(&slot.demand, &names, &mut buf);
+        for t in &types {
             for r in 0..dims {
-                total[r] = total[r].saturating_add(buf[r]);
-                gcd[r] = gcd_u64(gcd[r], buf[r]);
-            }
-            match type_index.get(buf.as_slice()) {
-                Some(&t) => types[t].slots.push(i),
-                None => {
-                    type_index.insert(buf.clone(), types.len());
-                    types.push(SlotType {
-                        demand: buf.clone(),
-                        slots: vec![i],
-                    });
-                }
+                let n = t.slots.len() as u64;
+                total[r] = total[r].saturating_add(t.demand[r].saturating_mul(n));
+                gcd[r] = gcd_u64(gcd[r], t.demand[r]);
             }
         }
+        let mut free = vec![0u64; dims];
 
         let mut class_index: VecMap<usize> = VecMap::default();
         let mut classes: Vec<NodeClass> = Vec::new();
         let mut last: Option<usize> = None;
-        let mut alive = 0;
         for (i, node) in cluster.nodes.iter().enumerate() {
             if !node.alive {
                 continue;
             }
-            alive += 1;
             fill_vector(&node.available, &names, &mut buf);
             for r in 0..dims {
+                free[r] = free[r].saturating_add(buf[r]);
                 let c = buf[r].min(total[r]);
                 buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
             }
@@ -197,7 +223,8 @@ impl Problem {
             names,
             types,
             classes,
-            alive,
+            need: total,
+            free,
         }
     }
 
@@ -252,7 +279,6 @@ mod tests {
         ]);
         let p = Problem::build(&[slot(0, 8)], &cluster);
         assert_eq!(p.names, ["CPU", "GPU"]);
-        assert_eq!(p.alive, 3);
         assert_eq!(p.classes.len(), 1);
         assert_eq!(p.classes[0].nodes, [0, 1]);
         assert_eq!(p.classes[0].cap, [240_000, 80_000]);

@@ -84,21 +84,26 @@ pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Optio
     }
     let mut next_slot: Vec<usize> = vec![0; problem.types.len()];
     let mut out = vec![usize::MAX; n_slots];
+    let mut moved: Vec<usize> = Vec::new();
     for mv in moves {
         let ty = problem.types.get(mv.ty)?;
         let mut to = mv.from.clone();
         for (c, d) in to.iter_mut().zip(&ty.demand) {
             *c = c.checked_sub(d.checked_mul(mv.per_node)?)?;
         }
-        for _ in 0..mv.nodes {
-            let node = buckets.get_mut(&mv.from)?.pop()?;
+        let source = buckets.get_mut(&mv.from)?;
+        let take = usize::try_from(mv.nodes).ok()?;
+        let keep = source.len().checked_sub(take)?;
+        moved.clear();
+        moved.extend(source.drain(keep..).rev());
+        for &node in &moved {
             for _ in 0..mv.per_node {
                 let slot = *ty.slots.get(next_slot[mv.ty])?;
                 next_slot[mv.ty] += 1;
                 *out.get_mut(slot)? = node;
             }
-            buckets.entry(to.clone()).or_default().push(node);
         }
+        buckets.entry(to).or_default().extend(moved.iter().rev());
     }
     if out.contains(&usize::MAX) {
         return None;
@@ -350,10 +355,13 @@ pub(crate) struct Dfs<'p> {
     problem: &'p Problem,
     /// The type of every position, largest types first.
     order: Vec<usize>,
-    /// `suffix[pos][r]`: demand of resource `r` by positions `pos..`.
-    suffix: Vec<Vec<u128>>,
+    /// `suffix[pos * dims + r]`: demand of resource `r` by positions `pos..`.
+    suffix: Vec<u128>,
     /// First position of the type at each position.
     type_start: Vec<usize>,
+    /// The types in search order, and the index in it of the type at each position.
+    type_order: Vec<usize>,
+    block: Vec<usize>,
     scales: Vec<f64>,
     memo: HashSet<Box<[u64]>, FxBuild>,
     memo_words: usize,
@@ -367,17 +375,20 @@ impl<'p> Dfs<'p> {
         let dims = problem.dims();
         let mut order = Vec::new();
         let mut type_start = Vec::new();
-        for &t in type_order {
+        let mut block = Vec::new();
+        for (k, &t) in type_order.iter().enumerate() {
             let start = order.len();
             for _ in &problem.types[t].slots {
                 order.push(t);
                 type_start.push(start);
+                block.push(k);
             }
         }
-        let mut suffix = vec![vec![0u128; dims]; order.len() + 1];
+        let mut suffix = vec![0u128; (order.len() + 1) * dims];
         for pos in (0..order.len()).rev() {
             for r in 0..dims {
-                suffix[pos][r] = suffix[pos + 1][r] + u128::from(problem.types[order[pos]].demand[r]);
+                suffix[pos * dims + r] = suffix[(pos + 1) * dims + r]
+                    + u128::from(problem.types[order[pos]].demand[r]);
             }
         }
         Dfs {
@@ -385,6 +396,8 @@ impl<'p> Dfs<'p> {
             order,
             suffix,
             type_start,
+            type_order: type_order.to_vec(),
+            block,
             scales,
             memo: HashSet::default(),
             memo_words: 0,
@@ -393,12 +406,8 @@ impl<'p> Dfs<'p> {
 
     /// Types still to place at `pos` (the current one and all later ones).
     fn remaining_types(&self, pos: usize) -> impl Iterator<Item = usize> + '_ {
-        let mut last = usize::MAX;
-        self.order[pos..].iter().copied().filter(move |&t| {
-            let new = t != last;
-            last = t;
-            new
-        })
+        let from = self.block.get(pos).copied().unwrap_or(self.type_order.len());
+        self.type_order[from..].iter().copied()
     }
 
     /// Whether bin `i` can take some remaining slot.
@@ -418,7 +427,7 @@ impl<'p> Dfs<'p> {
                 return false;
             }
         }
-        let need = &self.suffix[pos];
+        let need = &self.suffix[pos * dims..(pos + 1) * dims];
         let mut min_d = vec![u64::MAX; dims];
         for t in self.remaining_types(pos) {
             for (m, &x) in min_d.iter_mut().zip(&self.problem.types[t].demand) {

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::model::{Cluster, NodeSlot, Resources};
+use super::problem::{demanded_names, fill_vector};
+use crate::model::{Amount, Cluster, NodeSlot};
 
 /// A placement: `nodes[i]` is the index (into `cluster.nodes`) of the node that hosts
 /// slot `i` (an index into the slots that were checked).
@@ -56,7 +57,7 @@ pub enum WitnessError {
 impl Witness {
     /// Checks that every slot is on an existing, alive node and that no node is asked for
     /// more of any resource than it has available. Sums saturate, so an overflowing sum
-    /// counts as overfilled.
+    /// counts as overfilled. Linear in slots plus nodes (times the resources demanded).
     pub fn validate(&self, slots: &[NodeSlot], cluster: &Cluster) -> Result<(), WitnessError> {
         if self.nodes.len() != slots.len() {
             return Err(WitnessError::Length {
@@ -64,7 +65,11 @@ impl Witness {
                 slots: slots.len(),
             });
         }
-        let mut used: Vec<Option<Resources>> = vec![None; cluster.nodes.len()];
+        // Dense vectors over the demanded resources: one row per node.
+        let names = demanded_names(slots.iter().map(|s| &s.demand));
+        let dims = names.len();
+        let mut used = vec![0u64; cluster.nodes.len().saturating_mul(dims)];
+        let mut buf = vec![0u64; dims];
         for (slot, (&node, s)) in self.nodes.iter().zip(slots).enumerate() {
             let Some(n) = cluster.nodes.get(node) else {
                 return Err(WitnessError::NoSuchNode { slot, node });
@@ -75,24 +80,24 @@ impl Witness {
                     node: n.id.clone(),
                 });
             }
-            let u = used[node].get_or_insert_with(Resources::new);
-            for (name, amount) in s.demand.iter() {
-                let sum = u.get(name).saturating_add(amount);
-                u.set(name, sum);
+            fill_vector(&s.demand, &names, &mut buf);
+            for (u, d) in used[node * dims..(node + 1) * dims].iter_mut().zip(&buf) {
+                *u = u.saturating_add(*d);
             }
         }
-        for (node, u) in used.iter().enumerate() {
-            let (Some(u), Some(n)) = (u, cluster.nodes.get(node)) else {
+        for (node, n) in cluster.nodes.iter().enumerate() {
+            let row = &used[node * dims..(node + 1) * dims];
+            if row.iter().all(|&u| u == 0) {
                 continue;
-            };
-            for (name, amount) in u.iter() {
-                let free = n.available.get(name);
-                if amount > free {
+            }
+            fill_vector(&n.available, &names, &mut buf);
+            for r in 0..dims {
+                if row[r] > buf[r] {
                     return Err(WitnessError::Overfilled {
                         node: n.id.clone(),
-                        resource: name.to_owned(),
-                        used: amount.to_string(),
-                        available: free.to_string(),
+                        resource: names[r].clone(),
+                        used: Amount::from_units(row[r]).to_string(),
+                        available: Amount::from_units(buf[r]).to_string(),
                     });
                 }
             }
@@ -136,7 +141,7 @@ impl fmt::Display for Witness {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Amount, Node};
+    use crate::model::{Amount, Node, Resources};
 
     fn gpus(n: u64) -> Resources {
         Resources::new().with("GPU", Amount::from_units(n * 10_000))
