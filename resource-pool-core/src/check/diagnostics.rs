@@ -111,7 +111,7 @@ pub enum CheckDiagnostic {
     },
 
     /// The simulation followed more ties than its bound.
-    #[error("undecided: Ray's simulation followed {branches} tie-breaks without a verdict")]
+    #[error("undecided: Ray's simulation reached its bound of {branches} tie-break branches without a verdict")]
     #[diagnostic(
         code(resource_pool::ray::undecided),
         help("raise the bound with --max-ray-branches, or make nodes differ so Ray's choice is unique")

@@ -91,6 +91,9 @@ pub(crate) fn fill_vector(res: &Resources, names: &[String], out: &mut [u64]) {
         if names[i] == name {
             out[i] = amount.units();
             i += 1;
+            if i == names.len() {
+                break;
+            }
         }
     }
 }

@@ -46,8 +46,8 @@ use std::time::{Duration, Instant};
 
 use crate::model::{Cluster, NodeSlot, PoolId};
 use crate::placement::{
-    FxBuild, NearestNode, PlacementOptions, VecMap, Witness, check_placement, demanded_names,
-    fill_vector, fits, nearest,
+    FxBuild, NearestNode, PlacementOptions, VecMap, Witness, check_placement, fill_vector, fits,
+    intern_slots, nearest,
 };
 
 /// Pools beyond which no other pool order is searched.
@@ -214,12 +214,20 @@ struct Sim<'a> {
     slots: &'a [NodeSlot],
     cluster: &'a Cluster,
     names: Vec<String>,
+    /// Distinct demands, and the index among them of every slot's.
     demands: Vec<Vec<u64>>,
-    /// Whether no alive node's (known) total could ever hold the slot.
+    type_of: Vec<usize>,
+    /// Per demand, whether no alive node's (known) total could ever hold it.
     never: Vec<bool>,
     /// Classes of alive nodes that can host some slot.
     init: Vec<(Vec<u64>, u64)>,
     deadline: Instant,
+}
+
+impl Sim<'_> {
+    fn demand(&self, slot: usize) -> &[u64] {
+        &self.demands[self.type_of[slot]]
+    }
 }
 
 /// One unexplored branch.
@@ -292,16 +300,17 @@ fn state_key(pos: usize, blocked: Option<PoolId>, classes: &[(Vec<u64>, u64)]) -
 
 impl<'a> Sim<'a> {
     fn new(slots: &'a [NodeSlot], cluster: &'a Cluster, deadline: Instant) -> Sim<'a> {
-        let names = demanded_names(slots.iter().map(|s| &s.demand));
+        let (names, types) = intern_slots(slots);
         let dims = names.len();
-        let demands: Vec<Vec<u64>> = slots
-            .iter()
-            .map(|s| {
-                let mut v = vec![0; dims];
-                fill_vector(&s.demand, &names, &mut v);
-                v
-            })
-            .collect();
+        let mut type_of = vec![0; slots.len()];
+        for (t, ty) in types.iter().enumerate() {
+            for &s in &ty.slots {
+                if let Some(x) = type_of.get_mut(s) {
+                    *x = t;
+                }
+            }
+        }
+        let demands: Vec<Vec<u64>> = types.into_iter().map(|t| t.demand).collect();
         let mut buf = vec![0u64; dims];
         let mut totals: Option<Vec<Vec<u64>>> = Some(Vec::new());
         let mut index: VecMap<usize> = VecMap::default();
@@ -325,11 +334,7 @@ impl<'a> Sim<'a> {
                 _ => totals = None,
             }
         }
-        let mut unique: VecMap<()> = VecMap::default();
-        for d in &demands {
-            unique.entry(d.clone()).or_default();
-        }
-        init.retain(|(cap, _)| unique.keys().any(|d| fits(d, cap)));
+        init.retain(|(cap, _)| demands.iter().any(|d| fits(d, cap)));
         let never = demands
             .iter()
             .map(|d| match &totals {
@@ -342,6 +347,7 @@ impl<'a> Sim<'a> {
             cluster,
             names,
             demands,
+            type_of,
             never,
             init,
             deadline,
@@ -374,7 +380,7 @@ impl<'a> Sim<'a> {
                 if w.blocked.is_some_and(|b| b != pool) {
                     break;
                 }
-                let d = &self.demands[s];
+                let d = self.demand(s);
                 scores.clear();
                 let mut best = f64::NEG_INFINITY;
                 for (cap, _) in &w.classes {
@@ -464,7 +470,7 @@ impl<'a> Sim<'a> {
         let mut groups: Vec<Option<GroupFate>> = vec![None; self.slots.len()];
         let mut blocked: Option<PoolId> = None;
         for (pos, &s) in order.iter().enumerate() {
-            let d = &self.demands[s];
+            let d = self.demand(s);
             let fate = match decisions.get(pos) {
                 None => GroupFate::NotCreated {
                     blocked_by: blocked.unwrap_or(self.slots[s].pool),
@@ -475,7 +481,7 @@ impl<'a> Sim<'a> {
                         .iter()
                         .filter_map(|(cap, heap)| heap.peek().map(|r| (r.0, cap.as_slice())));
                     GroupFate::Pending(Pending {
-                        state: if self.never[s] {
+                        state: if self.never[self.type_of[s]] {
                             PendingState::Infeasible
                         } else {
                             PendingState::NoResources
@@ -626,7 +632,7 @@ fn find_fix(sim: &Sim<'_>, options: &RaySimOptions, caps: &mut CapTable) -> Opti
             members[i]
                 .iter()
                 .map(|&s| {
-                    sim.demands[s]
+                    sim.demand(s)
                         .iter()
                         .zip(&max_cap)
                         .map(|(&d, &m)| if m == 0 { 0.0 } else { d as f64 / m as f64 })
