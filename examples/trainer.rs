@@ -2,12 +2,14 @@
 //! TOML file, and the compiler has already checked that every role has a pool.
 //!
 //! ```text
-//! cargo run --example trainer [-- path/to/pools.toml]
+//! cargo run --example trainer [-- path/to/pools.toml [path/to/cluster.toml]]
 //! ```
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use resource_pool::inventory::{FileSource, InventorySource};
+use resource_pool::render::{ray_assignment, render_plan};
 use resource_pool::{PoolSpec, ResourcePools, Role};
 
 /// The parts of this trainer.
@@ -53,20 +55,35 @@ fn main() -> ExitCode {
         // Cannot fail: every role has a pool.
         let pool = manager.get_resource_pool(*role);
         println!(
-            "  {role:<8} -> {:<12} process_on_nodes = {:?}, {} per bundle",
+            "  {role:<14} -> {:<12} process_on_nodes = {:?}, {} per bundle",
             pool.name,
             pool.process_on_nodes(),
             pool.spec.bundle(),
         );
     }
 
-    // NEXT: check the layout against a cluster file and print the placement plan, e.g.
-    //
-    //     let cluster = resource_pool::cluster_file::load(...)?;   // a cluster inventory
-    //     let report = manager.check(&cluster);                     // placement + Ray's verdict
-    //     println!("{report}");
-    //
-    // once the placement check (resource-pool-core/src/placement, ray_sim) lands.
+    // Before creating any placement group: can this cluster hold the layout, and will Ray
+    // place it in the order verl creates it?
+    let cluster_path = std::env::args_os().nth(2).map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/clusters/three_nodes.toml"),
+        PathBuf::from,
+    );
+    let cluster = match FileSource::new(&cluster_path).load() {
+        Ok(inventory) => inventory.cluster,
+        Err(err) => {
+            eprintln!("{err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let report = manager.check(&cluster);
+    for diagnostic in &report.diagnostics {
+        eprintln!("{:?}", miette::Report::new(diagnostic.clone()));
+    }
+    let title = format!("on {} (Ray {}):", cluster_path.display(), report.ray_verdict());
+    print!("{}", render_plan(&title, &report.slots, &report.pools, &cluster, &ray_assignment(&report)));
+    if !report.passes() {
+        return ExitCode::FAILURE;
+    }
 
     ExitCode::SUCCESS
 }

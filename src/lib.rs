@@ -32,6 +32,7 @@ extern crate self as resource_pool;
 
 mod derived;
 pub mod ray_http;
+pub mod render;
 mod role_error;
 pub mod verl;
 

@@ -601,7 +601,10 @@ fn normalize_url(url: &str) -> Result<String, RayHttpError> {
         None => false,
     };
     let authority = if has_port {
-        let port = authority.rsplit(':').next().unwrap_or_default();
+        let (host, port) = authority.rsplit_once(':').unwrap_or_default();
+        if host.is_empty() {
+            return Err(bad("the host is missing"));
+        }
         if port.parse::<u16>().map_or(true, |p| p == 0) {
             return Err(bad("the port is not a number from 1 to 65535"));
         }

@@ -44,6 +44,8 @@ fn roles_have_their_names_and_order() {
         assert_eq!(role.name().parse::<MyRole>(), Ok(*role));
     }
     assert_eq!(MyRole::closed_set(), Some(MyRole::ALL));
+    // Display honours width and alignment, for tables of roles.
+    assert_eq!(format!("[{:<8}]", MyRole::Critic), "[critic  ]");
 }
 
 #[test]

@@ -3,9 +3,7 @@
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use resource_pool_core::placement::{
-    PlacementOptions, PlacementOutcome, check_placement,
-};
+use resource_pool_core::placement::{PlacementOptions, PlacementOutcome, check_placement};
 use resource_pool_core::{Amount, Cluster, Node, NodeSlot, Resources};
 
 const NAMES: [&str; 3] = ["CPU", "GPU", "accelerator_type:H100"];
@@ -19,12 +17,23 @@ fn res(v: &[u64; 3]) -> Resources {
 }
 
 fn node_strategy() -> impl Strategy<Value = ([u64; 3], bool)> {
-    ((0u64..=32, 0u64..=8, prop_oneof![4 => Just(0u64), 1 => 1u64..=2]), prop::bool::weighted(0.9))
+    (
+        (
+            0u64..=32,
+            0u64..=8,
+            prop_oneof![4 => Just(0u64), 1 => 1u64..=2],
+        ),
+        prop::bool::weighted(0.9),
+    )
         .prop_map(|((c, g, h), alive)| ([c, g, h], alive))
 }
 
 fn slot_strategy() -> impl Strategy<Value = [u64; 3]> {
-    (1u64..=8, 0u64..=4, prop_oneof![4 => Just(0u64), 1 => Just(1u64)])
+    (
+        1u64..=8,
+        0u64..=4,
+        prop_oneof![4 => Just(0u64), 1 => Just(1u64)],
+    )
         .prop_map(|(g, per, h)| [g * per, g, h])
 }
 
@@ -182,7 +191,11 @@ fn adversarial(bins: usize, cap: u64, seed: u64) -> (Vec<NodeSlot>, Cluster) {
             demand: x(v),
         })
         .collect();
-    let cluster = Cluster::new((0..bins).map(|i| Node::new(format!("n{i}"), x(cap))).collect());
+    let cluster = Cluster::new(
+        (0..bins)
+            .map(|i| Node::new(format!("n{i}"), x(cap)))
+            .collect(),
+    );
     (slots, cluster)
 }
 

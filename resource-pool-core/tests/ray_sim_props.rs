@@ -2,7 +2,9 @@
 
 use proptest::prelude::*;
 use resource_pool_core::placement::{PlacementOptions, Witness, check_placement};
-use resource_pool_core::ray_sim::{GroupFate, RayBranch, RayFix, RaySimOptions, RayVerdict, simulate};
+use resource_pool_core::ray_sim::{
+    GroupFate, RayBranch, RayFix, RaySimOptions, RayVerdict, simulate,
+};
 use resource_pool_core::{Amount, Cluster, Node, NodeSlot, Resources};
 
 const NAMES: [&str; 3] = ["CPU", "GPU", "special"];
@@ -17,7 +19,11 @@ fn res(v: &[u64; 3]) -> Resources {
 
 fn node_strategy() -> impl Strategy<Value = ([u64; 3], bool)> {
     (
-        (prop_oneof![Just(16u64), Just(32), 0u64..=32], prop_oneof![Just(8u64), Just(4), 0u64..=8], 0u64..=1),
+        (
+            prop_oneof![Just(16u64), Just(32), 0u64..=32],
+            prop_oneof![Just(8u64), Just(4), 0u64..=8],
+            0u64..=1,
+        ),
         prop::bool::weighted(0.9),
     )
         .prop_map(|((c, g, s), alive)| ([c, g, s], alive))
@@ -26,7 +32,12 @@ fn node_strategy() -> impl Strategy<Value = ([u64; 3], bool)> {
 /// Pools of 1..=3 slots; slots of one pool share a shape, as verl's do.
 fn pools_strategy() -> impl Strategy<Value = Vec<Vec<[u64; 3]>>> {
     prop::collection::vec(
-        (prop_oneof![Just(8u64), Just(4), 1u64..=8], 0u64..=3, 0u64..=1, prop::collection::vec(Just(()), 1..=3))
+        (
+            prop_oneof![Just(8u64), Just(4), 1u64..=8],
+            0u64..=3,
+            0u64..=1,
+            prop::collection::vec(Just(()), 1..=3),
+        )
             .prop_map(|(g, per, s, n)| vec![[g * per, g, s]; n.len()]),
         0..=3,
     )
@@ -59,14 +70,21 @@ fn build(nodes: &[([u64; 3], bool)], pools: &[Vec<[u64; 3]>]) -> (Vec<NodeSlot>,
 
 /// Checks that the placed groups of a branch fit their nodes, together, and that the
 /// pools after a blocked one were never created.
-fn check_branch(branch: &RayBranch, slots: &[NodeSlot], cluster: &Cluster) -> Result<(), TestCaseError> {
+fn check_branch(
+    branch: &RayBranch,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+) -> Result<(), TestCaseError> {
     prop_assert_eq!(branch.groups.len(), slots.len());
     let mut used: Vec<Resources> = vec![Resources::new(); cluster.nodes.len()];
     let mut blocked = None;
     for (i, fate) in branch.groups.iter().enumerate() {
         match fate {
             GroupFate::Placed { node } => {
-                prop_assert!(blocked.is_none_or(|b| b == slots[i].pool), "placed after a blocked pool");
+                prop_assert!(
+                    blocked.is_none_or(|b| b == slots[i].pool),
+                    "placed after a blocked pool"
+                );
                 let n = &cluster.nodes[*node];
                 prop_assert!(n.alive);
                 for (name, amount) in slots[i].demand.iter() {

@@ -18,8 +18,7 @@ pub(crate) fn role_enum(role: &RoleEnum) -> TokenStream {
         .iter()
         .map(|v| {
             format!(
-                "role `{v}` is not assigned to any pool: list it in the `roles(...)` of one \
-                 `#[pool]` (`{ident}::{v}` is a role of `{ident}`)"
+                "role `{v}` is not assigned to any pool: add it to the `roles(...)` of one `#[pool]`"
             )
         })
         .collect();
@@ -133,7 +132,11 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
     });
     // Every role assigned: a const evaluated at compile time, whose panic names the missing
     // role, spanned onto the `role = ...` path.
-    let role_span = role.span();
+    // The enum's own name (the path's last segment): stable rustc cannot join spans.
+    let role_span = role
+        .segments
+        .last()
+        .map_or_else(|| role.span(), |segment| segment.ident.span());
     let role_check = quote_spanned! {role_span=>
         const _: () = {
             let all = <#role as ::resource_pool::__private::RoleVariants>::ROLES;

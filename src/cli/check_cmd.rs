@@ -11,7 +11,7 @@ use resource_pool::ray_sim::{RaySimOptions, RayVerdict};
 use serde_json::{Value, json};
 
 use super::cluster_input::{ClusterArgs, read_cluster};
-use super::plan::render_plan;
+use resource_pool::render::{ray_assignment, render_plan, witness_assignment};
 use super::report::{Finding, summary};
 use super::{Context, Format, Outcome, Roles, print_human, print_json, read};
 
@@ -102,8 +102,8 @@ fn emit(
                 if report.ray.verdict == RayVerdict::Places {
                     print!("{}", render_plan("Ray places it:", &report.slots, &report.pools, cluster, &ray));
                 } else {
-                    if let Some(witness) = report.placement.witness() {
-                        let assignment: Vec<Option<usize>> = witness.nodes.iter().copied().map(Some).collect();
+                    if report.placement.witness().is_some() {
+                        let assignment = witness_assignment(report);
                         print!(
                             "{}",
                             render_plan("A placement exists:", &report.slots, &report.pools, cluster, &assignment)
@@ -127,17 +127,6 @@ fn emit(
     }
 }
 
-/// The node of each slot on Ray's representative branch.
-fn ray_assignment(report: &CheckReport) -> Vec<Option<usize>> {
-    let mut assignment = vec![None; report.slots.len()];
-    for (slot, node) in report.ray.representative.placed() {
-        if let Some(entry) = assignment.get_mut(slot) {
-            *entry = Some(node);
-        }
-    }
-    assignment
-}
-
 fn placement_json(report: &CheckReport, cluster: &resource_pool::Cluster, assignment: &[Option<usize>]) -> Vec<Value> {
     assignment
         .iter()
@@ -156,13 +145,7 @@ fn placement_json(report: &CheckReport, cluster: &resource_pool::Cluster, assign
 
 fn json_result(findings: &[Finding], report: Option<&CheckReport>, cluster: &resource_pool::Cluster) -> Value {
     let diagnostics: Vec<_> = findings.iter().map(Finding::to_json).collect();
-    let placement = report
-        .and_then(|r| {
-            let witness = r.placement.witness()?;
-            let assignment: Vec<Option<usize>> = witness.nodes.iter().copied().map(Some).collect();
-            Some(placement_json(r, cluster, &assignment))
-        })
-        .unwrap_or_default();
+    let placement = report.map(|r| placement_json(r, cluster, &witness_assignment(r))).unwrap_or_default();
     let ray = report.and_then(|r| match r.ray.verdict {
         RayVerdict::Undecided => None,
         verdict => Some(verdict.to_string()),

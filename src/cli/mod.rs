@@ -7,7 +7,6 @@ mod check_cmd;
 mod cluster_input;
 mod inventory_cmd;
 mod lint_cmd;
-mod plan;
 pub mod report;
 
 use std::path::PathBuf;

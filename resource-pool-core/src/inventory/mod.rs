@@ -9,7 +9,10 @@
 //! The core knows nothing of HTTP: [`ray_json`] parses the bodies of Ray's dashboard
 //! endpoints, and the HTTP client lives in the facade crate.
 
+mod file;
 pub mod ray_json;
+
+pub use file::{ClusterErrors, FileSource};
 
 use std::fmt;
 

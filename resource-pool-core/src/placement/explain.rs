@@ -204,7 +204,11 @@ impl fmt::Display for IdleFit {
 }
 
 /// (a): slot types that fit no alive node, each with its nearest node.
-pub(crate) fn unfit_slots(problem: &Problem, slots: &[NodeSlot], cluster: &Cluster) -> Vec<UnfitSlots> {
+pub(crate) fn unfit_slots(
+    problem: &Problem,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+) -> Vec<UnfitSlots> {
     let unfit: Vec<&SlotType> = problem
         .types
         .iter()

@@ -302,7 +302,9 @@ mod tests {
         let names = vec!["CPU".to_owned(), "GPU".to_owned(), "x".to_owned()];
         let mut out = [9; 3];
         fill_vector(
-            &res(1, 2).with("a", Amount::EPSILON).with("z", Amount::EPSILON),
+            &res(1, 2)
+                .with("a", Amount::EPSILON)
+                .with("z", Amount::EPSILON),
             &names,
             &mut out,
         );

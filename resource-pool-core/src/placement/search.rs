@@ -152,8 +152,8 @@ pub(crate) enum BinOrder {
 fn per_node(cap: &[u64], d: &[u64], limit: u64) -> u64 {
     let mut k = limit;
     for (&c, &x) in cap.iter().zip(d) {
-        if x > 0 {
-            k = k.min(c / x);
+        if let Some(q) = c.checked_div(x) {
+            k = k.min(q);
         }
     }
     k
@@ -194,7 +194,11 @@ pub(crate) fn greedy(
                 let sizes: Vec<f64> = bins.iter().map(|b| size(&b.0, scales)).collect();
                 idx.sort_by(|&a, &b| {
                     let o = sizes[a].total_cmp(&sizes[b]);
-                    if bin_order == BinOrder::Tightest { o } else { o.reverse() }
+                    if bin_order == BinOrder::Tightest {
+                        o
+                    } else {
+                        o.reverse()
+                    }
                 });
             }
         }
@@ -387,8 +391,8 @@ impl<'p> Dfs<'p> {
         let mut suffix = vec![0u128; (order.len() + 1) * dims];
         for pos in (0..order.len()).rev() {
             for r in 0..dims {
-                suffix[pos * dims + r] = suffix[(pos + 1) * dims + r]
-                    + u128::from(problem.types[order[pos]].demand[r]);
+                suffix[pos * dims + r] =
+                    suffix[(pos + 1) * dims + r] + u128::from(problem.types[order[pos]].demand[r]);
             }
         }
         Dfs {
@@ -406,7 +410,11 @@ impl<'p> Dfs<'p> {
 
     /// Types still to place at `pos` (the current one and all later ones).
     fn remaining_types(&self, pos: usize) -> impl Iterator<Item = usize> + '_ {
-        let from = self.block.get(pos).copied().unwrap_or(self.type_order.len());
+        let from = self
+            .block
+            .get(pos)
+            .copied()
+            .unwrap_or(self.type_order.len());
         self.type_order[from..].iter().copied()
     }
 
@@ -437,10 +445,7 @@ impl<'p> Dfs<'p> {
         let mut have = vec![0u128; dims];
         let mut slots_room: u128 = 0;
         let mut room_bounded = min_d.iter().any(|&m| m > 0 && m != u64::MAX);
-        for i in 0..bins.len() {
-            if !useful[i] {
-                continue;
-            }
+        for (i, _) in useful.iter().enumerate().filter(|(_, u)| **u) {
             let cap = bins.cap(i);
             let count = u128::from(bins.counts[i]);
             let mut room = u64::MAX;
@@ -474,11 +479,9 @@ impl<'p> Dfs<'p> {
             }
             None => key.push(0),
         }
-        for i in 0..bins.len() {
-            if useful[i] {
-                key.extend_from_slice(bins.cap(i));
-                key.push(bins.counts[i]);
-            }
+        for (i, _) in useful.iter().enumerate().filter(|(_, u)| **u) {
+            key.extend_from_slice(bins.cap(i));
+            key.push(bins.counts[i]);
         }
         key.into_boxed_slice()
     }
@@ -635,7 +638,12 @@ mod tests {
         let nodes = caps
             .iter()
             .enumerate()
-            .map(|(i, &c)| Node::new(format!("n{i}"), Resources::new().with("X", Amount::from_units(c))))
+            .map(|(i, &c)| {
+                Node::new(
+                    format!("n{i}"),
+                    Resources::new().with("X", Amount::from_units(c)),
+                )
+            })
             .collect();
         (slots, Cluster::new(nodes))
     }

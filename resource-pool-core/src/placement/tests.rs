@@ -8,7 +8,12 @@ fn whole(n: u64) -> Amount {
 }
 
 fn node(id: &str, gpu: u64, cpu: u64) -> Node {
-    Node::new(id, Resources::new().with("GPU", whole(gpu)).with("CPU", whole(cpu)))
+    Node::new(
+        id,
+        Resources::new()
+            .with("GPU", whole(gpu))
+            .with("CPU", whole(cpu)),
+    )
 }
 
 /// Slots of pools in creation order, as `ResourcePoolManager::node_slots` builds them.
@@ -72,7 +77,11 @@ fn two_fours_share_a_node_so_the_eight_fits() {
 fn cpus_rule_out_an_eight_at_colocate_three() {
     // 8 bundles of 3 CPUs = 24 CPUs; the node has 16.
     let cluster = Cluster::new(vec![
-        node("node-a", 8, 16).with_total(Resources::new().with("GPU", whole(8)).with("CPU", whole(16))),
+        node("node-a", 8, 16).with_total(
+            Resources::new()
+                .with("GPU", whole(8))
+                .with("CPU", whole(16)),
+        ),
     ]);
     let slots = slots_of(&[PoolSpec::with_slots([8])]);
     let report = check(&slots, &cluster);
@@ -94,7 +103,9 @@ fn cpus_rule_out_an_eight_at_colocate_three() {
 
 #[test]
 fn busy_now_differs_from_never() {
-    let total = Resources::new().with("GPU", whole(8)).with("CPU", whole(32));
+    let total = Resources::new()
+        .with("GPU", whole(8))
+        .with("CPU", whole(32));
     let cluster = Cluster::new(vec![node("a", 2, 32).with_total(total)]);
     let report = check(&slots_of(&[PoolSpec::with_slots([4])]), &cluster);
     let PlacementOutcome::Infeasible(inf) = &report.outcome else {
@@ -163,15 +174,24 @@ fn accelerator_types_and_npus_are_resources_too() {
     let InfeasibleReason::SlotFitsNoNode(u) = &r[0] else {
         panic!("{r:?}")
     };
-    let lacks = &u.nearest.as_ref().map(|n| n.lacks.clone()).unwrap_or_default();
+    let lacks = &u
+        .nearest
+        .as_ref()
+        .map(|n| n.lacks.clone())
+        .unwrap_or_default();
     assert_eq!(lacks.len(), 1);
     assert_eq!(lacks[0].to_string(), "NPU 0 of 8");
     let ascend = Node::new(
         "ascend",
-        Resources::new().with("NPU", whole(8)).with("CPU", whole(192)),
+        Resources::new()
+            .with("NPU", whole(8))
+            .with("CPU", whole(192)),
     );
     let cluster = Cluster::new(vec![node("gpu", 8, 96), ascend]);
-    assert_eq!(check(&slots, &cluster).witness().map(|w| w.nodes.clone()), Some(vec![1]));
+    assert_eq!(
+        check(&slots, &cluster).witness().map(|w| w.nodes.clone()),
+        Some(vec![1])
+    );
 }
 
 #[test]
@@ -270,8 +290,43 @@ fn verl_default_layout_at_scale() {
     let report = check(&slots, &cluster);
     assert_eq!(report.feasible(), Some(true));
     assert_eq!(report.stats.node_classes, 1);
-    let slots = slots_of(&[PoolSpec::with_slots(vec![8; 10_000]), PoolSpec::with_slots([8])]);
+    let slots = slots_of(&[
+        PoolSpec::with_slots(vec![8; 10_000]),
+        PoolSpec::with_slots([8]),
+    ]);
     let report = check(&slots, &cluster);
     assert_eq!(report.feasible(), Some(false));
     assert_eq!(report.stats.decided_by, DecidedBy::Bounds);
+}
+
+#[test]
+fn hostile_amounts_and_empty_demands_do_not_panic() {
+    let huge = Resources::new().with("GPU", Amount::from_units(u64::MAX));
+    let half = Resources::new().with("GPU", Amount::from_units(u64::MAX / 2 + 1));
+    let slots: Vec<NodeSlot> = (0..3)
+        .map(|i| NodeSlot {
+            pool: 0,
+            slot: i,
+            bundles: 1,
+            demand: half.clone(),
+        })
+        .chain(std::iter::once(NodeSlot {
+            pool: 1,
+            slot: 0,
+            bundles: 0,
+            demand: Resources::new(),
+        }))
+        .collect();
+    let cluster = Cluster::new(vec![Node::new("a", huge.clone()), Node::new("b", huge)]);
+    // Three halves on two nodes: one each at most; the total overflows u64 and saturates.
+    let report = check(&slots, &cluster);
+    assert_eq!(report.feasible(), Some(false));
+    let report = check(&slots[1..], &cluster);
+    assert_eq!(report.feasible(), Some(true));
+    let ray = crate::ray_sim::simulate(&slots, &cluster, &crate::ray_sim::RaySimOptions::default());
+    assert_eq!(ray.verdict, crate::ray_sim::RayVerdict::Hangs);
+    // Only empty demands: any alive node hosts them, none when no node is alive.
+    let empty = &slots[3..];
+    assert_eq!(check(empty, &cluster).feasible(), Some(true));
+    assert_eq!(check(empty, &Cluster::default()).feasible(), Some(false));
 }

@@ -162,7 +162,10 @@ mod tests {
         dead.alive = false;
         let cluster = Cluster::new(vec![Node::new("a", gpus(8)), dead]);
         let slots = [slot(0, 4), slot(1, 4)];
-        assert_eq!(Witness { nodes: vec![0, 0] }.validate(&slots, &cluster), Ok(()));
+        assert_eq!(
+            Witness { nodes: vec![0, 0] }.validate(&slots, &cluster),
+            Ok(())
+        );
         assert!(matches!(
             Witness { nodes: vec![0] }.validate(&slots, &cluster),
             Err(WitnessError::Length { .. })

@@ -278,7 +278,11 @@ fn place(classes: &mut Vec<(Vec<u64>, u64)>, ci: usize, demand: &[u64]) {
     match classes.iter().position(same) {
         Some(j) => classes[j].1 += 1,
         None => {
-            let to = from.iter().zip(demand).map(|(a, d)| a.saturating_sub(*d)).collect();
+            let to = from
+                .iter()
+                .zip(demand)
+                .map(|(a, d)| a.saturating_sub(*d))
+                .collect();
             classes.push((to, 1));
         }
     }
@@ -384,7 +388,11 @@ impl<'a> Sim<'a> {
                 scores.clear();
                 let mut best = f64::NEG_INFINITY;
                 for (cap, _) in &w.classes {
-                    let sc = if fits(d, cap) { score(d, cap) } else { f64::NEG_INFINITY };
+                    let sc = if fits(d, cap) {
+                        score(d, cap)
+                    } else {
+                        f64::NEG_INFINITY
+                    };
                     best = best.max(sc);
                     scores.push(sc);
                 }
@@ -522,11 +530,7 @@ impl<'a> Sim<'a> {
             groups: groups
                 .into_iter()
                 .zip(self.slots)
-                .map(|(g, s)| {
-                    g.unwrap_or(GroupFate::NotCreated {
-                        blocked_by: s.pool,
-                    })
-                })
+                .map(|(g, s)| g.unwrap_or(GroupFate::NotCreated { blocked_by: s.pool }))
                 .collect(),
         }
     }
@@ -618,7 +622,11 @@ fn find_fix(sim: &Sim<'_>, options: &RaySimOptions, caps: &mut CapTable) -> Opti
     if (2..=MAX_FIX_POOLS).contains(&pools.len()) {
         let members: Vec<Vec<usize>> = pools
             .iter()
-            .map(|&p| (0..sim.slots.len()).filter(|&i| sim.slots[i].pool == p).collect())
+            .map(|&p| {
+                (0..sim.slots.len())
+                    .filter(|&i| sim.slots[i].pool == p)
+                    .collect()
+            })
             .collect();
         // Largest demand first, then every permutation.
         let dims = sim.names.len();
@@ -644,9 +652,10 @@ fn find_fix(sim: &Sim<'_>, options: &RaySimOptions, caps: &mut CapTable) -> Opti
         largest.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
         let identity: Vec<usize> = (0..pools.len()).collect();
         let mut perm = identity.clone();
-        let mut candidates = std::iter::once(largest.clone()).chain(std::iter::from_fn(move || {
-            next_permutation(&mut perm).then(|| perm.clone())
-        }));
+        let mut candidates =
+            std::iter::once(largest.clone()).chain(std::iter::from_fn(move || {
+                next_permutation(&mut perm).then(|| perm.clone())
+            }));
         let mut tried = 0usize;
         while tried < options.max_orders && Instant::now() < sim.deadline {
             let Some(p) = candidates.next() else { break };

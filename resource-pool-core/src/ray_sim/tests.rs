@@ -8,7 +8,9 @@ fn whole(n: u64) -> Amount {
 }
 
 fn res(gpu: u64, cpu: u64) -> Resources {
-    Resources::new().with("GPU", whole(gpu)).with("CPU", whole(cpu))
+    Resources::new()
+        .with("GPU", whole(gpu))
+        .with("CPU", whole(cpu))
 }
 
 fn node(id: &str, gpu: u64, cpu: u64) -> Node {
@@ -40,7 +42,10 @@ fn the_four_takes_the_big_node_and_the_eight_hangs() {
     let slots = slots_of(&[PoolSpec::with_slots([4]), PoolSpec::with_slots([8])]);
     let report = sim(&slots, &cluster);
     assert_eq!(report.verdict, RayVerdict::Hangs);
-    assert_eq!(report.representative.groups[0], GroupFate::Placed { node: 0 });
+    assert_eq!(
+        report.representative.groups[0],
+        GroupFate::Placed { node: 0 }
+    );
     let (i, pending) = report.representative.first_pending().expect("pending");
     assert_eq!(i, 1);
     assert_eq!(pending.state, PendingState::NoResources);
@@ -147,7 +152,12 @@ fn real_ties_are_followed() {
     let report = sim(&slots, &cluster);
     assert_eq!(report.verdict, RayVerdict::DependsOnTies);
     assert!(!report.representative.places_all());
-    assert!(report.alternative.as_ref().is_some_and(RayBranch::places_all));
+    assert!(
+        report
+            .alternative
+            .as_ref()
+            .is_some_and(RayBranch::places_all)
+    );
     assert_eq!(report.branches, 2);
     assert!(report.fix.is_some());
     // With one branch allowed, the answer is undecided (the first branch alone cannot
@@ -176,7 +186,12 @@ fn equal_nodes_are_one_choice() {
 
 #[test]
 fn npus_accelerator_types_and_dead_nodes() {
-    let mut dead = Node::new("dead", Resources::new().with("NPU", whole(8)).with("CPU", whole(96)));
+    let mut dead = Node::new(
+        "dead",
+        Resources::new()
+            .with("NPU", whole(8))
+            .with("CPU", whole(96)),
+    );
     dead.alive = false;
     let h100 = node("h100", 8, 96).with_total(res(8, 96));
     let h100 = Node {
@@ -196,7 +211,10 @@ fn npus_accelerator_types_and_dead_nodes() {
     };
     let report = sim(&slots_of(&[typed]), &cluster);
     assert_eq!(report.verdict, RayVerdict::Places);
-    assert_eq!(report.representative.groups[0], GroupFate::Placed { node: 2 });
+    assert_eq!(
+        report.representative.groups[0],
+        GroupFate::Placed { node: 2 }
+    );
 }
 
 #[test]

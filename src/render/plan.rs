@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use resource_pool::{Cluster, NodeSlot, ResourcePool, Resources};
+use crate::check::CheckReport;
+use crate::{Cluster, NodeSlot, ResourcePool, Resources};
 
 /// The most nodes listed one per row; beyond that, nodes are summarised.
 const MAX_ROWS: usize = 40;
@@ -72,4 +73,20 @@ pub fn render_plan(
         let _ = writeln!(out, "  PENDING: {}", pending.join(" "));
     }
     out
+}
+
+/// The node of each slot in the witness placement; empty when there is none.
+pub fn witness_assignment(report: &CheckReport) -> Vec<Option<usize>> {
+    report.placement.witness().map(|w| w.nodes.iter().copied().map(Some).collect()).unwrap_or_default()
+}
+
+/// The node of each slot on Ray's representative branch (`None`: pending or never created).
+pub fn ray_assignment(report: &CheckReport) -> Vec<Option<usize>> {
+    let mut assignment = vec![None; report.slots.len()];
+    for (slot, node) in report.ray.representative.placed() {
+        if let Some(entry) = assignment.get_mut(slot) {
+            *entry = Some(node);
+        }
+    }
+    assignment
 }
