@@ -180,7 +180,7 @@ pub enum RayHttpError {
     #[diagnostic(
         code(resource_pool::ray::timeout),
         help(
-            "the head may be overloaded or the address may be filtered by a firewall; retry, or raise the timeout (--ray-timeout)"
+            "the head may be overloaded or the address may be filtered by a firewall; retry, or raise the timeout (--ray-timeout-ms)"
         )
     )]
     Timeout {

@@ -685,6 +685,11 @@ fn live_cluster() {
     assert_eq!(labels.get("zone").map(String::as_str), Some("z1"));
     assert!(idle.notes.is_empty(), "{:?}", idle.notes);
 
+    // The command line against the live cluster: `check --ray`, `RAY_ADDRESS` as the
+    // default, and `inventory --ray` writing a cluster file that reads back as the same
+    // cluster.
+    cli_against_the_live_cluster(&url, &idle);
+
     // 2. The scenarios.
     assert!(SCENARIOS.len() >= 20);
     let mut table = Vec::new();
@@ -796,4 +801,34 @@ fn wrong_ports_fail_clearly_within_the_budget() {
     assert!(code.starts_with("resource_pool::ray::"), "{code}: {error}");
     assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
     eprintln!("GCS port: {code}: {error}");
+}
+
+fn cli(args: &[&str], ray_address: Option<&str>) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_resource-pool"));
+    command.args(args).current_dir(root()).env("NO_COLOR", "1").env_remove("RAY_ADDRESS");
+    if let Some(address) = ray_address {
+        command.env("RAY_ADDRESS", address);
+    }
+    command.output().expect("the binary runs")
+}
+
+fn cli_against_the_live_cluster(url: &str, idle: &Inventory) {
+    let config = "examples/configs/large_pool_first.toml";
+    for output in [
+        cli(&["check", config, "--ray", url, "--format", "json"], None),
+        cli(&["check", config, "--format", "json"], Some(url)),
+    ] {
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        let value: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
+        assert_eq!(value["feasible"], true, "{value}");
+        assert_eq!(value["ray"], "places", "{value}");
+        assert_eq!(value["ray_placement"].as_array().map(Vec::len), Some(2), "{value}");
+    }
+    let output = cli(&["inventory", "--ray", url], None);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    let source = resource_pool::source::SourceFile::new("inventory.toml", text.as_str());
+    let loaded = resource_pool::cluster_file::load_cluster(&source, &Default::default());
+    assert!(loaded.diagnostics.is_empty(), "{text}\n{:?}", loaded.diagnostics);
+    assert_eq!(loaded.cluster.as_ref(), Some(&idle.cluster), "{text}");
 }

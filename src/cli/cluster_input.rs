@@ -20,12 +20,16 @@ pub struct ClusterArgs {
     pub cluster: Option<PathBuf>,
     /// A live Ray cluster's dashboard (`http://HEAD:8265`); default: `RAY_ADDRESS` when it
     /// is an http URL. A token for dashboards that need one comes from
-    /// `RAY_DASHBOARD_TOKEN`, or a file named by `RAY_DASHBOARD_TOKEN_FILE`.
+    /// `RESOURCE_POOL_RAY_TOKEN` or `RAY_AUTH_TOKEN`, or a file named by
+    /// `RESOURCE_POOL_RAY_TOKEN_FILE` or `RAY_AUTH_TOKEN_PATH`; it is never printed.
     #[arg(long, value_name = "URL")]
     pub ray: Option<String>,
     /// The budget of the whole read of a live cluster, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     pub ray_timeout_ms: u64,
+    /// The largest response body read from the dashboard, in bytes.
+    #[arg(long, default_value_t = RaySource::DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
+    pub ray_max_body: u64,
 }
 
 /// A cluster read, what its source noticed, and the file it came from (for spans).
@@ -55,7 +59,8 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     };
     let source = RaySource::from_env(&url)
         .map_err(|e| vec![Finding::bare(e)])?
-        .with_timeout(Duration::from_millis(args.ray_timeout_ms));
+        .with_timeout(Duration::from_millis(args.ray_timeout_ms))
+        .with_max_body_bytes(args.ray_max_body);
     let inventory = source.load().map_err(|e| vec![Finding::bare(e)])?;
     let dead = inventory.notes.iter().filter(|n| matches!(n, InventoryNote::DeadNode { .. })).count();
     Ok(ClusterInput { cluster: inventory.cluster, notes: inventory.notes, findings: Vec::new(), dead })

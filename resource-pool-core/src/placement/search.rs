@@ -445,15 +445,35 @@ impl<'p> Dfs<'p> {
         let mut have = vec![0u128; dims];
         let mut slots_room: u128 = 0;
         let mut room_bounded = min_d.iter().any(|&m| m > 0 && m != u64::MAX);
+        let mut max_fit = vec![0u64; dims];
         for (i, _) in useful.iter().enumerate().filter(|(_, u)| **u) {
             let cap = bins.cap(i);
             let count = u128::from(bins.counts[i]);
+            // At most `room` more slots fit here, each of the fitting types: the bin can
+            // use at most `room` times the largest fitting demand of each resource.
             let mut room = u64::MAX;
             for r in 0..dims {
-                have[r] += count * u128::from(cap[r]).min(need[r]);
-                if min_d[r] > 0 && min_d[r] != u64::MAX {
-                    room = room.min(cap[r] / min_d[r]);
+                if let Some(q) = cap[r].checked_div(min_d[r])
+                    && min_d[r] != u64::MAX
+                {
+                    room = room.min(q);
                 }
+            }
+            max_fit.iter_mut().for_each(|m| *m = 0);
+            for t in self.remaining_types(pos) {
+                let d = &self.problem.types[t].demand;
+                if fits(d, cap) {
+                    for (m, &x) in max_fit.iter_mut().zip(d) {
+                        *m = (*m).max(x);
+                    }
+                }
+            }
+            for r in 0..dims {
+                let mut usable = u128::from(cap[r]).min(need[r]);
+                if room != u64::MAX {
+                    usable = usable.min(u128::from(room) * u128::from(max_fit[r]));
+                }
+                have[r] = have[r].saturating_add(count * usable);
             }
             if room == u64::MAX {
                 room_bounded = false;
