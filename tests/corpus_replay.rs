@@ -12,8 +12,11 @@ use resource_pool_core::fuzzing;
 #[allow(dead_code)]
 mod placement_input;
 
+/// A fuzz target's body.
+type Target = fn(&[u8]);
+
 /// The fuzz targets, by directory name, and their bodies.
-const TARGETS: &[(&str, fn(&[u8]))] = &[
+const TARGETS: &[(&str, Target)] = &[
     ("config_toml", fuzzing::config_toml),
     ("cluster_toml", fuzzing::cluster_toml),
     ("ray_json", fuzzing::ray_json),

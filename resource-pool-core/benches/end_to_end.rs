@@ -45,14 +45,24 @@ fn end_to_end(c: &mut Criterion) {
         for kind in ["homogeneous", "heterogeneous"] {
             let cluster = dir.join(format!("{kind}-{n}.cluster.toml"));
             let config = dir.join(format!("{kind}-feasible-{n}.config.toml"));
-            assert_eq!(check_files(&config, &cluster), Some(true), "{kind} at {n} nodes");
-            g.bench_with_input(BenchmarkId::new(format!("parse/{kind}"), n), &cluster, |b, cluster| {
-                b.iter(|| parse_cluster(black_box(cluster)));
-            });
+            assert_eq!(
+                check_files(&config, &cluster),
+                Some(true),
+                "{kind} at {n} nodes"
+            );
+            g.bench_with_input(
+                BenchmarkId::new(format!("parse/{kind}"), n),
+                &cluster,
+                |b, cluster| {
+                    b.iter(|| parse_cluster(black_box(cluster)));
+                },
+            );
             g.bench_with_input(
                 BenchmarkId::new(format!("check/{kind}"), n),
                 &(&config, &cluster),
-                |b, (config, cluster)| b.iter(|| check_files(black_box(config), black_box(cluster))),
+                |b, (config, cluster)| {
+                    b.iter(|| check_files(black_box(config), black_box(cluster)))
+                },
             );
         }
     }

@@ -13,7 +13,7 @@ use resource_pool_core::model::{Cluster, NodeSlot};
 use resource_pool_core::placement::{PlacementOptions, check_placement};
 use resource_pool_core::ray_sim::{RaySimOptions, simulate};
 
-use common::{SIZES, SEED};
+use common::{SEED, SIZES};
 
 /// Runs the check once outside the timing and prints what decided it, so the results
 /// table can say whether the instance stayed within the budget.
@@ -36,9 +36,13 @@ fn bench_check(c: &mut Criterion, group: &str, cases: &[(String, Cluster, Vec<No
     let options = PlacementOptions::default();
     for (id, cluster, slots) in cases {
         describe(group, id, slots, cluster);
-        g.bench_with_input(BenchmarkId::from_parameter(id), &(cluster, slots), |b, (cluster, slots)| {
-            b.iter(|| check_placement(black_box(slots), black_box(cluster), &options));
-        });
+        g.bench_with_input(
+            BenchmarkId::from_parameter(id),
+            &(cluster, slots),
+            |b, (cluster, slots)| {
+                b.iter(|| check_placement(black_box(slots), black_box(cluster), &options));
+            },
+        );
     }
     g.finish();
 }
@@ -48,10 +52,22 @@ fn placement(c: &mut Criterion) {
     let mut heterogeneous = Vec::new();
     for n in SIZES {
         let cluster = common::homogeneous_cluster(n);
-        homogeneous.push((format!("feasible/{n}"), cluster.clone(), common::verl_default(n, 0).slots()));
-        homogeneous.push((format!("one_slot_over/{n}"), cluster, common::verl_default(n, 1).slots()));
+        homogeneous.push((
+            format!("feasible/{n}"),
+            cluster.clone(),
+            common::verl_default(n, 0).slots(),
+        ));
+        homogeneous.push((
+            format!("one_slot_over/{n}"),
+            cluster,
+            common::verl_default(n, 1).slots(),
+        ));
         let cluster = common::heterogeneous_cluster(n, SEED ^ n as u64);
-        heterogeneous.push((format!("feasible/{n}"), cluster.clone(), common::mixed(n).slots()));
+        heterogeneous.push((
+            format!("feasible/{n}"),
+            cluster.clone(),
+            common::mixed(n).slots(),
+        ));
         let fragmented = common::fragmented(n, &cluster).slots();
         heterogeneous.push((format!("fragmented/{n}"), cluster, fragmented));
     }
@@ -66,7 +82,11 @@ fn ray_sim(c: &mut Criterion) {
         let homogeneous = common::homogeneous_cluster(n);
         let heterogeneous = common::heterogeneous_cluster(n, SEED ^ n as u64);
         let cases = [
-            ("homogeneous", &homogeneous, common::verl_default(n, 0).slots()),
+            (
+                "homogeneous",
+                &homogeneous,
+                common::verl_default(n, 0).slots(),
+            ),
             ("ray_order", &homogeneous, common::ray_order_hang(n).slots()),
             ("heterogeneous", &heterogeneous, common::mixed(n).slots()),
         ];
@@ -79,9 +99,13 @@ fn ray_sim(c: &mut Criterion) {
                 report.branches,
                 report.fix.is_some()
             );
-            g.bench_with_input(BenchmarkId::new(name, n), &(cluster, &slots), |b, (cluster, slots)| {
-                b.iter(|| simulate(black_box(slots), black_box(cluster), &options));
-            });
+            g.bench_with_input(
+                BenchmarkId::new(name, n),
+                &(cluster, &slots),
+                |b, (cluster, slots)| {
+                    b.iter(|| simulate(black_box(slots), black_box(cluster), &options));
+                },
+            );
         }
     }
     g.finish();

@@ -9,7 +9,6 @@ mod inventory_cmd;
 mod lint_cmd;
 pub mod report;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -119,7 +118,7 @@ pub fn run() -> ExitCode {
 }
 
 /// Reads a file or says why not.
-fn read(path: &PathBuf, context: &Context) -> Result<resource_pool::source::SourceFile, report::Finding> {
+fn read(path: &std::path::Path, context: &Context) -> Result<resource_pool::source::SourceFile, report::Finding> {
     resource_pool::source::SourceFile::read(path, context.read_limits).map_err(report::Finding::bare)
 }
 

@@ -29,7 +29,11 @@ pub struct XorShift(u64);
 impl XorShift {
     /// A generator from a seed (zero is replaced: xorshift must not start at zero).
     pub fn new(seed: u64) -> XorShift {
-        XorShift(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        XorShift(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
 
     /// The next 64 random bits.
@@ -90,7 +94,10 @@ pub struct Layout {
 impl Layout {
     /// The manager of the layout.
     pub fn manager(&self) -> ResourcePoolManager<RoleName> {
-        let mapping = self.mapping.iter().map(|(role, pool)| (RoleName::from(*role), pool.as_str()));
+        let mapping = self
+            .mapping
+            .iter()
+            .map(|(role, pool)| (RoleName::from(*role), pool.as_str()));
         ResourcePoolManager::new(self.pools.clone(), mapping).expect("generated layouts are valid")
     }
 
@@ -106,7 +113,10 @@ impl Layout {
 
     /// The number of node-slots.
     pub fn slot_count(&self) -> usize {
-        self.pools.iter().map(|p| p.spec.process_on_nodes.len()).sum()
+        self.pools
+            .iter()
+            .map(|p| p.spec.process_on_nodes.len())
+            .sum()
     }
 }
 
@@ -115,7 +125,9 @@ fn whole(n: u64) -> Amount {
 }
 
 fn gpu_cpu(gpu: u64, cpu: u64) -> Resources {
-    Resources::new().with("GPU", whole(gpu)).with("CPU", whole(cpu))
+    Resources::new()
+        .with("GPU", whole(gpu))
+        .with("CPU", whole(cpu))
 }
 
 fn pool(name: &str, slots: Vec<u32>) -> ResourcePool {
@@ -195,7 +207,10 @@ pub fn wrong_accelerator(n: usize) -> Layout {
 /// (pack the 4s in pairs), but Ray spreads the 4s over every node and the 8s hang.
 pub fn ray_order_hang(n: usize) -> Layout {
     Layout {
-        pools: vec![pool("rollout_pool", vec![4; n]), pool("actor_pool", vec![8; n / 2])],
+        pools: vec![
+            pool("rollout_pool", vec![4; n]),
+            pool("actor_pool", vec![8; n / 2]),
+        ],
         mapping: vec![
             ("rollout", "rollout_pool".into()),
             ("actor", "actor_pool".into()),
@@ -238,7 +253,10 @@ pub fn mixed(n: usize) -> Layout {
 /// Nodes of `cluster` that can host an 8-GPU slot at 3 CPUs per GPU.
 fn hosts_of_eight(cluster: &Cluster) -> usize {
     let need = gpu_cpu(8, 24);
-    cluster.alive().filter(|n| n.available.covers(&need)).count()
+    cluster
+        .alive()
+        .filter(|n| n.available.covers(&need))
+        .count()
 }
 
 /// Fragmentation: one 8-GPU slot more than the nodes with 8 GPUs (and 24 CPUs) free, on
@@ -275,24 +293,49 @@ pub fn clusters(n: usize) -> [(&'static str, Cluster); 2] {
 /// Every end-to-end scenario at `n` nodes (`heterogeneous` must be
 /// `heterogeneous_cluster(n, SEED ^ n)`).
 pub fn scenarios(n: usize, heterogeneous: &Cluster) -> Vec<Scenario> {
-    let s = |name, cluster, layout, expect| Scenario { name, cluster, layout, expect };
+    let s = |name, cluster, layout, expect| Scenario {
+        name,
+        cluster,
+        layout,
+        expect,
+    };
     vec![
-        s("homogeneous/feasible", "homogeneous", verl_default(n, 0), Expect::Places),
+        s(
+            "homogeneous/feasible",
+            "homogeneous",
+            verl_default(n, 0),
+            Expect::Places,
+        ),
         s(
             "homogeneous/one_slot_over",
             "homogeneous",
             verl_default(n, 1),
             Expect::Infeasible("gpu_total"),
         ),
-        s("homogeneous/cpu_short", "homogeneous", cpu_short(n), Expect::Infeasible("cpu_short")),
+        s(
+            "homogeneous/cpu_short",
+            "homogeneous",
+            cpu_short(n),
+            Expect::Infeasible("cpu_short"),
+        ),
         s(
             "homogeneous/wrong_accelerator",
             "homogeneous",
             wrong_accelerator(n),
             Expect::Infeasible("wrong_accelerator"),
         ),
-        s("homogeneous/ray_order", "homogeneous", ray_order_hang(n), Expect::RayHangs),
-        s("heterogeneous/feasible", "heterogeneous", mixed(n), Expect::Places),
+        s(
+            "homogeneous/ray_order",
+            "homogeneous",
+            ray_order_hang(n),
+            Expect::RayHangs,
+        ),
+        s(
+            "heterogeneous/feasible",
+            "heterogeneous",
+            mixed(n),
+            Expect::Places,
+        ),
         s(
             "heterogeneous/fragmented",
             "heterogeneous",
@@ -331,7 +374,10 @@ pub fn write_data(dir: &Path) -> io::Result<PathBuf> {
     for n in SIZES {
         let clusters = clusters(n);
         for (kind, cluster) in &clusters {
-            write_if_changed(&dir.join(format!("{kind}-{n}.cluster.toml")), &cluster_to_toml(cluster))?;
+            write_if_changed(
+                &dir.join(format!("{kind}-{n}.cluster.toml")),
+                &cluster_to_toml(cluster),
+            )?;
         }
         for sc in scenarios(n, &clusters[1].1) {
             let config = format!("{}-{n}.config.toml", sc.name.replace('/', "-"));
@@ -358,7 +404,11 @@ pub fn write_data(dir: &Path) -> io::Result<PathBuf> {
 /// Nodes of one GPU count (CPU 3 per GPU, never binding) for the adversarial packings.
 fn bins(count: usize, gpus: u64) -> Cluster {
     let res = gpu_cpu(gpus, 3 * gpus);
-    Cluster::new((0..count).map(|i| Node::new(format!("bin-{i}"), res.clone())).collect())
+    Cluster::new(
+        (0..count)
+            .map(|i| Node::new(format!("bin-{i}"), res.clone()))
+            .collect(),
+    )
 }
 
 /// Slot sizes as pools: one pool per distinct size, sizes in the given order.
@@ -453,7 +503,15 @@ pub fn count_trap(slots: usize, seed: u64) -> Adversarial {
 /// Every adversarial instance, 20 to 200 slots.
 pub fn adversarial() -> Vec<Adversarial> {
     let mut all: Vec<Adversarial> = [1, 2, 4, 6].into_iter().map(ffd_trap).collect();
-    all.extend([20, 50, 100, 200].into_iter().map(|s| perfect_split(s, SEED ^ s as u64)));
-    all.extend([22, 49, 100, 199].into_iter().map(|s| count_trap(s, SEED ^ s as u64)));
+    all.extend(
+        [20, 50, 100, 200]
+            .into_iter()
+            .map(|s| perfect_split(s, SEED ^ s as u64)),
+    );
+    all.extend(
+        [22, 49, 100, 199]
+            .into_iter()
+            .map(|s| count_trap(s, SEED ^ s as u64)),
+    );
     all
 }

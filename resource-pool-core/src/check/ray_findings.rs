@@ -56,7 +56,7 @@ fn fix_text(fix: Option<&RayFix>, slots: &[NodeSlot], pools: &[ResourcePool], cl
                 pins.join(", ")
             )
         }
-        None => "make the layout fit first (see the placement errors), or give Ray room: fewer or smaller node-slots".to_owned(),
+        None => "Make the layout fit first (see the placement errors), or give Ray room: fewer or smaller node-slots".to_owned(),
     }
 }
 

@@ -147,7 +147,7 @@ pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
     if !diagnostics.iter().any(ConfigDiagnostic::is_syntax) {
         diagnostics.extend(lint::lint_config(&doc, options));
     }
-    diagnostics.sort_by_key(|d| first_offset(d));
+    diagnostics.sort_by_key(first_offset);
     let valid = !diagnostics.iter().any(ConfigDiagnostic::is_error);
     let manager = if valid { build_manager(&doc) } else { None };
     LoadedConfig { source: source.clone(), doc, diagnostics, manager }

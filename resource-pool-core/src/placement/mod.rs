@@ -229,35 +229,35 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
 
 /// The largest part the greedy finds that fits together (slot indices, sorted), within
 /// `time` (the greedy is polynomial; the limit only guards huge inputs).
-fn largest_part(problem: &Problem, time: Duration) -> Vec<usize> {
+fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Move>>) {
     let scales = search::scales(problem);
     let desc = search::types_by_size(problem, &scales);
     let asc: Vec<usize> = desc.iter().rev().copied().collect();
     let mut budget = Budget::new(u64::MAX, time);
-    let mut best: Option<Vec<u64>> = None;
+    let mut best: Option<(Vec<Move>, Vec<u64>)> = None;
     for order in [&desc, &asc] {
         for bin_order in [BinOrder::Tightest, BinOrder::Emptiest, BinOrder::Given] {
-            if let Some((_, placed)) =
+            if let Some((moves, placed)) =
                 search::greedy(problem, order, bin_order, &scales, false, &mut budget)
             {
                 let total: u64 = placed.iter().sum();
-                if best.as_ref().is_none_or(|b| b.iter().sum::<u64>() < total) {
-                    best = Some(placed);
+                if best.as_ref().is_none_or(|(_, b)| b.iter().sum::<u64>() < total) {
+                    best = Some((moves, placed));
                 }
             }
         }
     }
-    let mut fits: Vec<usize> = match best {
-        Some(placed) => problem
-            .types
-            .iter()
-            .zip(placed)
-            .flat_map(|(t, n)| t.slots.iter().take(n as usize).copied())
-            .collect(),
-        None => Vec::new(),
-    };
+    let Some((moves, placed)) = best else { return (Vec::new(), None) };
+    let mut fits: Vec<usize> = problem
+        .types
+        .iter()
+        .zip(&placed)
+        .flat_map(|(t, &n)| t.slots.iter().take(n as usize).copied())
+        .collect();
     fits.sort_unstable();
-    fits
+    // Every slot placed: that is a placement, whatever budget ran out before.
+    let complete = problem.types.iter().zip(&placed).all(|(t, &n)| n as usize >= t.slots.len());
+    (fits, complete.then_some(moves))
 }
 
 /// Time left for [`largest_part`]: what remains of the budget, at least 10 ms and at most
@@ -312,7 +312,7 @@ pub fn check_placement(
                     .map(InfeasibleReason::ResourceRunsOut),
             );
             if reasons.is_empty() {
-                let fits = largest_part(&problem, part_time(&budget, options));
+                let (fits, _) = largest_part(&problem, part_time(&budget, options));
                 let left_out = (0..slots.len())
                     .filter(|i| fits.binary_search(i).is_err())
                     .collect();
@@ -343,13 +343,22 @@ pub fn check_placement(
                 by,
             )
         }
-        Decision::OutOfBudget(limit) => (
-            PlacementOutcome::Undecided(Undecided {
-                limit,
-                fits: largest_part(&problem, part_time(&budget, options)),
-            }),
-            DecidedBy::Undecided,
-        ),
+        Decision::OutOfBudget(limit) => {
+            let (fits, complete) = largest_part(&problem, part_time(&budget, options));
+            let witness = complete
+                .and_then(|moves| search::replay(&problem, &moves, slots.len()))
+                .map(|nodes| Witness { nodes })
+                .filter(|w| w.validate(slots, cluster).is_ok());
+            match witness {
+                // The explanation's greedy placed everything: a placement, not a guess
+                // (validated, as it runs only when the budget ran out).
+                Some(w) => (PlacementOutcome::Feasible(w), DecidedBy::Heuristic),
+                None => (
+                    PlacementOutcome::Undecided(Undecided { limit, fits }),
+                    DecidedBy::Undecided,
+                ),
+            }
+        }
     };
     PlacementReport {
         outcome,

@@ -253,33 +253,31 @@ fn the_exact_search_beats_first_fit_decreasing() {
 #[test]
 fn a_tiny_budget_gives_undecided_never_a_guess() {
     let x = |n: u64| Resources::new().with("X", Amount::from_units(n));
-    let items = [8, 8, 7, 5, 5, 3];
-    let slots: Vec<NodeSlot> = items
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| NodeSlot {
-            pool: 0,
-            slot: i,
-            bundles: 1,
-            demand: x(n),
-        })
-        .collect();
-    let cluster = Cluster::new(vec![Node::new("a", x(18)), Node::new("b", x(18))]);
-    let options = PlacementOptions {
-        max_steps: 3,
-        ..PlacementOptions::default()
+    let slots_of_sizes = |items: &[u64]| -> Vec<NodeSlot> {
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| NodeSlot { pool: 0, slot: i, bundles: 1, demand: x(n) })
+            .collect()
     };
+    let cluster = Cluster::new(vec![Node::new("a", x(18)), Node::new("b", x(18))]);
+    let options = PlacementOptions { max_steps: 3, ..PlacementOptions::default() };
+    // Infeasible, but no bound refutes it (33 of 36, each fits): only the search can tell,
+    // and with 3 steps it must not.
+    let slots = slots_of_sizes(&[10, 10, 10, 3]);
     let report = check_placement(&slots, &cluster, &options);
     assert!(
-        matches!(
-            report.outcome,
-            PlacementOutcome::Undecided(Undecided {
-                limit: BudgetLimit::Steps,
-                ..
-            })
-        ),
+        matches!(report.outcome, PlacementOutcome::Undecided(Undecided { limit: BudgetLimit::Steps, .. })),
         "{report:?}"
     );
+    // Feasible: out of budget, the answer is undecided or a placement that is valid.
+    let slots = slots_of_sizes(&[8, 8, 7, 5, 5, 3]);
+    let report = check_placement(&slots, &cluster, &options);
+    match &report.outcome {
+        PlacementOutcome::Undecided(_) => {}
+        PlacementOutcome::Feasible(w) => assert_eq!(w.validate(&slots, &cluster), Ok(())),
+        PlacementOutcome::Infeasible(_) => panic!("a wrong answer: {report:?}"),
+    }
 }
 
 #[test]
