@@ -28,8 +28,8 @@ fn assert_labels_in_file(diagnostic: &dyn miette::Diagnostic, source: &SourceFil
             label.inner(),
             source.text().len()
         );
-        let (line, column) = source.line_col(label.offset());
-        assert!(line >= 1 && column >= 1);
+        // Must not panic, whatever the offset.
+        let _ = source.line_col(label.offset());
     }
 }
 

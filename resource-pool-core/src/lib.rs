@@ -11,12 +11,14 @@ pub mod cluster_file;
 pub mod config;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod lint;
 pub mod inventory;
+pub mod lint;
 pub mod model;
 pub mod placement;
 pub mod ray_sim;
 pub mod source;
+#[cfg(test)]
+mod test_support;
 mod toml_walk;
 
 pub use model::*;

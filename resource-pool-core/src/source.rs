@@ -45,7 +45,9 @@ impl ReadLimits {
 
 impl Default for ReadLimits {
     fn default() -> ReadLimits {
-        ReadLimits { max_file_bytes: ReadLimits::DEFAULT_MAX_FILE_BYTES }
+        ReadLimits {
+            max_file_bytes: ReadLimits::DEFAULT_MAX_FILE_BYTES,
+        }
     }
 }
 
@@ -54,7 +56,10 @@ impl Default for ReadLimits {
 pub enum ReadError {
     /// The operating system refused (missing, a directory, no permission, a loop).
     #[error("cannot read `{path}`: {source}")]
-    #[diagnostic(code(resource_pool::file::unreadable), help("check the path and its permissions"))]
+    #[diagnostic(
+        code(resource_pool::file::unreadable),
+        help("check the path and its permissions")
+    )]
     Io {
         /// The path as given.
         path: String,
@@ -76,7 +81,10 @@ pub enum ReadError {
     },
     /// The file is not UTF-8 text.
     #[error("`{path}` is not UTF-8 text (invalid byte at offset {offset})")]
-    #[diagnostic(code(resource_pool::file::not_utf8), help("TOML files must be UTF-8; re-save it as UTF-8"))]
+    #[diagnostic(
+        code(resource_pool::file::not_utf8),
+        help("TOML files must be UTF-8; re-save it as UTF-8")
+    )]
     NotUtf8 {
         /// The path as given.
         path: String,
@@ -94,32 +102,49 @@ pub struct SourceFile {
 
 impl fmt::Debug for SourceFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SourceFile").field("name", &self.name).field("len", &self.text.len()).finish()
+        f.debug_struct("SourceFile")
+            .field("name", &self.name)
+            .field("len", &self.text.len())
+            .finish()
     }
 }
 
 impl SourceFile {
     /// A file from text in memory.
     pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> SourceFile {
-        SourceFile { name: name.into(), text: text.into() }
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
     }
 
     /// Reads a file within the limits.
     pub fn read(path: &Path, limits: ReadLimits) -> Result<SourceFile, ReadError> {
         use std::io::Read;
         let shown = path.display().to_string();
-        let io = |source| ReadError::Io { path: shown.clone(), source };
+        let io = |source| ReadError::Io {
+            path: shown.clone(),
+            source,
+        };
         let file = std::fs::File::open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if meta.is_dir() {
-            return Err(io(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory")));
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory",
+            )));
         }
         let mut bytes = Vec::new();
         // Read one byte past the limit to tell "at the limit" from "over it", whatever the
         // metadata says (pipes and /proc files report no size).
-        file.take(limits.max_file_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+        file.take(limits.max_file_bytes.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
         if bytes.len() as u64 > limits.max_file_bytes {
-            return Err(ReadError::TooLarge { path: shown, limit: limits.max_file_bytes });
+            return Err(ReadError::TooLarge {
+                path: shown,
+                limit: limits.max_file_bytes,
+            });
         }
         SourceFile::from_bytes(shown, bytes)
     }
@@ -129,7 +154,10 @@ impl SourceFile {
         let name = name.into();
         match String::from_utf8(bytes) {
             Ok(text) => Ok(SourceFile::new(name, text)),
-            Err(err) => Err(ReadError::NotUtf8 { path: name, offset: err.utf8_error().valid_up_to() }),
+            Err(err) => Err(ReadError::NotUtf8 {
+                path: name,
+                offset: err.utf8_error().valid_up_to(),
+            }),
         }
     }
 
@@ -169,7 +197,9 @@ impl SourceCode for SourceFile {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let inner = self.text.read_span(span, context_lines_before, context_lines_after)?;
+        let inner = self
+            .text
+            .read_span(span, context_lines_before, context_lines_after)?;
         Ok(Box::new(
             MietteSpanContents::new_named(
                 self.name.to_string(),
@@ -185,7 +215,10 @@ impl SourceCode for SourceFile {
 }
 
 /// The closest candidate to a misspelt name, when one is close enough to suggest.
-pub fn did_you_mean<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    wrong: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(wrong, c), c))

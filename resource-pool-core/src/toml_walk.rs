@@ -43,7 +43,10 @@ pub enum StructureError {
     },
     /// A value of the wrong type.
     #[error("`{key}` must be {expected}, found {found}")]
-    #[diagnostic(code(resource_pool::toml::wrong_type), help("write `{key}` as {expected}"))]
+    #[diagnostic(
+        code(resource_pool::toml::wrong_type),
+        help("write `{key}` as {expected}")
+    )]
     WrongType {
         /// The key.
         key: String,
@@ -71,7 +74,10 @@ pub enum StructureError {
     },
     /// A key that must be given.
     #[error("{table} has no `{key}`")]
-    #[diagnostic(code(resource_pool::toml::missing_key), help("add `{key} = {example}`"))]
+    #[diagnostic(
+        code(resource_pool::toml::missing_key),
+        help("add `{key} = {example}`")
+    )]
     MissingKey {
         /// The key.
         key: &'static str,
@@ -93,7 +99,10 @@ pub(crate) fn parse(source: &SourceFile) -> (toml::Spanned<DeTable<'_>>, Vec<Str
         .into_iter()
         .map(|e| {
             let span = e.span().unwrap_or(0..0);
-            StructureError::Syntax { message: e.message().trim().to_owned(), span: to_source_span(&span) }
+            StructureError::Syntax {
+                message: e.message().trim().to_owned(),
+                span: to_source_span(&span),
+            }
         })
         .collect();
     (table, errors)
@@ -107,7 +116,12 @@ pub(crate) fn entries<'t, 'i>(table: &'t DeTable<'i>) -> Vec<(&'t Key<'i>, &'t V
 }
 
 /// Reports every key of `table` not in `known`.
-pub(crate) fn check_keys(table: &DeTable<'_>, known: &[&str], table_name: &str, out: &mut Vec<StructureError>) {
+pub(crate) fn check_keys(
+    table: &DeTable<'_>,
+    known: &[&str],
+    table_name: &str,
+    out: &mut Vec<StructureError>,
+) {
     for (key, _) in entries(table) {
         let name = key.get_ref().as_ref();
         if !known.contains(&name) {
@@ -126,7 +140,10 @@ pub(crate) fn check_keys(table: &DeTable<'_>, known: &[&str], table_name: &str, 
 }
 
 /// A key's value, by name.
-pub(crate) fn get<'t, 'i>(table: &'t DeTable<'i>, key: &str) -> Option<(&'t Key<'i>, &'t Value<'i>)> {
+pub(crate) fn get<'t, 'i>(
+    table: &'t DeTable<'i>,
+    key: &str,
+) -> Option<(&'t Key<'i>, &'t Value<'i>)> {
     table.get_key_value(key)
 }
 
@@ -140,7 +157,11 @@ fn wrong_type(key: &str, expected: &'static str, value: &Value<'_>) -> Structure
 }
 
 /// A table value.
-pub(crate) fn table<'t, 'i>(key: &str, value: &'t Value<'i>, out: &mut Vec<StructureError>) -> Option<&'t DeTable<'i>> {
+pub(crate) fn table<'t, 'i>(
+    key: &str,
+    value: &'t Value<'i>,
+    out: &mut Vec<StructureError>,
+) -> Option<&'t DeTable<'i>> {
     match value.get_ref() {
         DeValue::Table(t) => Some(t),
         _ => {
@@ -151,7 +172,11 @@ pub(crate) fn table<'t, 'i>(key: &str, value: &'t Value<'i>, out: &mut Vec<Struc
 }
 
 /// A string value.
-pub(crate) fn string(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<Spanned<String>> {
+pub(crate) fn string(
+    key: &str,
+    value: &Value<'_>,
+    out: &mut Vec<StructureError>,
+) -> Option<Spanned<String>> {
     match value.get_ref() {
         DeValue::String(s) => Some(Spanned::new(s.to_string(), value.span())),
         _ => {
@@ -173,7 +198,11 @@ pub(crate) fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError
 }
 
 /// An array value.
-pub(crate) fn array<'t, 'i>(key: &str, value: &'t Value<'i>, out: &mut Vec<StructureError>) -> Option<&'t [Value<'i>]> {
+pub(crate) fn array<'t, 'i>(
+    key: &str,
+    value: &'t Value<'i>,
+    out: &mut Vec<StructureError>,
+) -> Option<&'t [Value<'i>]> {
     match value.get_ref() {
         DeValue::Array(items) => Some(items.as_ref()),
         _ => {
@@ -184,7 +213,11 @@ pub(crate) fn array<'t, 'i>(key: &str, value: &'t Value<'i>, out: &mut Vec<Struc
 }
 
 /// A whole number that fits `u32` (zero allowed: the lint says what zero means).
-pub(crate) fn count(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<Spanned<u32>> {
+pub(crate) fn count(
+    key: &str,
+    value: &Value<'_>,
+    out: &mut Vec<StructureError>,
+) -> Option<Spanned<u32>> {
     let bad = |problem: &str, help: &str| StructureError::BadNumber {
         key: key.to_owned(),
         problem: problem.to_owned(),
@@ -200,17 +233,26 @@ pub(crate) fn count(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>)
             Ok(n) => match u32::try_from(n) {
                 Ok(n) => Some(Spanned::new(n, value.span())),
                 Err(_) => {
-                    out.push(bad("is too large", &format!("counts are at most {}", u32::MAX)));
+                    out.push(bad(
+                        "is too large",
+                        &format!("counts are at most {}", u32::MAX),
+                    ));
                     None
                 }
             },
             Err(_) => {
-                out.push(bad("is too large", &format!("counts are at most {}", u32::MAX)));
+                out.push(bad(
+                    "is too large",
+                    &format!("counts are at most {}", u32::MAX),
+                ));
                 None
             }
         },
         DeValue::Float(_) => {
-            out.push(bad("is not a whole number", "counts are whole numbers such as 8"));
+            out.push(bad(
+                "is not a whole number",
+                "counts are whole numbers such as 8",
+            ));
             None
         }
         _ => {
@@ -221,7 +263,11 @@ pub(crate) fn count(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>)
 }
 
 /// A resource amount: a non-negative integer or float, in Ray's fixed point.
-pub(crate) fn amount(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<Spanned<Amount>> {
+pub(crate) fn amount(
+    key: &str,
+    value: &Value<'_>,
+    out: &mut Vec<StructureError>,
+) -> Option<Spanned<Amount>> {
     let parsed = match value.get_ref() {
         DeValue::Integer(int) => match i128::from_str_radix(int.as_str(), int.radix()) {
             Ok(n) if n < 0 => Err(AmountError::Negative),

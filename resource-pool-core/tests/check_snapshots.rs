@@ -16,41 +16,77 @@ fn run(config: &str, cluster: &str, options: &CheckOptions) -> (CheckReport, Str
     let config_source = common::source("pools.toml", config);
     let loaded = load_config(&config_source, &LintOptions::default());
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
-    let cluster = load_cluster(&common::source("cluster.toml", cluster), &ClusterLimits::default());
+    let cluster = load_cluster(
+        &common::source("cluster.toml", cluster),
+        &ClusterLimits::default(),
+    );
     let cluster = cluster.cluster.expect("valid cluster");
-    let report = check(loaded.manager.as_ref().expect("valid"), &cluster, &loaded, options);
-    let codes: Vec<String> = report.diagnostics.iter().map(|d| d.code().map(|c| c.to_string()).unwrap_or_default()).collect();
-    let text = format!("{}\n\n{}", codes.join("\n"), common::render("pools.toml", config, &report.diagnostics));
+    let report = check(
+        loaded.manager.as_ref().expect("valid"),
+        &cluster,
+        &loaded,
+        options,
+    );
+    let codes: Vec<String> = report
+        .diagnostics
+        .iter()
+        .map(|d| d.code().map(|c| c.to_string()).unwrap_or_default())
+        .collect();
+    let text = format!(
+        "{}\n\n{}",
+        codes.join("\n"),
+        common::render("pools.toml", config, &report.diagnostics)
+    );
     (report, text)
 }
 
 fn nodes(list: &[(&str, u32, u32)]) -> String {
     list.iter()
-        .map(|(id, gpu, cpu)| format!("[[nodes]]\nid = \"{id}\"\navailable = {{ GPU = {gpu}, CPU = {cpu} }}\n"))
+        .map(|(id, gpu, cpu)| {
+            format!("[[nodes]]\nid = \"{id}\"\navailable = {{ GPU = {gpu}, CPU = {cpu} }}\n")
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 #[test]
 fn slot_fits_no_node() {
-    let config = format!("[pools.global_pool]\nprocess_on_nodes = [8]\n\n[pools.reward_pool]\nprocess_on_nodes = [2]\n{MAPPING}");
-    let (report, text) = run(&config, &nodes(&[("node-a", 8, 16), ("node-b", 6, 64)]), &CheckOptions::default());
+    let config = format!(
+        "[pools.global_pool]\nprocess_on_nodes = [8]\n\n[pools.reward_pool]\nprocess_on_nodes = [2]\n{MAPPING}"
+    );
+    let (report, text) = run(
+        &config,
+        &nodes(&[("node-a", 8, 16), ("node-b", 6, 64)]),
+        &CheckOptions::default(),
+    );
     assert_eq!(report.feasible(), Some(false));
     insta::assert_snapshot!(text);
 }
 
 #[test]
 fn resource_runs_out() {
-    let config = format!("[pools.global_pool]\nprocess_on_nodes = [4, 4, 4]\n\n[pools.reward_pool]\nprocess_on_nodes = [4]\n{MAPPING}");
-    let (report, text) = run(&config, &nodes(&[("node-a", 8, 96), ("node-b", 4, 96)]), &CheckOptions::default());
+    let config = format!(
+        "[pools.global_pool]\nprocess_on_nodes = [4, 4, 4]\n\n[pools.reward_pool]\nprocess_on_nodes = [4]\n{MAPPING}"
+    );
+    let (report, text) = run(
+        &config,
+        &nodes(&[("node-a", 8, 96), ("node-b", 4, 96)]),
+        &CheckOptions::default(),
+    );
     assert_eq!(report.feasible(), Some(false));
     insta::assert_snapshot!(text);
 }
 
 #[test]
 fn not_together() {
-    let config = format!("[pools.global_pool]\nprocess_on_nodes = [4, 4]\n\n[pools.reward_pool]\nprocess_on_nodes = [4]\n{MAPPING}");
-    let (report, text) = run(&config, &nodes(&[("node-a", 6, 96), ("node-b", 6, 96)]), &CheckOptions::default());
+    let config = format!(
+        "[pools.global_pool]\nprocess_on_nodes = [4, 4]\n\n[pools.reward_pool]\nprocess_on_nodes = [4]\n{MAPPING}"
+    );
+    let (report, text) = run(
+        &config,
+        &nodes(&[("node-a", 6, 96), ("node-b", 6, 96)]),
+        &CheckOptions::default(),
+    );
     assert_eq!(report.feasible(), Some(false));
     insta::assert_snapshot!(text);
 }
@@ -63,7 +99,10 @@ fn undecided_placement() {
     let config = "[pools.global_pool]\nprocess_on_nodes = [10, 10, 10]\nmax_colocate_count = 1\n\n[pools.reward_pool]\nprocess_on_nodes = [3]\nmax_colocate_count = 1\n\n[mapping]\nactor_rollout = \"global_pool\"\nrm = \"reward_pool\"\n";
     let cluster = nodes(&[("node-a", 18, 18), ("node-b", 18, 18)]);
     let tight = CheckOptions {
-        placement: PlacementOptions { max_steps: 3, ..PlacementOptions::default() },
+        placement: PlacementOptions {
+            max_steps: 3,
+            ..PlacementOptions::default()
+        },
         ..CheckOptions::default()
     };
     let (report, text) = run(config, &cluster, &tight);
@@ -76,8 +115,15 @@ fn undecided_placement() {
 #[test]
 fn ray_hangs() {
     let config = "[pools.reward_pool]\nprocess_on_nodes = [4]\n\n[pools.global_pool]\nprocess_on_nodes = [8]\n\n[mapping]\nrm = \"reward_pool\"\nactor_rollout = \"global_pool\"\n";
-    let (report, text) = run(config, &nodes(&[("big", 8, 32), ("small", 4, 16)]), &CheckOptions::default());
-    assert_eq!((report.feasible(), report.ray_verdict()), (Some(true), RayVerdict::Hangs));
+    let (report, text) = run(
+        config,
+        &nodes(&[("big", 8, 32), ("small", 4, 16)]),
+        &CheckOptions::default(),
+    );
+    assert_eq!(
+        (report.feasible(), report.ray_verdict()),
+        (Some(true), RayVerdict::Hangs)
+    );
     insta::assert_snapshot!(text);
 }
 
@@ -87,15 +133,32 @@ const TIE_CONFIG: &str = "[pools.reward_pool]\nprocess_on_nodes = [2]\n\n[pools.
 
 #[test]
 fn ray_depends_on_ties() {
-    let (report, text) = run(TIE_CONFIG, &nodes(&[("node-a", 8, 12), ("node-b", 4, 24)]), &CheckOptions::default());
-    assert_eq!((report.feasible(), report.ray_verdict()), (Some(true), RayVerdict::DependsOnTies));
+    let (report, text) = run(
+        TIE_CONFIG,
+        &nodes(&[("node-a", 8, 12), ("node-b", 4, 24)]),
+        &CheckOptions::default(),
+    );
+    assert_eq!(
+        (report.feasible(), report.ray_verdict()),
+        (Some(true), RayVerdict::DependsOnTies)
+    );
     insta::assert_snapshot!(text);
 }
 
 #[test]
 fn ray_undecided() {
-    let options = CheckOptions { ray: RaySimOptions { max_branches: 1, ..RaySimOptions::default() }, ..CheckOptions::default() };
-    let (report, text) = run(TIE_CONFIG, &nodes(&[("node-a", 8, 12), ("node-b", 4, 24)]), &options);
+    let options = CheckOptions {
+        ray: RaySimOptions {
+            max_branches: 1,
+            ..RaySimOptions::default()
+        },
+        ..CheckOptions::default()
+    };
+    let (report, text) = run(
+        TIE_CONFIG,
+        &nodes(&[("node-a", 8, 12), ("node-b", 4, 24)]),
+        &options,
+    );
     assert_eq!(report.ray_verdict(), RayVerdict::Undecided);
     insta::assert_snapshot!(text);
 }

@@ -4,18 +4,31 @@ mod common;
 
 use miette::Diagnostic;
 use proptest::prelude::*;
-use resource_pool_core::cluster_file::{ClusterDiagnostic, ClusterLimits, cluster_to_toml, load_cluster};
+use resource_pool_core::cluster_file::{
+    ClusterDiagnostic, ClusterLimits, cluster_to_toml, load_cluster,
+};
 use resource_pool_core::source::SourceFile;
 use resource_pool_core::{Amount, Cluster, Node, Resources};
 
 fn load(text: &str) -> Vec<ClusterDiagnostic> {
-    load_cluster(&SourceFile::new("cluster.toml", text), &ClusterLimits::default()).diagnostics
+    load_cluster(
+        &SourceFile::new("cluster.toml", text),
+        &ClusterLimits::default(),
+    )
+    .diagnostics
 }
 
 fn report(text: &str) -> String {
     let diagnostics = load(text);
-    let codes: Vec<String> = diagnostics.iter().map(|d| d.code().map(|c| c.to_string()).unwrap_or_default()).collect();
-    format!("{}\n\n{}", codes.join("\n"), common::render("cluster.toml", text, &diagnostics))
+    let codes: Vec<String> = diagnostics
+        .iter()
+        .map(|d| d.code().map(|c| c.to_string()).unwrap_or_default())
+        .collect();
+    format!(
+        "{}\n\n{}",
+        codes.join("\n"),
+        common::render("cluster.toml", text, &diagnostics)
+    )
 }
 
 macro_rules! snapshot {
@@ -29,19 +42,41 @@ macro_rules! snapshot {
 
 snapshot!(syntax, "[[nodes]\nid = \"a\"\n");
 snapshot!(no_nodes, "# empty\n");
-snapshot!(unknown_key, "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\nalive = true\nlabel = {}\n");
-snapshot!(bad_amounts, "[[nodes]]\nid = \"a\"\navailable = { GPU = -8, CPU = nan, NPU = inf, x = 0.00001, y = \"8\" }\n");
-snapshot!(duplicate_node, "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\n\n[[nodes]]\nid = \"a\"\navailable = { GPU = 4 }\n");
-snapshot!(missing_keys, "[[nodes]]\naddress = \"10.0.0.1\"\n\n[[nodes]]\nid = \"b\"\n");
-snapshot!(available_over_total, "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\ntotal = { GPU = 4 }\n");
+snapshot!(
+    unknown_key,
+    "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\nalive = true\nlabel = {}\n"
+);
+snapshot!(
+    bad_amounts,
+    "[[nodes]]\nid = \"a\"\navailable = { GPU = -8, CPU = nan, NPU = inf, x = 0.00001, y = \"8\" }\n"
+);
+snapshot!(
+    duplicate_node,
+    "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\n\n[[nodes]]\nid = \"a\"\navailable = { GPU = 4 }\n"
+);
+snapshot!(
+    missing_keys,
+    "[[nodes]]\naddress = \"10.0.0.1\"\n\n[[nodes]]\nid = \"b\"\n"
+);
+snapshot!(
+    available_over_total,
+    "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\ntotal = { GPU = 4 }\n"
+);
 
 #[test]
 fn every_example_cluster_loads() {
-    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/clusters")).unwrap() {
+    for entry in
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/clusters")).unwrap()
+    {
         let path = entry.unwrap().path();
         let source = SourceFile::read(&path, Default::default()).unwrap();
         let loaded = load_cluster(&source, &ClusterLimits::default());
-        assert!(loaded.diagnostics.is_empty(), "{}: {:?}", path.display(), loaded.diagnostics);
+        assert!(
+            loaded.diagnostics.is_empty(),
+            "{}: {:?}",
+            path.display(),
+            loaded.diagnostics
+        );
         assert!(!loaded.cluster.unwrap().nodes.is_empty());
     }
 }
@@ -49,18 +84,54 @@ fn every_example_cluster_loads() {
 #[test]
 fn the_node_limit_is_checked_before_nodes_are_read() {
     let text = "[[nodes]]\nid = \"a\"\navailable = {}\n".repeat(3);
-    let loaded = load_cluster(&SourceFile::new("c.toml", text), &ClusterLimits { max_nodes: 2 });
-    assert!(matches!(loaded.diagnostics[..], [ClusterDiagnostic::TooManyNodes { count: 3, limit: 2, .. }]));
+    let loaded = load_cluster(
+        &SourceFile::new("c.toml", text),
+        &ClusterLimits { max_nodes: 2 },
+    );
+    assert!(matches!(
+        loaded.diagnostics[..],
+        [ClusterDiagnostic::TooManyNodes {
+            count: 3,
+            limit: 2,
+            ..
+        }]
+    ));
 }
 
 fn resources() -> impl Strategy<Value = Resources> {
-    prop::collection::btree_map(prop_oneof![Just("GPU".to_owned()), Just("CPU".to_owned()), "[a-z:_]{1,8}"], 1u64..10_000_000, 0..4)
-        .prop_map(|m| m.into_iter().map(|(k, v)| (k, Amount::from_units(v))).collect())
+    prop::collection::btree_map(
+        prop_oneof![
+            Just("GPU".to_owned()),
+            Just("CPU".to_owned()),
+            "[a-z:_]{1,8}"
+        ],
+        1u64..10_000_000,
+        0..4,
+    )
+    .prop_map(|m| {
+        m.into_iter()
+            .map(|(k, v)| (k, Amount::from_units(v)))
+            .collect()
+    })
 }
 
 fn node() -> impl Strategy<Value = Node> {
-    ("[a-z0-9-]{1,8}", prop::option::of("[0-9.]{1,15}"), any::<bool>(), resources(), prop::option::of(resources()), prop::collection::btree_map("[a-z./]{1,8}", "\\PC{0,5}", 0..2))
-        .prop_map(|(id, address, alive, available, total, labels)| Node { id, address, alive, available, total, labels })
+    (
+        "[a-z0-9-]{1,8}",
+        prop::option::of("[0-9.]{1,15}"),
+        any::<bool>(),
+        resources(),
+        prop::option::of(resources()),
+        prop::collection::btree_map("[a-z./]{1,8}", "\\PC{0,5}", 0..2),
+    )
+        .prop_map(|(id, address, alive, available, total, labels)| Node {
+            id,
+            address,
+            alive,
+            available,
+            total,
+            labels,
+        })
 }
 
 proptest! {

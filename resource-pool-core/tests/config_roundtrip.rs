@@ -4,10 +4,16 @@ use proptest::prelude::*;
 use resource_pool_core::config::{config_to_toml, load_config};
 use resource_pool_core::lint::{LintOptions, RoleSet};
 use resource_pool_core::source::SourceFile;
-use resource_pool_core::{Accelerator, Amount, PoolSpec, ResourcePool, ResourcePoolManager, Resources, RoleName};
+use resource_pool_core::{
+    Accelerator, Amount, PoolSpec, ResourcePool, ResourcePoolManager, Resources, RoleName,
+};
 
 fn name() -> impl Strategy<Value = String> {
-    prop_oneof!["[a-z_][a-z0-9_]{0,12}", "[a-z ./:\"\\\\-]{1,10}", "\\PC{1,6}"]
+    prop_oneof![
+        "[a-z_][a-z0-9_]{0,12}",
+        "[a-z ./:\"\\\\-]{1,10}",
+        "\\PC{1,6}"
+    ]
 }
 
 fn spec() -> impl Strategy<Value = PoolSpec> {
@@ -18,26 +24,43 @@ fn spec() -> impl Strategy<Value = PoolSpec> {
         prop::option::of("accelerator_type:[A-Z0-9]{1,5}"),
         prop::collection::btree_map("[a-z][a-z_]{0,6}", 1u64..100_000, 0..3),
     )
-        .prop_map(|(process_on_nodes, accelerator, max_colocate_count, accelerator_type, extra)| PoolSpec {
-            process_on_nodes,
-            accelerator,
-            max_colocate_count,
-            accelerator_type,
-            bundle_resources: extra.into_iter().map(|(k, v)| (k, Amount::from_units(v))).collect::<Resources>(),
-        })
+        .prop_map(
+            |(process_on_nodes, accelerator, max_colocate_count, accelerator_type, extra)| {
+                PoolSpec {
+                    process_on_nodes,
+                    accelerator,
+                    max_colocate_count,
+                    accelerator_type,
+                    bundle_resources: extra
+                        .into_iter()
+                        .map(|(k, v)| (k, Amount::from_units(v)))
+                        .collect::<Resources>(),
+                }
+            },
+        )
 }
 
 fn manager() -> impl Strategy<Value = ResourcePoolManager<RoleName>> {
-    prop::collection::btree_map(name(), spec(), 1..4).prop_flat_map(|pools| {
-        let pools: Vec<ResourcePool> = pools.into_iter().map(|(n, s)| ResourcePool::new(n, s)).collect();
-        let count = pools.len();
-        (Just(pools), prop::collection::btree_map(name(), 0..count, 0..5))
-    }).prop_map(|(pools, mapping)| {
-        let names: Vec<String> = pools.iter().map(|p| p.name.clone()).collect();
-        let mapping: Vec<(RoleName, &str)> =
-            mapping.into_iter().map(|(role, i)| (RoleName(role), names[i].as_str())).collect();
-        ResourcePoolManager::new(pools.clone(), mapping).expect("generated managers are valid")
-    })
+    prop::collection::btree_map(name(), spec(), 1..4)
+        .prop_flat_map(|pools| {
+            let pools: Vec<ResourcePool> = pools
+                .into_iter()
+                .map(|(n, s)| ResourcePool::new(n, s))
+                .collect();
+            let count = pools.len();
+            (
+                Just(pools),
+                prop::collection::btree_map(name(), 0..count, 0..5),
+            )
+        })
+        .prop_map(|(pools, mapping)| {
+            let names: Vec<String> = pools.iter().map(|p| p.name.clone()).collect();
+            let mapping: Vec<(RoleName, &str)> = mapping
+                .into_iter()
+                .map(|(role, i)| (RoleName(role), names[i].as_str()))
+                .collect();
+            ResourcePoolManager::new(pools.clone(), mapping).expect("generated managers are valid")
+        })
 }
 
 proptest! {

@@ -30,7 +30,9 @@ pub enum CheckDiagnostic {
     },
 
     /// A resource whose total demand exceeds what alive nodes have free.
-    #[error("not enough {resource} in the cluster: {needed} needed, {free} free on alive nodes{when}")]
+    #[error(
+        "not enough {resource} in the cluster: {needed} needed, {free} free on alive nodes{when}"
+    )]
     #[diagnostic(code(resource_pool::placement::resource_runs_out), help("{help}"))]
     ResourceRunsOut {
         /// The resource.
@@ -49,7 +51,9 @@ pub enum CheckDiagnostic {
     },
 
     /// Every slot fits alone, but not all together.
-    #[error("the node-slots do not fit together: at most {fits} of {total} were found to fit{when}")]
+    #[error(
+        "the node-slots do not fit together: at most {fits} of {total} were found to fit{when}"
+    )]
     #[diagnostic(code(resource_pool::placement::not_together), help("{help}"))]
     NotTogether {
         /// Slots found to fit together.
@@ -69,7 +73,9 @@ pub enum CheckDiagnostic {
     #[error("undecided: the placement search ran out of its {limit} before it could decide")]
     #[diagnostic(
         code(resource_pool::placement::undecided),
-        help("raise the budget with --budget-ms / --max-steps; the largest part found to fit holds {fits} of {total} node-slots")
+        help(
+            "raise the budget with --budget-ms / --max-steps; the largest part found to fit holds {fits} of {total} node-slots"
+        )
     )]
     Undecided {
         /// Which limit.
@@ -100,7 +106,9 @@ pub enum CheckDiagnostic {
     },
 
     /// Whether Ray hangs depends on how it breaks ties between equal nodes.
-    #[error("Ray may hang: whether every group is placed depends on how Ray breaks ties between equally scored nodes")]
+    #[error(
+        "Ray may hang: whether every group is placed depends on how Ray breaks ties between equally scored nodes"
+    )]
     #[diagnostic(code(resource_pool::ray::depends_on_ties), help("{help}"))]
     RayDependsOnTies {
         /// What happens on the bad branch, and what to do.
@@ -111,10 +119,14 @@ pub enum CheckDiagnostic {
     },
 
     /// The simulation followed more ties than its bound.
-    #[error("undecided: Ray's simulation reached its bound of {branches} tie-break branches without a verdict")]
+    #[error(
+        "undecided: Ray's simulation reached its bound of {branches} tie-break branches without a verdict"
+    )]
     #[diagnostic(
         code(resource_pool::ray::undecided),
-        help("raise the bound with --max-ray-branches, or make nodes differ so Ray's choice is unique")
+        help(
+            "raise the bound with --max-ray-branches, or make nodes differ so Ray's choice is unique"
+        )
     )]
     RayUndecided {
         /// Branches followed.

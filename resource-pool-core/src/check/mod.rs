@@ -101,15 +101,32 @@ pub fn check<R: RoleKey>(
     match &placement.outcome {
         PlacementOutcome::Feasible(_) => {}
         PlacementOutcome::Infeasible(found) => {
-            diagnostics.extend(placement_findings::infeasible(found, &slots, &pools, cluster, spans));
+            diagnostics.extend(placement_findings::infeasible(
+                found, &slots, &pools, cluster, spans,
+            ));
         }
-        PlacementOutcome::Undecided(found) => diagnostics.push(placement_findings::undecided(found, slots.len())),
+        PlacementOutcome::Undecided(found) => {
+            diagnostics.push(placement_findings::undecided(found, slots.len()))
+        }
     }
     let mut ray_options = options.ray.clone();
     ray_options.placement = options.placement.clone();
     let ray = ray_sim::simulate(&slots, cluster, &ray_options);
-    diagnostics.extend(ray_findings::ray(&ray, placement.feasible(), &slots, &pools, cluster, spans));
-    CheckReport { slots, pools, placement, ray, diagnostics }
+    diagnostics.extend(ray_findings::ray(
+        &ray,
+        placement.feasible(),
+        &slots,
+        &pools,
+        cluster,
+        spans,
+    ));
+    CheckReport {
+        slots,
+        pools,
+        placement,
+        ray,
+        diagnostics,
+    }
 }
 
 impl<R: RoleKey> ResourcePoolManager<R> {

@@ -2,7 +2,9 @@
 
 use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool, names};
-use crate::placement::{BudgetLimit, IdleFit, Infeasible, InfeasibleReason, NearestNode, Undecided, UnfitSlots};
+use crate::placement::{
+    BudgetLimit, IdleFit, Infeasible, InfeasibleReason, NearestNode, Undecided, UnfitSlots,
+};
 use crate::source::to_source_span;
 
 /// ` (busy now: ...)` or ` (never: ...)`, from the idle check.
@@ -15,8 +17,9 @@ fn when(idle: Option<IdleFit>) -> String {
 }
 
 fn busy_help(idle: Option<IdleFit>) -> Option<&'static str> {
-    (idle == Some(IdleFit::BusyNow))
-        .then_some("other work holds the resources now: wait for it to finish, or free its placement groups; ")
+    (idle == Some(IdleFit::BusyNow)).then_some(
+        "other work holds the resources now: wait for it to finish, or free its placement groups; ",
+    )
 }
 
 /// "slot 0 of global_pool, slot 1 of global_pool" → compact names.
@@ -28,13 +31,23 @@ pub(super) fn slot_names(indices: &[usize], slots: &[NodeSlot], pools: &[Resourc
         .map(|s| format!("{}[{}]", pools[s.pool].name, s.slot))
         .collect();
     let more = indices.len().saturating_sub(8);
-    if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") }
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
 }
 
 /// The advice for a slot that fits no node, from what the nearest node lacks.
-fn unfit_help(unfit: &UnfitSlots, slots: &[NodeSlot], pools: &[ResourcePool], cluster: &Cluster) -> String {
+fn unfit_help(
+    unfit: &UnfitSlots,
+    slots: &[NodeSlot],
+    pools: &[ResourcePool],
+    cluster: &Cluster,
+) -> String {
     let Some(nearest) = &unfit.nearest else {
-        return "no node is alive: start the cluster's nodes, or check the cluster you point at".to_owned();
+        return "no node is alive: start the cluster's nodes, or check the cluster you point at"
+            .to_owned();
     };
     let pool = slots.get(unfit.slots[0]).map(|s| &pools[s.pool]);
     let accelerator = pool.map_or(names::GPU, |p| p.spec.accelerator.resource_name());
@@ -42,8 +55,15 @@ fn unfit_help(unfit: &UnfitSlots, slots: &[NodeSlot], pools: &[ResourcePool], cl
     for lack in &nearest.lacks {
         let r = lack.resource.as_str();
         if r == accelerator {
-            let other = if r == names::GPU { names::NPU } else { names::GPU };
-            if cluster.alive().any(|n| !n.available.get(other).is_zero() || n.total.as_ref().is_some_and(|t| !t.get(other).is_zero())) {
+            let other = if r == names::GPU {
+                names::NPU
+            } else {
+                names::GPU
+            };
+            if cluster.alive().any(|n| {
+                !n.available.get(other).is_zero()
+                    || n.total.as_ref().is_some_and(|t| !t.get(other).is_zero())
+            }) {
                 advice.push(format!(
                     "the nodes have {other}s, not {r}s: set `accelerator = \"{other}\"` if that is what the pool should use"
                 ));
@@ -64,7 +84,10 @@ fn unfit_help(unfit: &UnfitSlots, slots: &[NodeSlot], pools: &[ResourcePool], cl
                 "no alive node has `{r}` free: check its spelling (`accelerator_type`, `bundle_resources`) against `ray start --resources`"
             ));
         } else {
-            advice.push(format!("`{r}`: {} of {} free on the nearest node", lack.free, lack.needed));
+            advice.push(format!(
+                "`{r}`: {} of {} free on the nearest node",
+                lack.free, lack.needed
+            ));
         }
     }
     advice.join("; ")
@@ -151,5 +174,9 @@ pub(super) fn undecided(found: &Undecided, total: usize) -> CheckDiagnostic {
         BudgetLimit::Steps => "step budget",
         BudgetLimit::Time => "time budget",
     };
-    CheckDiagnostic::Undecided { limit: limit.to_owned(), fits: found.fits.len(), total }
+    CheckDiagnostic::Undecided {
+        limit: limit.to_owned(),
+        fits: found.fits.len(),
+        total,
+    }
 }

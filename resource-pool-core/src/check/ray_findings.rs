@@ -8,7 +8,12 @@ use crate::source::to_source_span;
 
 /// How the branch went, in creation order: `reward_pool[0] → big, then global_pool[0]
 /// pends (big: GPU 4 of 8)`.
-fn story(branch: &RayBranch, slots: &[NodeSlot], pools: &[ResourcePool], cluster: &Cluster) -> String {
+fn story(
+    branch: &RayBranch,
+    slots: &[NodeSlot],
+    pools: &[ResourcePool],
+    cluster: &Cluster,
+) -> String {
     let mut steps = Vec::new();
     for (i, fate) in branch.groups.iter().enumerate() {
         let name = format!("{}[{}]", pools[slots[i].pool].name, slots[i].slot);
@@ -18,7 +23,10 @@ fn story(branch: &RayBranch, slots: &[NodeSlot], pools: &[ResourcePool], cluster
                 steps.push(format!("{name} → {id}"));
             }
             GroupFate::Pending(pending) => {
-                let near = pending.nearest.as_ref().map_or_else(|| "no node is alive".to_owned(), |n| n.to_string());
+                let near = pending
+                    .nearest
+                    .as_ref()
+                    .map_or_else(|| "no node is alive".to_owned(), |n| n.to_string());
                 steps.push(format!("{name} pends, {} ({near})", pending.state));
             }
             GroupFate::NotCreated { .. } => {}
@@ -31,7 +39,12 @@ fn story(branch: &RayBranch, slots: &[NodeSlot], pools: &[ResourcePool], cluster
     steps.join(", ")
 }
 
-fn fix_text(fix: Option<&RayFix>, slots: &[NodeSlot], pools: &[ResourcePool], cluster: &Cluster) -> String {
+fn fix_text(
+    fix: Option<&RayFix>,
+    slots: &[NodeSlot],
+    pools: &[ResourcePool],
+    cluster: &Cluster,
+) -> String {
     match fix {
         Some(RayFix::PoolOrder(order)) => {
             let names: Vec<&str> = order.iter().filter_map(|&p| pools.get(p)).map(|p| p.name.as_str()).collect();
@@ -69,16 +82,25 @@ pub(super) fn ray(
     cluster: &Cluster,
     spans: &dyn SlotSpans,
 ) -> Vec<CheckDiagnostic> {
-    let span_of = |i: usize| slots.get(i).and_then(|s| spans.slot_span(s.pool, s.slot)).map(|s| to_source_span(&s));
+    let span_of = |i: usize| {
+        slots
+            .get(i)
+            .and_then(|s| spans.slot_span(s.pool, s.slot))
+            .map(|s| to_source_span(&s))
+    };
     if feasible == Some(false) {
         // Nothing fits: the placement errors say why, and Ray hangs as a consequence.
         return Vec::new();
     }
     match report.verdict {
         RayVerdict::Places => Vec::new(),
-        RayVerdict::Undecided => vec![CheckDiagnostic::RayUndecided { branches: report.branches }],
+        RayVerdict::Undecided => vec![CheckDiagnostic::RayUndecided {
+            branches: report.branches,
+        }],
         RayVerdict::Hangs => {
-            let Some((i, pending)) = report.representative.first_pending() else { return Vec::new() };
+            let Some((i, pending)) = report.representative.first_pending() else {
+                return Vec::new();
+            };
             let blocked: Vec<usize> = report
                 .representative
                 .groups
@@ -87,7 +109,10 @@ pub(super) fn ray(
                 .filter(|(_, g)| matches!(g, GroupFate::NotCreated { .. }))
                 .map(|(i, _)| i)
                 .collect();
-            let mut help = format!("Ray's order: {}", story(&report.representative, slots, pools, cluster));
+            let mut help = format!(
+                "Ray's order: {}",
+                story(&report.representative, slots, pools, cluster)
+            );
             if !blocked.is_empty() {
                 help.push_str(&format!(
                     "; verl then waits forever and never creates {}",
@@ -103,7 +128,11 @@ pub(super) fn ray(
             vec![CheckDiagnostic::RayHangs {
                 pool: pools[slots[i].pool].name.clone(),
                 slot: slots[i].slot,
-                feasible: if feasible == Some(true) { ", though a placement exists".to_owned() } else { String::new() },
+                feasible: if feasible == Some(true) {
+                    ", though a placement exists".to_owned()
+                } else {
+                    String::new()
+                },
                 help,
                 span: span_of(i),
                 why,
@@ -116,11 +145,17 @@ pub(super) fn ray(
                 story(&report.representative, slots, pools, cluster)
             );
             if let Some(good) = &report.alternative {
-                help.push_str(&format!("; on others: {}", story(good, slots, pools, cluster)));
+                help.push_str(&format!(
+                    "; on others: {}",
+                    story(good, slots, pools, cluster)
+                ));
             }
             help.push_str(". ");
             help.push_str(&fix_text(report.fix.as_ref(), slots, pools, cluster));
-            vec![CheckDiagnostic::RayDependsOnTies { help, span: pending.and_then(span_of) }]
+            vec![CheckDiagnostic::RayDependsOnTies {
+                help,
+                span: pending.and_then(span_of),
+            }]
         }
     }
 }

@@ -39,7 +39,9 @@ impl ClusterLimits {
 
 impl Default for ClusterLimits {
     fn default() -> ClusterLimits {
-        ClusterLimits { max_nodes: ClusterLimits::DEFAULT_MAX_NODES }
+        ClusterLimits {
+            max_nodes: ClusterLimits::DEFAULT_MAX_NODES,
+        }
     }
 }
 
@@ -65,7 +67,10 @@ pub enum ClusterDiagnostic {
 
     /// Two nodes share an id.
     #[error("node id `{id}` is used twice")]
-    #[diagnostic(code(resource_pool::cluster::duplicate_node), help("give every node its own id"))]
+    #[diagnostic(
+        code(resource_pool::cluster::duplicate_node),
+        help("give every node its own id")
+    )]
     DuplicateNode {
         /// The id.
         id: String,
@@ -79,7 +84,10 @@ pub enum ClusterDiagnostic {
 
     /// More nodes than the limit.
     #[error("the cluster lists {count} nodes, more than the limit of {limit}")]
-    #[diagnostic(code(resource_pool::cluster::too_many_nodes), help("raise the limit with --max-nodes"))]
+    #[diagnostic(
+        code(resource_pool::cluster::too_many_nodes),
+        help("raise the limit with --max-nodes")
+    )]
     TooManyNodes {
         /// The nodes listed.
         count: usize,
@@ -155,7 +163,12 @@ pub fn load_cluster(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluste
     if !errors.is_empty() {
         // Recovered trees are guesses: report the syntax alone.
         let diagnostics = errors.into_iter().map(ClusterDiagnostic::from).collect();
-        return LoadedCluster { source: source.clone(), cluster: None, spans: Vec::new(), diagnostics };
+        return LoadedCluster {
+            source: source.clone(),
+            cluster: None,
+            spans: Vec::new(),
+            diagnostics,
+        };
     }
     let root = root.get_ref();
     toml_walk::check_keys(root, &["nodes"], "the cluster file", &mut errors);
@@ -164,11 +177,15 @@ pub fn load_cluster(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluste
     let mut spans: Vec<NodeSpans> = Vec::new();
     let mut unreadable = false;
     match toml_walk::get(root, "nodes") {
-        None => diagnostics.push(ClusterDiagnostic::NoNodes { span: to_source_span(&(0..0)) }),
+        None => diagnostics.push(ClusterDiagnostic::NoNodes {
+            span: to_source_span(&(0..0)),
+        }),
         Some((key, value)) => {
             if let Some(items) = toml_walk::array("nodes", value, &mut errors) {
                 if items.is_empty() {
-                    diagnostics.push(ClusterDiagnostic::NoNodes { span: to_source_span(&key.span()) });
+                    diagnostics.push(ClusterDiagnostic::NoNodes {
+                        span: to_source_span(&key.span()),
+                    });
                 }
                 if items.len() > limits.max_nodes {
                     diagnostics.push(ClusterDiagnostic::TooManyNodes {
@@ -204,7 +221,8 @@ pub fn load_cluster(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluste
 }
 
 fn check_nodes(nodes: &[Node], spans: &[NodeSpans], out: &mut Vec<ClusterDiagnostic>) {
-    let mut first_use: std::collections::HashMap<&str, &Span> = std::collections::HashMap::with_capacity(nodes.len());
+    let mut first_use: std::collections::HashMap<&str, &Span> =
+        std::collections::HashMap::with_capacity(nodes.len());
     for (node, node_spans) in nodes.iter().zip(spans) {
         if let Some(first) = first_use.get(node.id.as_str()) {
             out.push(ClusterDiagnostic::DuplicateNode {
@@ -224,7 +242,9 @@ fn check_nodes(nodes: &[Node], spans: &[NodeSpans], out: &mut Vec<ClusterDiagnos
                         resource: name.to_owned(),
                         available: available.to_string(),
                         total: all.to_string(),
-                        span: to_source_span(node_spans.available.get(name).unwrap_or(&node_spans.id)),
+                        span: to_source_span(
+                            node_spans.available.get(name).unwrap_or(&node_spans.id),
+                        ),
                     });
                 }
             }
@@ -232,7 +252,10 @@ fn check_nodes(nodes: &[Node], spans: &[NodeSpans], out: &mut Vec<ClusterDiagnos
     }
 }
 
-fn read_node(item: &toml_walk::Value<'_>, out: &mut Vec<StructureError>) -> Option<(Node, NodeSpans)> {
+fn read_node(
+    item: &toml_walk::Value<'_>,
+    out: &mut Vec<StructureError>,
+) -> Option<(Node, NodeSpans)> {
     let table = toml_walk::table("nodes entry", item, out)?;
     let id_text = toml_walk::get(table, "id")
         .and_then(|(_, v)| toml_walk::string("id", v, out))
@@ -240,8 +263,14 @@ fn read_node(item: &toml_walk::Value<'_>, out: &mut Vec<StructureError>) -> Opti
         .unwrap_or_else(|| "a node".to_owned());
     toml_walk::check_keys(table, NODE_KEYS, &id_text, out);
     let after_keys = out.len();
-    let mut node = Node { alive: true, ..Node::default() };
-    let mut spans = NodeSpans { id: item.span(), available: BTreeMap::new() };
+    let mut node = Node {
+        alive: true,
+        ..Node::default()
+    };
+    let mut spans = NodeSpans {
+        id: item.span(),
+        available: BTreeMap::new(),
+    };
     let mut has_id = false;
     let mut has_available = false;
     for (key, value) in toml_walk::entries(table) {
@@ -262,7 +291,8 @@ fn read_node(item: &toml_walk::Value<'_>, out: &mut Vec<StructureError>) -> Opti
                 }
             }
             "total" => {
-                node.total = toml_walk::resources("total", value, out).map(|items| to_resources(&items, None));
+                node.total = toml_walk::resources("total", value, out)
+                    .map(|items| to_resources(&items, None));
             }
             "labels" => {
                 if let Some(labels) = toml_walk::table("labels", value, out) {

@@ -6,8 +6,10 @@ use crate::config::write::{toml_key, toml_string};
 use crate::model::{Cluster, Resources};
 
 fn inline(resources: &Resources) -> String {
-    let items: Vec<String> =
-        resources.iter().map(|(name, amount)| format!("{} = {amount}", toml_key(name))).collect();
+    let items: Vec<String> = resources
+        .iter()
+        .map(|(name, amount)| format!("{} = {amount}", toml_key(name)))
+        .collect();
     format!("{{ {} }}", items.join(", "))
 }
 
@@ -31,8 +33,11 @@ pub fn cluster_to_toml(cluster: &Cluster) -> String {
             let _ = writeln!(out, "total = {}", inline(total));
         }
         if !node.labels.is_empty() {
-            let items: Vec<String> =
-                node.labels.iter().map(|(k, v)| format!("{} = {}", toml_key(k), toml_string(v))).collect();
+            let items: Vec<String> = node
+                .labels
+                .iter()
+                .map(|(k, v)| format!("{} = {}", toml_key(k), toml_string(v)))
+                .collect();
             let _ = writeln!(out, "labels = {{ {} }}", items.join(", "));
         }
     }

@@ -30,7 +30,9 @@ pub enum ConfigDiagnostic {
     #[error("pool `{pool}` does not say how many accelerators it needs")]
     #[diagnostic(
         code(resource_pool::config::missing_slots),
-        help("add `process_on_nodes = [8]` (accelerators per node-slot) or `gpus_per_node = 8` with `nnodes = 1`")
+        help(
+            "add `process_on_nodes = [8]` (accelerators per node-slot) or `gpus_per_node = 8` with `nnodes = 1`"
+        )
     )]
     MissingSlots {
         /// The pool.
@@ -44,7 +46,9 @@ pub enum ConfigDiagnostic {
     #[error("pool `{pool}` gives both `process_on_nodes` and `gpus_per_node`/`nnodes`")]
     #[diagnostic(
         code(resource_pool::config::both_slot_forms),
-        help("keep one form: `process_on_nodes = [8, 8]` is the same as `gpus_per_node = 8` with `nnodes = 2`")
+        help(
+            "keep one form: `process_on_nodes = [8, 8]` is the same as `gpus_per_node = 8` with `nnodes = 2`"
+        )
     )]
     BothSlotForms {
         /// The pool.
@@ -59,7 +63,10 @@ pub enum ConfigDiagnostic {
 
     /// `gpus_per_node` without `nnodes`, or the reverse.
     #[error("pool `{pool}` gives `{given}` without `{missing}`")]
-    #[diagnostic(code(resource_pool::config::incomplete_slot_form), help("add `{missing}` beside `{given}`"))]
+    #[diagnostic(
+        code(resource_pool::config::incomplete_slot_form),
+        help("add `{missing}` beside `{given}`")
+    )]
     IncompleteSlotForm {
         /// The pool.
         pool: String,
@@ -122,7 +129,9 @@ pub enum ConfigDiagnostic {
     #[error("pool `{pool}` has max_colocate_count = 0")]
     #[diagnostic(
         code(resource_pool::config::zero_colocate),
-        help("each bundle reserves max_colocate_count CPUs, one per colocated worker; use at least 1 (verl's default is 3)")
+        help(
+            "each bundle reserves max_colocate_count CPUs, one per colocated worker; use at least 1 (verl's default is 3)"
+        )
     )]
     ZeroColocate {
         /// The pool.
@@ -136,7 +145,9 @@ pub enum ConfigDiagnostic {
     #[error("pool `{pool}` hosts {groups} worker groups but max_colocate_count is {count}")]
     #[diagnostic(
         code(resource_pool::config::colocate_too_small),
-        help("each colocated worker group needs one CPU per bundle: set max_colocate_count to at least {groups}")
+        help(
+            "each colocated worker group needs one CPU per bundle: set max_colocate_count to at least {groups}"
+        )
     )]
     ColocateTooSmall {
         /// The pool.
@@ -212,7 +223,9 @@ pub enum ConfigDiagnostic {
     #[diagnostic(
         code(resource_pool::config::unused_pool),
         severity(Warning),
-        help("map a role to it in [mapping] (such as `rm = \"{pool}\"`), or remove it: verl still creates its placement groups")
+        help(
+            "map a role to it in [mapping] (such as `rm = \"{pool}\"`), or remove it: verl still creates its placement groups"
+        )
     )]
     UnusedPool {
         /// The pool.
@@ -227,7 +240,9 @@ pub enum ConfigDiagnostic {
     #[diagnostic(
         code(resource_pool::config::uneven_slots),
         severity(Warning),
-        help("verl's workers take the first entry ({first}) as the local world size of every node; use equal sizes or split the pool")
+        help(
+            "verl's workers take the first entry ({first}) as the local world size of every node; use equal sizes or split the pool"
+        )
     )]
     UnevenSlots {
         /// The pool.
@@ -241,7 +256,11 @@ pub enum ConfigDiagnostic {
 
     /// A role name not in the role set.
     #[error("`{role}` is not a known role")]
-    #[diagnostic(code(resource_pool::config::unknown_role), severity(Warning), help("{help}"))]
+    #[diagnostic(
+        code(resource_pool::config::unknown_role),
+        severity(Warning),
+        help("{help}")
+    )]
     UnknownRole {
         /// The role.
         role: String,
@@ -254,7 +273,10 @@ pub enum ConfigDiagnostic {
 
     /// Two names of one role (`ref` and `ref_policy`) are both mapped.
     #[error("role `{role}` is mapped twice, as `{first}` and as `{second}`")]
-    #[diagnostic(code(resource_pool::config::role_mapped_twice), help("keep one of the two lines"))]
+    #[diagnostic(
+        code(resource_pool::config::role_mapped_twice),
+        help("keep one of the two lines")
+    )]
     RoleMappedTwice {
         /// The role's canonical name.
         role: String,
@@ -272,7 +294,10 @@ pub enum ConfigDiagnostic {
 
     /// A pool of a derived struct that the file does not define.
     #[error("the file has no table for pool `{pool}`")]
-    #[diagnostic(code(resource_pool::config::missing_pool), help("add:\n[{pool}]\nprocess_on_nodes = [8]"))]
+    #[diagnostic(
+        code(resource_pool::config::missing_pool),
+        help("add:\n[{pool}]\nprocess_on_nodes = [8]")
+    )]
     MissingPool {
         /// The pool.
         pool: String,
@@ -285,7 +310,10 @@ pub enum ConfigDiagnostic {
 impl ConfigDiagnostic {
     /// Whether this is a TOML syntax error.
     pub fn is_syntax(&self) -> bool {
-        matches!(self, ConfigDiagnostic::Structure(StructureError::Syntax { .. }))
+        matches!(
+            self,
+            ConfigDiagnostic::Structure(StructureError::Syntax { .. })
+        )
     }
 
     /// Whether this is an error (anything that is not a warning or advice).

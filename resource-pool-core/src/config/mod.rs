@@ -82,7 +82,8 @@ pub fn parse_config(source: &SourceFile) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
                 let shown = format!("pools.{}", name.value);
                 if let Some(table) = toml_walk::table(&shown, pool, &mut errors) {
                     let table_name = format!("pool `{}`", name.value);
-                    doc.pools.push(PoolDoc::read(name, table, &table_name, &mut errors));
+                    doc.pools
+                        .push(PoolDoc::read(name, table, &table_name, &mut errors));
                 }
             }
         }
@@ -137,7 +138,10 @@ impl LoadedConfig {
 
     /// The span of one node-slot: its entry in `process_on_nodes`, or the key that sizes it.
     pub fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span> {
-        self.doc.pools.get(pool).map(|p| p.slot_span(slot, &PoolDefaults::default()))
+        self.doc
+            .pools
+            .get(pool)
+            .map(|p| p.slot_span(slot, &PoolDefaults::default()))
     }
 }
 
@@ -150,13 +154,21 @@ pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
     diagnostics.sort_by_key(first_offset);
     let valid = !diagnostics.iter().any(ConfigDiagnostic::is_error);
     let manager = if valid { build_manager(&doc) } else { None };
-    LoadedConfig { source: source.clone(), doc, diagnostics, manager }
+    LoadedConfig {
+        source: source.clone(),
+        doc,
+        diagnostics,
+        manager,
+    }
 }
 
 /// The offset of a diagnostic's first label, for sorting into file order.
 fn first_offset(diagnostic: &ConfigDiagnostic) -> usize {
     use miette::Diagnostic;
-    diagnostic.labels().and_then(|mut labels| labels.next()).map_or(0, |l| l.offset())
+    diagnostic
+        .labels()
+        .and_then(|mut labels| labels.next())
+        .map_or(0, |l| l.offset())
 }
 
 fn build_manager(doc: &ConfigDoc) -> Option<ResourcePoolManager<RoleName>> {
@@ -164,12 +176,16 @@ fn build_manager(doc: &ConfigDoc) -> Option<ResourcePoolManager<RoleName>> {
     let pools: Option<Vec<ResourcePool>> = doc
         .pools
         .iter()
-        .map(|p| p.build(&defaults).map(|spec| ResourcePool::new(p.name.value.clone(), spec)))
+        .map(|p| {
+            p.build(&defaults)
+                .map(|spec| ResourcePool::new(p.name.value.clone(), spec))
+        })
         .collect();
-    let mapping = doc
-        .mapping
-        .iter()
-        .filter_map(|m| m.pool.as_ref().map(|p| (RoleName(m.role.value.clone()), p.value.as_str())));
+    let mapping = doc.mapping.iter().filter_map(|m| {
+        m.pool
+            .as_ref()
+            .map(|p| (RoleName(m.role.value.clone()), p.value.as_str()))
+    });
     ResourcePoolManager::new(pools?, mapping).ok()
 }
 

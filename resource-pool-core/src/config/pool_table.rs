@@ -98,7 +98,10 @@ impl PoolDoc {
     ) -> PoolDoc {
         toml_walk::check_keys(table, POOL_KEYS, table_name, out);
         let unknown = out.len();
-        let mut doc = PoolDoc { name, ..PoolDoc::default() };
+        let mut doc = PoolDoc {
+            name,
+            ..PoolDoc::default()
+        };
         for (key, value) in toml_walk::entries(table) {
             let key = key.get_ref().as_ref();
             match key {
@@ -107,7 +110,9 @@ impl PoolDoc {
                         let counts = items
                             .iter()
                             .enumerate()
-                            .filter_map(|(i, item)| toml_walk::count(&format!("process_on_nodes[{i}]"), item, out))
+                            .filter_map(|(i, item)| {
+                                toml_walk::count(&format!("process_on_nodes[{i}]"), item, out)
+                            })
                             .collect();
                         doc.process_on_nodes = Some(Spanned::new(counts, value.span()));
                     }
@@ -118,7 +123,8 @@ impl PoolDoc {
                 "max_colocate_count" => doc.max_colocate_count = toml_walk::count(key, value, out),
                 "accelerator_type" => doc.accelerator_type = toml_walk::string(key, value, out),
                 "bundle_resources" => {
-                    doc.bundle_resources = toml_walk::resources(key, value, out).unwrap_or_default();
+                    doc.bundle_resources =
+                        toml_walk::resources(key, value, out).unwrap_or_default();
                 }
                 _ => {}
             }
@@ -135,10 +141,16 @@ impl PoolDoc {
             return SlotSource::List(&list.value);
         }
         if let (Some(size), Some(count)) = (&self.gpus_per_node, &self.nnodes) {
-            return SlotSource::Repeat { size: size.value, count: count.value, span: &size.span };
+            return SlotSource::Repeat {
+                size: size.value,
+                count: count.value,
+                span: &size.span,
+            };
         }
         match &defaults.process_on_nodes {
-            Some(fixed) if self.gpus_per_node.is_none() && self.nnodes.is_none() => SlotSource::Defaults(fixed),
+            Some(fixed) if self.gpus_per_node.is_none() && self.nnodes.is_none() => {
+                SlotSource::Defaults(fixed)
+            }
             _ => SlotSource::Missing,
         }
     }
@@ -147,7 +159,9 @@ impl PoolDoc {
     /// every slot's size; the pool's header when the size comes from code.
     pub fn slot_span(&self, slot: usize, defaults: &PoolDefaults) -> Span {
         match self.slot_source(defaults) {
-            SlotSource::List(items) => items.get(slot).map_or(self.name.span.clone(), |s| s.span.clone()),
+            SlotSource::List(items) => items
+                .get(slot)
+                .map_or(self.name.span.clone(), |s| s.span.clone()),
             SlotSource::Repeat { span, .. } => span.clone(),
             SlotSource::Defaults(_) | SlotSource::Missing => self.name.span.clone(),
         }
@@ -163,7 +177,9 @@ impl PoolDoc {
 
     /// The CPUs per bundle.
     pub fn max_colocate_count(&self, defaults: &PoolDefaults) -> u32 {
-        self.max_colocate_count.as_ref().map_or(defaults.max_colocate_count, |m| m.value)
+        self.max_colocate_count
+            .as_ref()
+            .map_or(defaults.max_colocate_count, |m| m.value)
     }
 
     /// The pool as the model holds it. `None` when something is missing or unreadable;
@@ -179,8 +195,11 @@ impl PoolDoc {
             SlotSource::Repeat { size, count, .. } => vec![size; usize::try_from(count).ok()?],
             SlotSource::Defaults(fixed) => fixed.to_vec(),
         };
-        let bundle_resources: Resources =
-            self.bundle_resources.iter().map(|(name, amount)| (name.value.clone(), amount.value)).collect();
+        let bundle_resources: Resources = self
+            .bundle_resources
+            .iter()
+            .map(|(name, amount)| (name.value.clone(), amount.value))
+            .collect();
         Some(PoolSpec {
             process_on_nodes,
             accelerator: self.accelerator(defaults)?,

@@ -23,7 +23,10 @@ pub struct PoolField {
 /// Every problem of a file that does not load, with the file to show them in.
 #[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
 #[error("{} in `{}`", problems(.diagnostics), .source_file.name())]
-#[diagnostic(code(resource_pool::config::invalid), help("fix the problems listed below"))]
+#[diagnostic(
+    code(resource_pool::config::invalid),
+    help("fix the problems listed below")
+)]
 pub struct ConfigErrors {
     /// The file.
     #[source_code]
@@ -50,11 +53,17 @@ impl fmt::Display for PoolField {
 /// Loads a derived struct's pools from its file, in field order. A field whose table is
 /// missing takes its sizes from the attribute, or is an error when the attribute fixes
 /// none.
-pub fn load_struct_pools(source: &SourceFile, fields: &[PoolField]) -> Result<Vec<PoolSpec>, ConfigErrors> {
+pub fn load_struct_pools(
+    source: &SourceFile,
+    fields: &[PoolField],
+) -> Result<Vec<PoolSpec>, ConfigErrors> {
     let (root, errors) = toml_walk::parse(source);
     if !errors.is_empty() {
         // Recovered trees are guesses: report the syntax alone.
-        return Err(ConfigErrors { source_file: source.clone(), diagnostics: structure(errors).collect() });
+        return Err(ConfigErrors {
+            source_file: source.clone(),
+            diagnostics: structure(errors).collect(),
+        });
     }
     let root = root.get_ref();
     let mut structure_errors = errors;
@@ -63,11 +72,21 @@ pub fn load_struct_pools(source: &SourceFile, fields: &[PoolField]) -> Result<Ve
     let mut docs = Vec::with_capacity(fields.len());
     for field in fields {
         let doc = match toml_walk::get(root, field.name) {
-            Some((key, value)) => toml_walk::table(field.name, value, &mut structure_errors).map(|table| {
-                let name = Spanned::new(field.name.to_owned(), key.span());
-                PoolDoc::read(name, table, &format!("pool `{}`", field.name), &mut structure_errors)
+            Some((key, value)) => {
+                toml_walk::table(field.name, value, &mut structure_errors).map(|table| {
+                    let name = Spanned::new(field.name.to_owned(), key.span());
+                    PoolDoc::read(
+                        name,
+                        table,
+                        &format!("pool `{}`", field.name),
+                        &mut structure_errors,
+                    )
+                })
+            }
+            None => Some(PoolDoc {
+                name: Spanned::new(field.name.to_owned(), 0..0),
+                ..PoolDoc::default()
             }),
-            None => Some(PoolDoc { name: Spanned::new(field.name.to_owned(), 0..0), ..PoolDoc::default() }),
         };
         docs.push(doc);
     }
@@ -84,12 +103,26 @@ pub fn load_struct_pools(source: &SourceFile, fields: &[PoolField]) -> Result<Ve
             });
             continue;
         }
-        lint_pool(doc, &field.defaults, field.worker_groups, &limits, &mut slots, &mut diagnostics);
+        lint_pool(
+            doc,
+            &field.defaults,
+            field.worker_groups,
+            &limits,
+            &mut slots,
+            &mut diagnostics,
+        );
     }
     let specs: Option<Vec<PoolSpec>> = if diagnostics.iter().any(ConfigDiagnostic::is_error) {
         None
     } else {
-        fields.iter().zip(&docs).map(|(field, doc)| doc.as_ref()?.build(&field.defaults)).collect()
+        fields
+            .iter()
+            .zip(&docs)
+            .map(|(field, doc)| doc.as_ref()?.build(&field.defaults))
+            .collect()
     };
-    specs.ok_or(ConfigErrors { source_file: source.clone(), diagnostics })
+    specs.ok_or(ConfigErrors {
+        source_file: source.clone(),
+        diagnostics,
+    })
 }

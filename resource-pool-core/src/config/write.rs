@@ -6,8 +6,15 @@ use crate::model::{Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ResourcePoolManager,
 
 /// A TOML key: bare when it can be, quoted otherwise.
 pub(crate) fn toml_key(key: &str) -> String {
-    let bare = !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if bare { key.to_owned() } else { toml_string(key) }
+    let bare = !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if bare {
+        key.to_owned()
+    } else {
+        toml_string(key)
+    }
 }
 
 /// A TOML basic string (`"..."`), valid as a key and as a value.
@@ -48,15 +55,23 @@ pub fn config_to_toml<R: RoleKey>(manager: &ResourcePoolManager<R>) -> String {
             let _ = writeln!(out, "accelerator_type = {}", toml_string(kind));
         }
         if !spec.bundle_resources.is_empty() {
-            let items: Vec<String> =
-                spec.bundle_resources.iter().map(|(name, amount)| format!("{} = {amount}", toml_key(name))).collect();
+            let items: Vec<String> = spec
+                .bundle_resources
+                .iter()
+                .map(|(name, amount)| format!("{} = {amount}", toml_key(name)))
+                .collect();
             let _ = writeln!(out, "bundle_resources = {{ {} }}", items.join(", "));
         }
         out.push('\n');
     }
     out.push_str("[mapping]\n");
     for (role, pool) in manager.mapping() {
-        let _ = writeln!(out, "{} = {}", toml_key(&role.key_name()), toml_string(&pool.name));
+        let _ = writeln!(
+            out,
+            "{} = {}",
+            toml_key(&role.key_name()),
+            toml_string(&pool.name)
+        );
     }
     out
 }

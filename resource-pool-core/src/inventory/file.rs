@@ -20,14 +20,21 @@ pub struct FileSource {
 impl FileSource {
     /// A source for this file, with the default limits.
     pub fn new(path: impl Into<PathBuf>) -> FileSource {
-        FileSource { path: path.into(), read_limits: ReadLimits::default(), cluster_limits: ClusterLimits::default() }
+        FileSource {
+            path: path.into(),
+            read_limits: ReadLimits::default(),
+            cluster_limits: ClusterLimits::default(),
+        }
     }
 }
 
 /// Every error of a cluster file that does not load, with the file to show them in.
 #[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
 #[error("`{}` is not a valid cluster file", .source_file.name())]
-#[diagnostic(code(resource_pool::cluster::invalid), help("fix the problems listed below"))]
+#[diagnostic(
+    code(resource_pool::cluster::invalid),
+    help("fix the problems listed below")
+)]
 pub struct ClusterErrors {
     /// The file.
     #[source_code]
@@ -43,11 +50,18 @@ impl InventorySource for FileSource {
     }
 
     fn load(&self) -> Result<Inventory, InventoryError> {
-        let source = SourceFile::read(&self.path, self.read_limits).map_err(InventoryError::source)?;
+        let source =
+            SourceFile::read(&self.path, self.read_limits).map_err(InventoryError::source)?;
         let loaded = load_cluster(&source, &self.cluster_limits);
         match loaded.cluster {
-            Some(cluster) => Ok(Inventory { cluster, notes: Vec::new() }),
-            None => Err(InventoryError::source(ClusterErrors { source_file: source, diagnostics: loaded.diagnostics })),
+            Some(cluster) => Ok(Inventory {
+                cluster,
+                notes: Vec::new(),
+            }),
+            None => Err(InventoryError::source(ClusterErrors {
+                source_file: source,
+                diagnostics: loaded.diagnostics,
+            })),
         }
     }
 }
@@ -58,10 +72,15 @@ mod tests {
 
     #[test]
     fn example_clusters_load_and_bad_paths_fail() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/clusters/three_nodes.toml");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/clusters/three_nodes.toml"
+        );
         let inventory = FileSource::new(path).load().unwrap();
         assert_eq!(inventory.cluster.nodes.len(), 3);
-        let missing = FileSource::new("/nonexistent/cluster.toml").load().unwrap_err();
+        let missing = FileSource::new("/nonexistent/cluster.toml")
+            .load()
+            .unwrap_err();
         let code = missing.as_diagnostic().code().map(|c| c.to_string());
         assert_eq!(code.as_deref(), Some("resource_pool::file::unreadable"));
     }

@@ -41,7 +41,10 @@ pub fn lint_mapping(doc: &ConfigDoc, roles: &RoleSet, out: &mut Vec<ConfigDiagno
             && !pool_names.contains(&pool.value.as_str())
         {
             let help = match did_you_mean(&pool.value, pool_names.iter().copied()) {
-                Some(close) => format!("did you mean `{close}`? The pools are: {}", pool_names.join(", ")),
+                Some(close) => format!(
+                    "did you mean `{close}`? The pools are: {}",
+                    pool_names.join(", ")
+                ),
                 None if pool_names.is_empty() => "define the pool under [pools]".to_owned(),
                 None => format!("the pools are: {}", pool_names.join(", ")),
             };
@@ -54,7 +57,10 @@ pub fn lint_mapping(doc: &ConfigDoc, roles: &RoleSet, out: &mut Vec<ConfigDiagno
         }
     }
     for pool in &doc.pools {
-        let used = doc.mapping.iter().any(|m| m.pool.as_ref().is_some_and(|p| p.value == pool.name.value));
+        let used = doc
+            .mapping
+            .iter()
+            .any(|m| m.pool.as_ref().is_some_and(|p| p.value == pool.name.value));
         if !used {
             out.push(ConfigDiagnostic::UnusedPool {
                 pool: pool.name.value.clone(),

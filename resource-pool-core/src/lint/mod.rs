@@ -30,7 +30,9 @@ pub fn lint_config(doc: &ConfigDoc, options: &LintOptions) -> Vec<ConfigDiagnost
     let mut out = Vec::new();
     if doc.pools.is_empty() {
         let span = doc.pools_span.clone().unwrap_or(0..0);
-        out.push(ConfigDiagnostic::NoPools { span: to_source_span(&span) });
+        out.push(ConfigDiagnostic::NoPools {
+            span: to_source_span(&span),
+        });
     }
     let defaults = PoolDefaults::default();
     let mut slots = 0;

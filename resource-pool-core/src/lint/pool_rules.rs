@@ -19,7 +19,9 @@ impl ConfigLimits {
 
 impl Default for ConfigLimits {
     fn default() -> ConfigLimits {
-        ConfigLimits { max_slots: ConfigLimits::DEFAULT_MAX_SLOTS }
+        ConfigLimits {
+            max_slots: ConfigLimits::DEFAULT_MAX_SLOTS,
+        }
     }
 }
 
@@ -43,13 +45,21 @@ pub fn lint_pool(
                 && list.value.is_empty()
                 && !pool.unreadable
             {
-                out.push(ConfigDiagnostic::EmptySlots { pool: name.clone(), span: to_source_span(&list.span) });
+                out.push(ConfigDiagnostic::EmptySlots {
+                    pool: name.clone(),
+                    span: to_source_span(&list.span),
+                });
             }
             for item in items.iter().filter(|i| i.value == 0) {
-                out.push(ConfigDiagnostic::ZeroSlot { pool: name.clone(), span: to_source_span(&item.span) });
+                out.push(ConfigDiagnostic::ZeroSlot {
+                    pool: name.clone(),
+                    span: to_source_span(&item.span),
+                });
             }
             if let Some(first) = items.first()
-                && let Some(other) = items.iter().find(|i| i.value != first.value && i.value != 0)
+                && let Some(other) = items
+                    .iter()
+                    .find(|i| i.value != first.value && i.value != 0)
                 && first.value != 0
             {
                 out.push(ConfigDiagnostic::UnevenSlots {
@@ -62,12 +72,18 @@ pub fn lint_pool(
         }
         SlotSource::Repeat { size, count, span } => {
             if size == 0 {
-                out.push(ConfigDiagnostic::ZeroSlot { pool: name.clone(), span: to_source_span(span) });
+                out.push(ConfigDiagnostic::ZeroSlot {
+                    pool: name.clone(),
+                    span: to_source_span(span),
+                });
             }
             if count == 0
                 && let Some(nnodes) = &pool.nnodes
             {
-                out.push(ConfigDiagnostic::EmptySlots { pool: name.clone(), span: to_source_span(&nnodes.span) });
+                out.push(ConfigDiagnostic::EmptySlots {
+                    pool: name.clone(),
+                    span: to_source_span(&nnodes.span),
+                });
             }
             u64::from(count)
         }
@@ -96,7 +112,9 @@ pub fn lint_pool(
         let known = Accelerator::ALL.map(Accelerator::resource_name);
         let upper = acc.value.to_ascii_uppercase();
         let help = match did_you_mean(&upper, known) {
-            Some(close) => format!("did you mean `{close}`? Ray's names are GPU and NPU, in capitals"),
+            Some(close) => {
+                format!("did you mean `{close}`? Ray's names are GPU and NPU, in capitals")
+            }
             None => "use \"GPU\" (CUDA/ROCm) or \"NPU\" (Ascend)".to_owned(),
         };
         out.push(ConfigDiagnostic::UnknownAccelerator {
@@ -108,9 +126,15 @@ pub fn lint_pool(
     lint_bundle_resources(pool, out);
     if out[start..].iter().all(|d| !d.is_error())
         && let Some(spec) = pool.build(defaults)
-        && spec.process_on_nodes.iter().any(|&n| spec.slot_demand(n).is_err())
+        && spec
+            .process_on_nodes
+            .iter()
+            .any(|&n| spec.slot_demand(n).is_err())
     {
-        out.push(ConfigDiagnostic::DemandOverflow { pool: name.clone(), span: to_source_span(&pool.name.span) });
+        out.push(ConfigDiagnostic::DemandOverflow {
+            pool: name.clone(),
+            span: to_source_span(&pool.name.span),
+        });
     }
 }
 
@@ -139,17 +163,30 @@ fn lint_slot_forms(pool: &PoolDoc, defaults: &PoolDefaults, out: &mut Vec<Config
             _ => {}
         },
         (None, None) if defaults.process_on_nodes.is_none() && !pool.unreadable => {
-            out.push(ConfigDiagnostic::MissingSlots { pool: name.clone(), span: to_source_span(&pool.name.span) });
+            out.push(ConfigDiagnostic::MissingSlots {
+                pool: name.clone(),
+                span: to_source_span(&pool.name.span),
+            });
         }
         _ => {}
     }
 }
 
-fn lint_colocate(pool: &PoolDoc, defaults: &PoolDefaults, worker_groups: u32, out: &mut Vec<ConfigDiagnostic>) {
-    let Some(mcc) = &pool.max_colocate_count else { return };
+fn lint_colocate(
+    pool: &PoolDoc,
+    defaults: &PoolDefaults,
+    worker_groups: u32,
+    out: &mut Vec<ConfigDiagnostic>,
+) {
+    let Some(mcc) = &pool.max_colocate_count else {
+        return;
+    };
     let name = &pool.name.value;
     if mcc.value == 0 {
-        out.push(ConfigDiagnostic::ZeroColocate { pool: name.clone(), span: to_source_span(&mcc.span) });
+        out.push(ConfigDiagnostic::ZeroColocate {
+            pool: name.clone(),
+            span: to_source_span(&mcc.span),
+        });
     } else if mcc.value < worker_groups {
         out.push(ConfigDiagnostic::ColocateTooSmall {
             pool: name.clone(),
@@ -170,7 +207,10 @@ fn lint_bundle_resources(pool: &PoolDoc, out: &mut Vec<ConfigDiagnostic>) {
                 "CPUs per bundle come from max_colocate_count and the accelerator from `accelerator`",
             ))
         } else if names::is_ray_internal(&name.value) {
-            Some(("is one of Ray's internal resources", "request custom resources declared with `ray start --resources`"))
+            Some((
+                "is one of Ray's internal resources",
+                "request custom resources declared with `ray start --resources`",
+            ))
         } else {
             None
         };

@@ -66,7 +66,10 @@ impl RoleSet {
     pub fn all_names(&self) -> Vec<&str> {
         match self {
             RoleSet::Any => Vec::new(),
-            RoleSet::Known(roles) => roles.iter().flat_map(|r| r.names.iter().map(String::as_str)).collect(),
+            RoleSet::Known(roles) => roles
+                .iter()
+                .flat_map(|r| r.names.iter().map(String::as_str))
+                .collect(),
         }
     }
 }

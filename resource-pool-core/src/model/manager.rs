@@ -1,6 +1,6 @@
 //! The resource pool manager: named pools in creation order and the role → pool mapping.
 
-use super::pool::{DemandOverflow, ResourcePool};
+use super::pool::{DemandOverflow, PoolSpec, ResourcePool};
 use super::resources::Resources;
 use super::role::{Role, RoleKey};
 
@@ -49,6 +49,25 @@ pub struct NodeSlot {
     pub bundles: u32,
     /// The summed resources of its bundles: what it needs free on one node.
     pub demand: Resources,
+}
+
+/// The node-slots of pools given in creation order (pool ids are their positions), slots
+/// in list order. Pools that overflow Ray's fixed point get an empty demand: managers
+/// refuse them on construction.
+pub fn node_slots<'a>(pools: impl IntoIterator<Item = &'a PoolSpec>) -> Vec<NodeSlot> {
+    let mut slots = Vec::new();
+    for (pool, spec) in pools.into_iter().enumerate() {
+        for (slot, &bundles) in spec.process_on_nodes.iter().enumerate() {
+            let demand = spec.slot_demand(bundles).unwrap_or_default();
+            slots.push(NodeSlot {
+                pool,
+                slot,
+                bundles,
+                demand,
+            });
+        }
+    }
+    slots
 }
 
 /// Named pools in the order verl creates them, and the roles they host.
@@ -152,20 +171,7 @@ impl<R: RoleKey> ResourcePoolManager<R> {
     /// Every node-slot, pools in creation order and slots in list order: the order in
     /// which verl creates the placement groups and Ray schedules them.
     pub fn node_slots(&self) -> Vec<NodeSlot> {
-        let mut slots = Vec::new();
-        for (pool_id, pool) in self.pools.iter().enumerate() {
-            for (slot, &bundles) in pool.spec.process_on_nodes.iter().enumerate() {
-                // Checked in `new`: cannot overflow.
-                let demand = pool.spec.slot_demand(bundles).unwrap_or_default();
-                slots.push(NodeSlot {
-                    pool: pool_id,
-                    slot,
-                    bundles,
-                    demand,
-                });
-            }
-        }
-        slots
+        node_slots(self.pools.iter().map(|p| &p.spec))
     }
 }
 

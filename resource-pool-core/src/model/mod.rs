@@ -10,7 +10,7 @@ mod resources;
 mod role;
 
 pub use cluster::{Cluster, Node};
-pub use manager::{ManagerError, NodeSlot, PoolId, ResourcePoolManager};
+pub use manager::{ManagerError, NodeSlot, PoolId, ResourcePoolManager, node_slots};
 pub use pool::{
     Accelerator, DEFAULT_MAX_COLOCATE_COUNT, DemandOverflow, PoolSpec, ResourcePool,
     UnknownAccelerator,

@@ -241,13 +241,18 @@ fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Mo
                 search::greedy(problem, order, bin_order, &scales, false, &mut budget)
             {
                 let total: u64 = placed.iter().sum();
-                if best.as_ref().is_none_or(|(_, b)| b.iter().sum::<u64>() < total) {
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, b)| b.iter().sum::<u64>() < total)
+                {
                     best = Some((moves, placed));
                 }
             }
         }
     }
-    let Some((moves, placed)) = best else { return (Vec::new(), None) };
+    let Some((moves, placed)) = best else {
+        return (Vec::new(), None);
+    };
     let mut fits: Vec<usize> = problem
         .types
         .iter()
@@ -256,7 +261,11 @@ fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Mo
         .collect();
     fits.sort_unstable();
     // Every slot placed: that is a placement, whatever budget ran out before.
-    let complete = problem.types.iter().zip(&placed).all(|(t, &n)| n as usize >= t.slots.len());
+    let complete = problem
+        .types
+        .iter()
+        .zip(&placed)
+        .all(|(t, &n)| n as usize >= t.slots.len());
     (fits, complete.then_some(moves))
 }
 

@@ -2,34 +2,10 @@
 
 use super::*;
 use crate::model::{Accelerator, Amount, Node, PoolSpec, Resources};
+use crate::test_support::{node, whole};
 
-fn whole(n: u64) -> Amount {
-    Amount::from_units(n * Amount::SCALE)
-}
-
-fn node(id: &str, gpu: u64, cpu: u64) -> Node {
-    Node::new(
-        id,
-        Resources::new()
-            .with("GPU", whole(gpu))
-            .with("CPU", whole(cpu)),
-    )
-}
-
-/// Slots of pools in creation order, as `ResourcePoolManager::node_slots` builds them.
 fn slots_of(pools: &[PoolSpec]) -> Vec<NodeSlot> {
-    let mut out = Vec::new();
-    for (pool, spec) in pools.iter().enumerate() {
-        for (slot, &bundles) in spec.process_on_nodes.iter().enumerate() {
-            out.push(NodeSlot {
-                pool,
-                slot,
-                bundles,
-                demand: spec.slot_demand(bundles).unwrap_or_default(),
-            });
-        }
-    }
-    out
+    crate::model::node_slots(pools)
 }
 
 fn check(slots: &[NodeSlot], cluster: &Cluster) -> PlacementReport {
@@ -257,17 +233,31 @@ fn a_tiny_budget_gives_undecided_never_a_guess() {
         items
             .iter()
             .enumerate()
-            .map(|(i, &n)| NodeSlot { pool: 0, slot: i, bundles: 1, demand: x(n) })
+            .map(|(i, &n)| NodeSlot {
+                pool: 0,
+                slot: i,
+                bundles: 1,
+                demand: x(n),
+            })
             .collect()
     };
     let cluster = Cluster::new(vec![Node::new("a", x(18)), Node::new("b", x(18))]);
-    let options = PlacementOptions { max_steps: 3, ..PlacementOptions::default() };
+    let options = PlacementOptions {
+        max_steps: 3,
+        ..PlacementOptions::default()
+    };
     // Infeasible, but no bound refutes it (33 of 36, each fits): only the search can tell,
     // and with 3 steps it must not.
     let slots = slots_of_sizes(&[10, 10, 10, 3]);
     let report = check_placement(&slots, &cluster, &options);
     assert!(
-        matches!(report.outcome, PlacementOutcome::Undecided(Undecided { limit: BudgetLimit::Steps, .. })),
+        matches!(
+            report.outcome,
+            PlacementOutcome::Undecided(Undecided {
+                limit: BudgetLimit::Steps,
+                ..
+            })
+        ),
         "{report:?}"
     );
     // Feasible: out of budget, the answer is undecided or a placement that is valid.

@@ -1,35 +1,11 @@
 //! Unit tests of the Ray simulation on the cases measured on Ray 2.60.
 
 use super::*;
-use crate::model::{Accelerator, Amount, Node, PoolSpec, Resources};
-
-fn whole(n: u64) -> Amount {
-    Amount::from_units(n * Amount::SCALE)
-}
-
-fn res(gpu: u64, cpu: u64) -> Resources {
-    Resources::new()
-        .with("GPU", whole(gpu))
-        .with("CPU", whole(cpu))
-}
-
-fn node(id: &str, gpu: u64, cpu: u64) -> Node {
-    Node::new(id, res(gpu, cpu))
-}
+use crate::model::{Accelerator, Node, PoolSpec, Resources};
+use crate::test_support::{node, res, whole};
 
 fn slots_of(pools: &[PoolSpec]) -> Vec<NodeSlot> {
-    let mut out = Vec::new();
-    for (pool, spec) in pools.iter().enumerate() {
-        for (slot, &bundles) in spec.process_on_nodes.iter().enumerate() {
-            out.push(NodeSlot {
-                pool,
-                slot,
-                bundles,
-                demand: spec.slot_demand(bundles).unwrap_or_default(),
-            });
-        }
-    }
-    out
+    crate::model::node_slots(pools)
 }
 
 fn sim(slots: &[NodeSlot], cluster: &Cluster) -> RayReport {

@@ -5,12 +5,20 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, NamedSource};
 use resource_pool_core::source::SourceFile;
 
 /// Renders diagnostics as the CLI does, without colour, against `text`.
-pub fn render<D: Diagnostic + Clone + Send + Sync + 'static>(name: &str, text: &str, diagnostics: &[D]) -> String {
-    let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(100);
+pub fn render<D: Diagnostic + Clone + Send + Sync + 'static>(
+    name: &str,
+    text: &str,
+    diagnostics: &[D],
+) -> String {
+    let handler =
+        GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(100);
     let mut out = String::new();
     for d in diagnostics {
-        let report = miette::Report::new(d.clone()).with_source_code(NamedSource::new(name, text.to_owned()));
-        handler.render_report(&mut out, report.as_ref()).expect("rendering to a String cannot fail");
+        let report = miette::Report::new(d.clone())
+            .with_source_code(NamedSource::new(name, text.to_owned()));
+        handler
+            .render_report(&mut out, report.as_ref())
+            .expect("rendering to a String cannot fail");
     }
     out
 }
