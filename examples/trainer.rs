@@ -79,8 +79,21 @@ fn main() -> ExitCode {
     for diagnostic in &report.diagnostics {
         eprintln!("{:?}", miette::Report::new(diagnostic.clone()));
     }
-    let title = format!("on {} (Ray {}):", cluster_path.display(), report.ray_verdict());
-    print!("{}", render_plan(&title, &report.slots, &report.pools, &cluster, &ray_assignment(&report)));
+    let title = format!(
+        "on {} (Ray {}):",
+        cluster_path.display(),
+        report.ray_verdict()
+    );
+    print!(
+        "{}",
+        render_plan(
+            &title,
+            &report.slots,
+            &report.pools,
+            &cluster,
+            &ray_assignment(&report)
+        )
+    );
     if !report.passes() {
         return ExitCode::FAILURE;
     }

@@ -17,7 +17,10 @@ fn run(args: &[&str]) -> Output {
 
 fn json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout))
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
     })
 }
 
@@ -42,13 +45,23 @@ fn every_example_config_lints_clean() {
     let mut args = vec!["lint", "--format", "json"];
     args.extend(paths.iter().map(String::as_str));
     let output = run(&args);
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     assert_eq!(json(&output)["diagnostics"], Value::Array(Vec::new()));
 }
 
 #[test]
 fn lint_json_follows_the_contract() {
-    let output = run(&["lint", "--format", "json", "tests/data/lint/many_problems.toml"]);
+    let output = run(&[
+        "lint",
+        "--format",
+        "json",
+        "tests/data/lint/many_problems.toml",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let value = json(&output);
     let first = &value["diagnostics"][0];
@@ -59,8 +72,12 @@ fn lint_json_follows_the_contract() {
     assert_eq!(first["column"], 24);
     assert!(first["message"].as_str().unwrap().contains("global_pool"));
     assert!(first["help"].is_string());
-    let severities: Vec<&str> =
-        value["diagnostics"].as_array().unwrap().iter().map(|d| d["severity"].as_str().unwrap()).collect();
+    let severities: Vec<&str> = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["severity"].as_str().unwrap())
+        .collect();
     assert!(severities.contains(&"warning"));
     assert_eq!(codes(&value).len(), 11, "every problem of the file at once");
 }
@@ -69,10 +86,17 @@ fn lint_json_follows_the_contract() {
 fn warnings_alone_pass_lint() {
     let dir = tempdir();
     let path = dir.join("warn.toml");
-    std::fs::write(&path, "[pools.p]\nprocess_on_nodes = [8, 4]\n\n[mapping]\nactor_rollout = \"p\"\n").unwrap();
+    std::fs::write(
+        &path,
+        "[pools.p]\nprocess_on_nodes = [8, 4]\n\n[mapping]\nactor_rollout = \"p\"\n",
+    )
+    .unwrap();
     let output = run(&["lint", "--format", "json", path.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(codes(&json(&output)), ["resource_pool::config::uneven_slots"]);
+    assert_eq!(
+        codes(&json(&output)),
+        ["resource_pool::config::uneven_slots"]
+    );
 }
 
 #[test]
@@ -82,7 +106,10 @@ fn human_lint_renders_snippets_on_stderr() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("process_on_nodes = [8, 0, 4]"), "{stderr}");
     assert!(stderr.contains("did you mean `accelerator`?"), "{stderr}");
-    assert!(stderr.contains("tests/data/lint/many_problems.toml: invalid (8 errors, 3 warnings)"), "{stderr}");
+    assert!(
+        stderr.contains("tests/data/lint/many_problems.toml: invalid (8 errors, 3 warnings)"),
+        "{stderr}"
+    );
     assert!(output.stdout.is_empty());
 }
 
@@ -92,7 +119,10 @@ fn unreadable_files_exit_2_with_one_line() {
         let output = run(&["lint", path]);
         assert_eq!(output.status.code(), Some(2), "{path}");
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains("resource_pool::file::unreadable"), "{stderr}");
+        assert!(
+            stderr.contains("resource_pool::file::unreadable"),
+            "{stderr}"
+        );
     }
     // Unreadable beats invalid when several files are given.
     let output = run(&["lint", "tests/data/lint/many_problems.toml", "missing.toml"]);
@@ -103,7 +133,10 @@ fn unreadable_files_exit_2_with_one_line() {
 fn usage_errors_exit_2() {
     assert_eq!(run(&["lint"]).status.code(), Some(2));
     assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
-    assert_eq!(run(&["lint", "--format", "yaml", "x.toml"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["lint", "--format", "yaml", "x.toml"]).status.code(),
+        Some(2)
+    );
 }
 
 #[test]
@@ -133,7 +166,10 @@ fn check_places_a_layout_that_fits() {
     let placement = value["placement"].as_array().unwrap();
     assert_eq!(placement.len(), 3);
     for entry in placement {
-        assert!(entry["pool"].is_string() && entry["slot"].is_u64() && entry["node"].is_string(), "{entry}");
+        assert!(
+            entry["pool"].is_string() && entry["slot"].is_u64() && entry["node"].is_string(),
+            "{entry}"
+        );
     }
     assert_eq!(value["diagnostics"], Value::Array(Vec::new()));
 }
@@ -153,7 +189,13 @@ fn check_catches_the_hang_of_ray_order() {
     let hang = &value["diagnostics"][0];
     assert_eq!(hang["code"], "resource_pool::ray::hangs");
     assert_eq!(hang["line"], 7);
-    assert!(hang["help"].as_str().unwrap().contains("global_pool, reward_pool"), "{hang}");
+    assert!(
+        hang["help"]
+            .as_str()
+            .unwrap()
+            .contains("global_pool, reward_pool"),
+        "{hang}"
+    );
 
     let (code, value) = check_json("large_pool_first", "big_and_small");
     assert_eq!(code, Some(0), "{value:#}");
@@ -174,7 +216,10 @@ fn human_check_shows_the_plan_on_stdout() {
     insta::assert_snapshot!(stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("resource_pool::ray::hangs"), "{stderr}");
-    assert!(stderr.contains("check: placeable; Ray hangs (1 error, 0 warnings)"), "{stderr}");
+    assert!(
+        stderr.contains("check: placeable; Ray hangs (1 error, 0 warnings)"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -184,14 +229,23 @@ fn check_explains_what_does_not_fit() {
     assert_eq!(value["feasible"], false);
     assert_eq!(value["placement"], Value::Array(Vec::new()));
     let codes = codes(&value);
-    assert!(codes.contains(&"resource_pool::placement::slot_fits_no_node".to_owned()), "{codes:?}");
+    assert!(
+        codes.contains(&"resource_pool::placement::slot_fits_no_node".to_owned()),
+        "{codes:?}"
+    );
     let unfit = value["diagnostics"]
         .as_array()
         .unwrap()
         .iter()
         .find(|d| d["code"] == "resource_pool::placement::slot_fits_no_node")
         .unwrap();
-    assert!(unfit["message"].as_str().unwrap().contains("gpu-box: CPU 16 of 24"), "{unfit}");
+    assert!(
+        unfit["message"]
+            .as_str()
+            .unwrap()
+            .contains("gpu-box: CPU 16 of 24"),
+        "{unfit}"
+    );
     assert_eq!(unfit["line"], 4, "points at the node-slot in the config");
 }
 
@@ -226,7 +280,14 @@ fn a_bad_cluster_file_exits_2() {
     let dir = tempdir();
     let path = dir.join("cluster.toml");
     std::fs::write(&path, "[[nodes]]\nid = \"a\"\navailable = { GPU = -1 }\n").unwrap();
-    let output = run(&["check", "examples/configs/verl_default.toml", "--cluster", path.to_str().unwrap(), "--format", "json"]);
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(codes(&json(&output)), ["resource_pool::toml::bad_number"]);
 }
@@ -246,8 +307,11 @@ fn inventory_prints_a_cluster_file_that_reads_back() {
 fn tempdir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cli-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "cli-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

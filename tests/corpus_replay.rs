@@ -50,24 +50,22 @@ fn files(kind: &str, target: &str) -> Vec<PathBuf> {
 }
 
 /// Runs every file of one kind; the names of those that panic.
-fn replay(kind: &str) -> (usize, Vec<String>) {
-    let mut count = 0;
+fn replay(kind: &str) -> Vec<String> {
     let mut failed = Vec::new();
     for (target, run) in TARGETS {
         for path in files(kind, target) {
             let bytes = fs::read(&path).expect("a readable corpus file");
-            count += 1;
             if std::panic::catch_unwind(|| run(&bytes)).is_err() {
                 failed.push(path.display().to_string());
             }
         }
     }
-    (count, failed)
+    failed
 }
 
 #[test]
 fn every_seed_passes_the_fuzz_checks() {
-    let (count, failed) = replay("seeds");
+    let failed = replay("seeds");
     assert!(
         failed.is_empty(),
         "seeds that fail the fuzz checks: {failed:#?}"
@@ -79,12 +77,11 @@ fn every_seed_passes_the_fuzz_checks() {
             "fuzz/seeds/{target}/ is empty"
         );
     }
-    assert!(count >= TARGETS.len());
 }
 
 #[test]
 fn every_regression_passes_the_fuzz_checks() {
-    let (_, failed) = replay("regressions");
+    let failed = replay("regressions");
     assert!(
         failed.is_empty(),
         "crash reproducers that fail again: {failed:#?}"

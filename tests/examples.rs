@@ -6,14 +6,23 @@ use std::process::Command;
 
 fn example(name: &str) -> PathBuf {
     let deps = std::env::current_exe().expect("test binary path");
-    let dir = deps.parent().and_then(|d| d.parent()).expect("target profile dir");
+    let dir = deps
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target profile dir");
     dir.join("examples").join(name)
 }
 
 #[test]
 fn the_trainer_loads_its_pools_checks_them_and_prints_the_plan() {
-    let output = Command::new(example("trainer")).output().expect("cargo test builds the trainer example");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new(example("trainer"))
+        .output()
+        .expect("cargo test builds the trainer example");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("critic         -> global_pool"), "{stdout}");
     assert!(stdout.contains("(Ray places):"), "{stdout}");

@@ -342,7 +342,8 @@ const MAX_BYTES_PER_INPUT_BYTE: u64 = 80;
 
 #[test]
 fn a_50_mb_config_loads_within_bounded_memory() {
-    // One pool whose accelerator type is 50 MB long: under the 64 MiB read limit.
+    // One pool whose accelerator type is 50 MB long: over the default limit of 16 MiB (a
+    // clear error), and read within bounded memory once the limit is raised.
     let long = "x".repeat(50_000_000);
     let text = pool_config(&format!(
         "process_on_nodes = [8]\naccelerator_type = \"{long}\""
@@ -351,10 +352,16 @@ fn a_50_mb_config_loads_within_bounded_memory() {
     let path = dir.join("big.toml");
     std::fs::write(&path, &text).expect("write");
     drop(long);
+    assert!(matches!(
+        SourceFile::read(&path, ReadLimits::default()),
+        Err(ReadError::TooLarge { .. })
+    ));
+    let raised = ReadLimits {
+        max_file_bytes: 64 * MIB,
+    };
     let start = Instant::now();
     let (loaded, peak) = peak_bytes(|| {
-        let file =
-            SourceFile::read(&path, ReadLimits::default()).expect("50 MB is under the limit");
+        let file = SourceFile::read(&path, raised).expect("50 MB is under the raised limit");
         load_config(&file, &LintOptions::default())
     });
     let manager = loaded.manager.as_ref().expect("valid");
@@ -721,6 +728,10 @@ fn adversarial_packings_finish_within_the_budget_undecided_and_never_wrong() {
         }
     }
     let (seed, sizes, cluster) = undecided.expect("some planted packing defeats the budget");
+    eprintln!(
+        "planted packing {seed}: {} node-slots on 12 nodes, undecided",
+        sizes.len()
+    );
     // The same instance through the whole check: an "undecided" diagnostic.
     let spec = PoolSpec {
         max_colocate_count: 3,
@@ -838,7 +849,6 @@ fn the_rendered_report_shows_the_same_columns_after_tabs_and_crlf() {
 }
 
 #[test]
-#[ignore = "bug: the rendered report counts columns in bytes, so a BOM or wide characters earlier on the line shift them"]
 fn the_rendered_report_shows_the_same_columns_after_a_bom_and_wide_characters() {
     // Line 1: the pool's name after the BOM (3 bytes, no column); line 5: after `"中文"`
     // (8 bytes, 4 columns). miette prints 1:11 and 5:41.
@@ -900,7 +910,6 @@ fn unreadable_files_exit_2_naming_the_file_and_the_reason() {
 }
 
 #[test]
-#[ignore = "bug: the CLI prints a five-line miette report and a summary line for an unreadable file, not one line"]
 fn unreadable_files_are_one_line_on_stderr() {
     let dir = temp_dir("one-line");
     for (what, path) in unreadable_paths(&dir) {
@@ -913,7 +922,6 @@ fn unreadable_files_are_one_line_on_stderr() {
 }
 
 #[test]
-#[ignore = "bug: SourceFile::read opens a FIFO with no writer and blocks forever"]
 fn a_fifo_is_refused_not_waited_on() {
     let dir = temp_dir("fifo");
     let fifo = dir.join("pipe.toml");

@@ -805,7 +805,11 @@ fn wrong_ports_fail_clearly_within_the_budget() {
 
 fn cli(args: &[&str], ray_address: Option<&str>) -> std::process::Output {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_resource-pool"));
-    command.args(args).current_dir(root()).env("NO_COLOR", "1").env_remove("RAY_ADDRESS");
+    command
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("RAY_ADDRESS");
     if let Some(address) = ray_address {
         command.env("RAY_ADDRESS", address);
     }
@@ -818,17 +822,35 @@ fn cli_against_the_live_cluster(url: &str, idle: &Inventory) {
         cli(&["check", config, "--ray", url, "--format", "json"], None),
         cli(&["check", config, "--format", "json"], Some(url)),
     ] {
-        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let value: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
         assert_eq!(value["feasible"], true, "{value}");
         assert_eq!(value["ray"], "places", "{value}");
-        assert_eq!(value["ray_placement"].as_array().map(Vec::len), Some(2), "{value}");
+        assert_eq!(
+            value["ray_placement"].as_array().map(Vec::len),
+            Some(2),
+            "{value}"
+        );
     }
     let output = cli(&["inventory", "--ray", url], None);
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     let source = resource_pool::source::SourceFile::new("inventory.toml", text.as_str());
     let loaded = resource_pool::cluster_file::load_cluster(&source, &Default::default());
-    assert!(loaded.diagnostics.is_empty(), "{text}\n{:?}", loaded.diagnostics);
+    assert!(
+        loaded.diagnostics.is_empty(),
+        "{text}\n{:?}",
+        loaded.diagnostics
+    );
     assert_eq!(loaded.cluster.as_ref(), Some(&idle.cluster), "{text}");
 }

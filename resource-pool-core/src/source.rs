@@ -39,8 +39,9 @@ pub struct ReadLimits {
 }
 
 impl ReadLimits {
-    /// 64 MiB: a 100,000-node cluster file takes about 10 MB.
-    pub const DEFAULT_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+    /// 16 MiB: a 100,000-node cluster file takes about 6 MB, and reading costs at most
+    /// 80 bytes of memory per input byte, so the default bounds a read near 1.3 GiB.
+    pub const DEFAULT_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 }
 
 impl Default for ReadLimits {
@@ -126,14 +127,21 @@ impl SourceFile {
             path: shown.clone(),
             source,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let meta = file.metadata().map_err(io)?;
+        // Look before opening: opening a FIFO waits for a writer, possibly forever.
+        let meta = std::fs::metadata(path).map_err(io)?;
         if meta.is_dir() {
             return Err(io(std::io::Error::new(
                 std::io::ErrorKind::IsADirectory,
                 "is a directory",
             )));
         }
+        if !meta.is_file() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "is not a regular file (a FIFO, socket or device)",
+            )));
+        }
+        let file = std::fs::File::open(path).map_err(io)?;
         let mut bytes = Vec::new();
         // Read one byte past the limit to tell "at the limit" from "over it", whatever the
         // metadata says (pipes and /proc files report no size).
@@ -200,13 +208,20 @@ impl SourceCode for SourceFile {
         let inner = self
             .text
             .read_span(span, context_lines_before, context_lines_after)?;
+        // miette counts the column of a span's start (what its report header shows) in
+        // bytes; people count characters, and do not see a BOM.
+        let column = if context_lines_before == 0 {
+            self.line_col(inner.span().offset()).1 - 1
+        } else {
+            inner.column()
+        };
         Ok(Box::new(
             MietteSpanContents::new_named(
                 self.name.to_string(),
                 inner.data(),
                 *inner.span(),
                 inner.line(),
-                inner.column(),
+                column,
                 inner.line_count(),
             )
             .with_language("toml"),

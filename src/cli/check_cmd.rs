@@ -11,9 +11,9 @@ use resource_pool::ray_sim::{RaySimOptions, RayVerdict};
 use serde_json::{Value, json};
 
 use super::cluster_input::{ClusterArgs, read_cluster};
-use resource_pool::render::{ray_assignment, render_plan, witness_assignment};
 use super::report::{Finding, summary};
 use super::{Context, Format, Outcome, Roles, print_human, print_json, read};
+use resource_pool::render::{ray_assignment, render_plan, witness_assignment};
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -47,7 +47,12 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         Err(finding) => return unreadable(vec![finding], args.format, context),
     };
     let loaded = load_config(&source, &context.lint_options(args.roles));
-    let mut findings: Vec<Finding> = loaded.diagnostics.iter().cloned().map(|d| Finding::in_file(d, &source)).collect();
+    let mut findings: Vec<Finding> = loaded
+        .diagnostics
+        .iter()
+        .cloned()
+        .map(|d| Finding::in_file(d, &source))
+        .collect();
     let input = match read_cluster(&args.cluster, context) {
         Ok(input) => input,
         Err(mut errors) => {
@@ -67,18 +72,45 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             budget: Duration::from_millis(args.budget_ms),
             ..PlacementOptions::default()
         },
-        ray: RaySimOptions { max_branches: args.max_ray_branches, ..RaySimOptions::default() },
+        ray: RaySimOptions {
+            max_branches: args.max_ray_branches,
+            ..RaySimOptions::default()
+        },
     };
     let report = check(manager, &input.cluster, &loaded, &options);
-    findings.extend(check_against_slots(&input.cluster, &report.slots, input.dead).into_iter().map(Finding::bare));
-    findings.extend(report.diagnostics.iter().cloned().map(|d| Finding::in_file(d, &source)));
-    emit(args.format, context, &findings, Some(&report), &input.cluster);
-    if report.passes() && !findings.iter().any(Finding::is_error) { Outcome::Ok } else { Outcome::Failed }
+    findings.extend(
+        check_against_slots(&input.cluster, &report.slots, input.dead)
+            .into_iter()
+            .map(Finding::bare),
+    );
+    findings.extend(
+        report
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|d| Finding::in_file(d, &source)),
+    );
+    emit(
+        args.format,
+        context,
+        &findings,
+        Some(&report),
+        &input.cluster,
+    );
+    if report.passes() && !findings.iter().any(Finding::is_error) {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    }
 }
 
 fn unreadable(findings: Vec<Finding>, format: Format, context: &Context) -> Outcome {
     match format {
-        Format::Json => print_json(&json_result(&findings, None, &resource_pool::Cluster::default())),
+        Format::Json => print_json(&json_result(
+            &findings,
+            None,
+            &resource_pool::Cluster::default(),
+        )),
         Format::Human => print_human(&findings, context),
     }
     Outcome::Unreadable
@@ -100,19 +132,40 @@ fn emit(
             {
                 let ray = ray_assignment(report);
                 if report.ray.verdict == RayVerdict::Places {
-                    print!("{}", render_plan("Ray places it:", &report.slots, &report.pools, cluster, &ray));
+                    print!(
+                        "{}",
+                        render_plan(
+                            "Ray places it:",
+                            &report.slots,
+                            &report.pools,
+                            cluster,
+                            &ray
+                        )
+                    );
                 } else {
                     if report.placement.witness().is_some() {
                         let assignment = witness_assignment(report);
                         print!(
                             "{}",
-                            render_plan("A placement exists:", &report.slots, &report.pools, cluster, &assignment)
+                            render_plan(
+                                "A placement exists:",
+                                &report.slots,
+                                &report.pools,
+                                cluster,
+                                &assignment
+                            )
                         );
                     }
                     if report.feasible() != Some(false) {
                         print!(
                             "{}",
-                            render_plan("Ray, in verl's order, would do:", &report.slots, &report.pools, cluster, &ray)
+                            render_plan(
+                                "Ray, in verl's order, would do:",
+                                &report.slots,
+                                &report.pools,
+                                cluster,
+                                &ray
+                            )
                         );
                     }
                 }
@@ -121,13 +174,21 @@ fn emit(
                     Some(false) => "not placeable",
                     None => "placement undecided",
                 };
-                eprintln!("check: {feasible}; Ray {} ({})", report.ray.verdict, summary(findings));
+                eprintln!(
+                    "check: {feasible}; Ray {} ({})",
+                    report.ray.verdict,
+                    summary(findings)
+                );
             }
         }
     }
 }
 
-fn placement_json(report: &CheckReport, cluster: &resource_pool::Cluster, assignment: &[Option<usize>]) -> Vec<Value> {
+fn placement_json(
+    report: &CheckReport,
+    cluster: &resource_pool::Cluster,
+    assignment: &[Option<usize>],
+) -> Vec<Value> {
     assignment
         .iter()
         .enumerate()
@@ -143,14 +204,22 @@ fn placement_json(report: &CheckReport, cluster: &resource_pool::Cluster, assign
         .collect()
 }
 
-fn json_result(findings: &[Finding], report: Option<&CheckReport>, cluster: &resource_pool::Cluster) -> Value {
+fn json_result(
+    findings: &[Finding],
+    report: Option<&CheckReport>,
+    cluster: &resource_pool::Cluster,
+) -> Value {
     let diagnostics: Vec<_> = findings.iter().map(Finding::to_json).collect();
-    let placement = report.map(|r| placement_json(r, cluster, &witness_assignment(r))).unwrap_or_default();
+    let placement = report
+        .map(|r| placement_json(r, cluster, &witness_assignment(r)))
+        .unwrap_or_default();
     let ray = report.and_then(|r| match r.ray.verdict {
         RayVerdict::Undecided => None,
         verdict => Some(verdict.to_string()),
     });
-    let ray_placement = report.map(|r| placement_json(r, cluster, &ray_assignment(r))).unwrap_or_default();
+    let ray_placement = report
+        .map(|r| placement_json(r, cluster, &ray_assignment(r)))
+        .unwrap_or_default();
     json!({
         "feasible": report.and_then(CheckReport::feasible),
         "ray": ray,

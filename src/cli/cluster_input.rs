@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use resource_pool::Cluster;
 use resource_pool::cluster_file::load_cluster;
 use resource_pool::inventory::{InventoryNote, InventorySource};
 use resource_pool::ray_http::RaySource;
 use resource_pool::source::SourceFile;
-use resource_pool::Cluster;
 
 use super::Context;
 use super::report::Finding;
@@ -47,13 +47,16 @@ pub struct ClusterInput {
 /// Reads the cluster, or says why not (exit 2).
 pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     if let Some(path) = &args.cluster {
-        let source = SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::bare(e)])?;
+        let source = SourceFile::read(path, context.read_limits)
+            .map_err(|e| vec![Finding::unreadable(e)])?;
         return from_file(&source, context);
     }
     let url = match &args.ray {
         Some(url) => url.clone(),
         None => match std::env::var("RAY_ADDRESS") {
-            Ok(address) if address.starts_with("http://") || address.starts_with("https://") => address,
+            Ok(address) if address.starts_with("http://") || address.starts_with("https://") => {
+                address
+            }
             _ => return Err(vec![Finding::bare(NoCluster)]),
         },
     };
@@ -62,17 +65,35 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         .with_timeout(Duration::from_millis(args.ray_timeout_ms))
         .with_max_body_bytes(args.ray_max_body);
     let inventory = source.load().map_err(|e| vec![Finding::bare(e)])?;
-    let dead = inventory.notes.iter().filter(|n| matches!(n, InventoryNote::DeadNode { .. })).count();
-    Ok(ClusterInput { cluster: inventory.cluster, notes: inventory.notes, findings: Vec::new(), dead })
+    let dead = inventory
+        .notes
+        .iter()
+        .filter(|n| matches!(n, InventoryNote::DeadNode { .. }))
+        .count();
+    Ok(ClusterInput {
+        cluster: inventory.cluster,
+        notes: inventory.notes,
+        findings: Vec::new(),
+        dead,
+    })
 }
 
 fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     let loaded = load_cluster(source, &context.cluster_limits);
-    let findings: Vec<Finding> = loaded.diagnostics.into_iter().map(|d| Finding::in_file(d, source)).collect();
+    let findings: Vec<Finding> = loaded
+        .diagnostics
+        .into_iter()
+        .map(|d| Finding::in_file(d, source))
+        .collect();
     match loaded.cluster {
         Some(cluster) => {
             let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
-            Ok(ClusterInput { cluster, notes: Vec::new(), findings, dead })
+            Ok(ClusterInput {
+                cluster,
+                notes: Vec::new(),
+                findings,
+                dead,
+            })
         }
         None => Err(findings),
     }
@@ -83,6 +104,8 @@ fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec
 #[error("no cluster to check against")]
 #[diagnostic(
     code(resource_pool::cli::no_cluster),
-    help("pass --cluster CLUSTER.toml, or --ray http://HEAD:8265, or set RAY_ADDRESS to the dashboard's http URL")
+    help(
+        "pass --cluster CLUSTER.toml, or --ray http://HEAD:8265, or set RAY_ADDRESS to the dashboard's http URL"
+    )
 )]
 pub struct NoCluster;

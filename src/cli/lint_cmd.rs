@@ -33,15 +33,18 @@ pub fn run(args: &LintArgs, context: &Context) -> Outcome {
             Ok(source) => {
                 let loaded = load_config(&source, &options);
                 let failed = loaded.has_errors();
-                let findings: Vec<Finding> =
-                    loaded.diagnostics.into_iter().map(|d| Finding::in_file(d, &source)).collect();
+                let findings: Vec<Finding> = loaded
+                    .diagnostics
+                    .into_iter()
+                    .map(|d| Finding::in_file(d, &source))
+                    .collect();
                 (findings, if failed { Outcome::Failed } else { Outcome::Ok })
             }
         };
         outcome = outcome.max(file_outcome);
         if args.format == Format::Human {
             print_human(&findings, context);
-            if !context.quiet {
+            if !context.quiet && file_outcome != Outcome::Unreadable {
                 let verdict = match file_outcome {
                     Outcome::Ok => "valid",
                     Outcome::Failed => "invalid",

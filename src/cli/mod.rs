@@ -84,7 +84,10 @@ impl Context {
             Roles::Verl => RoleSet::verl(),
             Roles::Any => RoleSet::Any,
         };
-        LintOptions { roles, limits: self.config_limits }
+        LintOptions {
+            roles,
+            limits: self.config_limits,
+        }
     }
 }
 
@@ -105,9 +108,15 @@ pub fn run() -> ExitCode {
     let context = Context {
         color: cli.color,
         quiet: cli.quiet,
-        read_limits: ReadLimits { max_file_bytes: cli.max_file_size },
-        config_limits: ConfigLimits { max_slots: cli.max_slots },
-        cluster_limits: ClusterLimits { max_nodes: cli.max_nodes },
+        read_limits: ReadLimits {
+            max_file_bytes: cli.max_file_size,
+        },
+        config_limits: ConfigLimits {
+            max_slots: cli.max_slots,
+        },
+        cluster_limits: ClusterLimits {
+            max_nodes: cli.max_nodes,
+        },
     };
     let outcome = match &cli.command {
         Command::Lint(args) => lint_cmd::run(args, &context),
@@ -118,14 +127,21 @@ pub fn run() -> ExitCode {
 }
 
 /// Reads a file or says why not.
-fn read(path: &std::path::Path, context: &Context) -> Result<resource_pool::source::SourceFile, report::Finding> {
-    resource_pool::source::SourceFile::read(path, context.read_limits).map_err(report::Finding::bare)
+fn read(
+    path: &std::path::Path,
+    context: &Context,
+) -> Result<resource_pool::source::SourceFile, report::Finding> {
+    resource_pool::source::SourceFile::read(path, context.read_limits)
+        .map_err(report::Finding::unreadable)
 }
 
 /// Prints JSON on stdout.
 fn print_json(value: &serde_json::Value) {
     // Serialising a Value cannot fail.
-    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
 }
 
 /// Prints human reports on stderr.

@@ -4,7 +4,9 @@
 use std::fmt;
 use std::io::IsTerminal;
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, Severity, SourceCode};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, Severity, SourceCode,
+};
 use resource_pool::source::SourceFile;
 use serde::Serialize;
 
@@ -12,17 +14,39 @@ use serde::Serialize;
 pub struct Finding {
     diagnostic: Box<dyn Diagnostic + Send + Sync + 'static>,
     source: Option<SourceFile>,
+    /// Shown to people as one line (a file that cannot be read needs no snippet).
+    brief: bool,
 }
 
 impl Finding {
     /// A diagnostic about a file.
-    pub fn in_file(diagnostic: impl Diagnostic + Send + Sync + 'static, source: &SourceFile) -> Finding {
-        Finding { diagnostic: Box::new(diagnostic), source: Some(source.clone()) }
+    pub fn in_file(
+        diagnostic: impl Diagnostic + Send + Sync + 'static,
+        source: &SourceFile,
+    ) -> Finding {
+        Finding {
+            diagnostic: Box::new(diagnostic),
+            source: Some(source.clone()),
+            brief: false,
+        }
+    }
+
+    /// A file that cannot be read: one line for people.
+    pub fn unreadable(diagnostic: impl Diagnostic + Send + Sync + 'static) -> Finding {
+        Finding {
+            diagnostic: Box::new(diagnostic),
+            source: None,
+            brief: true,
+        }
     }
 
     /// A diagnostic with no place in a file.
     pub fn bare(diagnostic: impl Diagnostic + Send + Sync + 'static) -> Finding {
-        Finding { diagnostic: Box::new(diagnostic), source: None }
+        Finding {
+            diagnostic: Box::new(diagnostic),
+            source: None,
+            brief: false,
+        }
     }
 
     /// Whether this is an error.
@@ -43,7 +67,10 @@ impl Finding {
             let (line, column) = source.line_col(label.offset());
             Some((source.name().to_owned(), line, column))
         });
-        let file = place.as_ref().map(|p| p.0.clone()).or_else(|| self.source.as_ref().map(|s| s.name().to_owned()));
+        let file = place
+            .as_ref()
+            .map(|p| p.0.clone())
+            .or_else(|| self.source.as_ref().map(|s| s.name().to_owned()));
         JsonDiagnostic {
             code: d.code().map(|c| c.to_string()).unwrap_or_default(),
             severity,
@@ -143,7 +170,9 @@ impl ColorChoice {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            ColorChoice::Auto => {
+                is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
         }
     }
 }
@@ -151,12 +180,33 @@ impl ColorChoice {
 /// Renders findings as miette reports, like rustc: the snippet, the label, the help.
 pub fn render_human(findings: &[Finding], color: ColorChoice) -> String {
     let colored = color.enabled(std::io::stderr().is_terminal());
-    let theme = if colored { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(100).with_links(false);
+    let theme = if colored {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_links(false);
     let mut out = String::new();
     for finding in findings {
+        if finding.brief {
+            let code = finding
+                .diagnostic
+                .code()
+                .map(|c| format!("[{c}]"))
+                .unwrap_or_default();
+            out.push_str(&format!("error{code}: {}\n", finding.diagnostic));
+            continue;
+        }
         let result = match &finding.source {
-            Some(source) => handler.render_report(&mut out, &WithSource { inner: &*finding.diagnostic, source }),
+            Some(source) => handler.render_report(
+                &mut out,
+                &WithSource {
+                    inner: &*finding.diagnostic,
+                    source,
+                },
+            ),
             None => handler.render_report(&mut out, &*finding.diagnostic),
         };
         if result.is_err() {
@@ -171,6 +221,16 @@ pub fn render_human(findings: &[Finding], color: ColorChoice) -> String {
 pub fn summary(findings: &[Finding]) -> String {
     let errors = findings.iter().filter(|f| f.is_error()).count();
     let warnings = findings.len() - errors;
-    let plural = |n: usize, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
-    format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("1 {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
 }

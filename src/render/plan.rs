@@ -26,7 +26,13 @@ pub fn render_plan(
             list.push(slot);
         }
     }
-    let width = cluster.nodes.iter().map(|n| n.id.chars().count()).max().unwrap_or(4).min(32);
+    let width = cluster
+        .nodes
+        .iter()
+        .map(|n| n.id.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(32);
     let mut out = format!("{title}\n");
     let mut shown = 0;
     let mut hidden_busy = 0;
@@ -46,22 +52,43 @@ pub fn render_plan(
             for (name, amount) in slot.demand.iter() {
                 let _ = used.add(name, amount);
             }
-            parts.push(format!("{}[{}]×{}", pools[slot.pool].name, slot.slot, slot.bundles));
+            parts.push(format!(
+                "{}[{}]×{}",
+                pools[slot.pool].name, slot.slot, slot.bundles
+            ));
         }
         let left = node.available.saturating_sub(&used);
-        let _ = writeln!(out, "  {:<width$}  {}  left {}", node.id, parts.join(" "), left);
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {}  left {}",
+            node.id,
+            parts.join(" "),
+            left
+        );
     }
     if hidden_busy > 0 {
         let _ = writeln!(out, "  … and {hidden_busy} more nodes holding node-slots");
     }
-    let idle = held.iter().zip(&cluster.nodes).filter(|(h, n)| h.is_empty() && n.alive).count();
+    let idle = held
+        .iter()
+        .zip(&cluster.nodes)
+        .filter(|(h, n)| h.is_empty() && n.alive)
+        .count();
     let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
     if idle > 0 {
-        let (node, hold) = if idle == 1 { ("node", "holds") } else { ("nodes", "hold") };
+        let (node, hold) = if idle == 1 {
+            ("node", "holds")
+        } else {
+            ("nodes", "hold")
+        };
         let _ = writeln!(out, "  {idle} other alive {node} {hold} nothing");
     }
     if dead > 0 {
-        let _ = writeln!(out, "  {dead} dead node{} (host nothing)", if dead == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out,
+            "  {dead} dead node{} (host nothing)",
+            if dead == 1 { "" } else { "s" }
+        );
     }
     let pending: Vec<String> = assignment
         .iter()
@@ -77,7 +104,11 @@ pub fn render_plan(
 
 /// The node of each slot in the witness placement; empty when there is none.
 pub fn witness_assignment(report: &CheckReport) -> Vec<Option<usize>> {
-    report.placement.witness().map(|w| w.nodes.iter().copied().map(Some).collect()).unwrap_or_default()
+    report
+        .placement
+        .witness()
+        .map(|w| w.nodes.iter().copied().map(Some).collect())
+        .unwrap_or_default()
 }
 
 /// The node of each slot on Ray's representative branch (`None`: pending or never created).
