@@ -192,9 +192,14 @@ def main() -> int:
         verl_fails = catches(verl_sum_check, nodes, spec)
         greedy_fails = catches(verl_greedy_check, nodes, spec)
         feasible = out.get("feasible") if isinstance(out, dict) else None
-        # Caught: the check fails with a decided verdict. An undecided placement (budget
-        # out) fails the check too, but proves nothing: it is reported, not counted.
-        ours_undecided = code != 0 and feasible is None
+        # Caught: the check fails with a decided verdict. An undecided placement or Ray
+        # simulation (budget out) fails the check too, but proves nothing: reported, not
+        # counted.
+        ray = out.get("ray") if isinstance(out, dict) else None
+        codes = [d.get("code") or "" for d in out.get("diagnostics", [])] if isinstance(out, dict) else []
+        ours_undecided = code != 0 and (
+            feasible is None or ray == "undecided" or any(c.endswith("::undecided") for c in codes)
+        )
         ours_fails = code != 0 and not ours_undecided
         row = {
             **entry,
@@ -211,7 +216,8 @@ def main() -> int:
             "ours_exit": code,
             "ours_feasible": feasible,
             "ours_undecided": ours_undecided,
-            "ours_ray": out.get("ray") if isinstance(out, dict) else None,
+            "ours_ray": ray,
+            "ours_codes": codes,
         }
         rows.append(row)
 
