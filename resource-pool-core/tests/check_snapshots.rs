@@ -93,10 +93,10 @@ fn not_together() {
 
 #[test]
 fn undecided_placement() {
-    // No placement exists (10+10 and 10+3 do not share 18 GPUs), but no bound refutes it
-    // (33 of 36 GPUs, each slot fits alone): only the search can tell, and with three
+    // No placement exists (neither 10 shares 18 GPUs with the 9), but no bound refutes it
+    // (32 of 36 GPUs, each slot fits alone): only the search can tell, and with three
     // steps it must say undecided, not guess.
-    let config = "[pools.global_pool]\nprocess_on_nodes = [10, 10, 10]\nmax_colocate_count = 1\n\n[pools.reward_pool]\nprocess_on_nodes = [3]\nmax_colocate_count = 1\n\n[mapping]\nactor_rollout = \"global_pool\"\nrm = \"reward_pool\"\n";
+    let config = "[pools.global_pool]\nprocess_on_nodes = [10, 10, 9]\nmax_colocate_count = 1\n\n[pools.reward_pool]\nprocess_on_nodes = [3]\nmax_colocate_count = 1\n\n[mapping]\nactor_rollout = \"global_pool\"\nrm = \"reward_pool\"\n";
     let cluster = nodes(&[("node-a", 18, 18), ("node-b", 18, 18)]);
     let tight = CheckOptions {
         placement: PlacementOptions {

@@ -200,7 +200,7 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
         .types
         .iter()
         .all(|t| problem.classes.iter().any(|c| fits(&t.demand, &c.cap)));
-    if !fits_alone {
+    if !fits_alone || !copies_suffice(problem) {
         return Decision::Impossible(DecidedBy::Bounds);
     }
     let scales = search::scales(problem);
@@ -225,6 +225,43 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
         Exact::Impossible => Decision::Impossible(DecidedBy::Search),
         Exact::OutOfBudget => Decision::OutOfBudget(budget.exhausted.unwrap_or(BudgetLimit::Steps)),
     }
+}
+
+/// How many slots of `demand` fit a node of `cap` at once (`u64::MAX` for a demand of
+/// nothing).
+fn copies(demand: &[u64], cap: &[u64]) -> u64 {
+    demand
+        .iter()
+        .zip(cap)
+        .filter(|(d, _)| **d > 0)
+        .map(|(d, c)| c / d)
+        .min()
+        .unwrap_or(u64::MAX)
+}
+
+/// A necessary condition: for every slot type `t`, the slots of every type at least as
+/// large as `t` in every resource (each takes at least what `t` takes) number no more than
+/// the copies of `t` the nodes can hold. It refutes fragmentation at once: nine 8-GPU
+/// slots on eight nodes with 8 GPUs free, whatever the other nodes hold.
+fn copies_suffice(problem: &Problem) -> bool {
+    problem.types.iter().all(|t| {
+        let need: u64 = problem
+            .types
+            .iter()
+            .filter(|u| u.demand.iter().zip(&t.demand).all(|(a, b)| a >= b))
+            .map(|u| u.slots.len() as u64)
+            .sum();
+        let mut room = 0u64;
+        for class in &problem.classes {
+            room = room.saturating_add(
+                (class.nodes.len() as u64).saturating_mul(copies(&t.demand, &class.cap)),
+            );
+            if room >= need {
+                return true;
+            }
+        }
+        room >= need
+    })
 }
 
 /// The largest part the greedy finds that fits together (slot indices, sorted), within

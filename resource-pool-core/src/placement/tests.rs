@@ -246,9 +246,10 @@ fn a_tiny_budget_gives_undecided_never_a_guess() {
         max_steps: 3,
         ..PlacementOptions::default()
     };
-    // Infeasible, but no bound refutes it (33 of 36, each fits): only the search can tell,
-    // and with 3 steps it must not.
-    let slots = slots_of_sizes(&[10, 10, 10, 3]);
+    // Infeasible (neither 10 shares a node with the 9), but no bound refutes it (32 of
+    // 36; at most two 10s and four slots of 9 or more fit): only the search can tell, and
+    // with 3 steps it must not.
+    let slots = slots_of_sizes(&[10, 10, 9, 3]);
     let report = check_placement(&slots, &cluster, &options);
     assert!(
         matches!(
