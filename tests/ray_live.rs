@@ -752,19 +752,30 @@ fn live_cluster() {
     );
     drop(harness);
 
-    // 5. The dashboard stops mid-run: a clear error within the budget.
+    // 5. The dashboard stops mid-run: a clear error within the budget. While the process
+    // dies, a connection may still be accepted and then reset (`transport`); once it is
+    // gone, nothing listens (`unreachable`). Every attempt must fail clearly and in time,
+    // and `unreachable` must come within a few seconds.
     cluster_sh(&["kill-dashboard"]);
-    let t = Instant::now();
-    let error = RaySource::new(&url)
-        .expect("url")
-        .with_timeout(Duration::from_secs(3))
-        .load()
-        .expect_err("dashboard down");
-    let code = miette::Diagnostic::code(&error)
-        .map(|c| c.to_string())
-        .unwrap_or_default();
-    assert_eq!(code, "resource_pool::ray::unreachable", "{error}");
-    assert!(t.elapsed() < Duration::from_secs(4));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let t = Instant::now();
+        let error = RaySource::new(&url)
+            .expect("url")
+            .with_timeout(Duration::from_secs(3))
+            .load()
+            .expect_err("dashboard down");
+        assert!(t.elapsed() < Duration::from_secs(4), "{error}");
+        let code = miette::Diagnostic::code(&error)
+            .map(|c| c.to_string())
+            .unwrap_or_default();
+        if code == "resource_pool::ray::unreachable" {
+            break;
+        }
+        assert_eq!(code, "resource_pool::ray::transport", "{error}");
+        assert!(Instant::now() < deadline, "still not unreachable: {error}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
     eprintln!("live_cluster: done in {:.1?}", start.elapsed());
 }
 
