@@ -367,7 +367,13 @@ pub fn check_placement(
                     left_out,
                 }));
             }
-            let idle = if options.check_idle && cluster.has_totals() {
+            let nothing_held = cluster
+                .alive()
+                .all(|n| n.total.as_ref() == Some(&n.available));
+            let idle = if options.check_idle && cluster.has_totals() && nothing_held {
+                // The idle cluster is this one: the same proof holds.
+                Some(IdleFit::Never)
+            } else if options.check_idle && cluster.has_totals() {
                 cluster.idle().map(|idle| {
                     let idle_problem = Problem::build(slots, &idle);
                     let left = options.budget.saturating_sub(budget.elapsed());
