@@ -2,7 +2,6 @@
 
 mod common;
 
-use miette::Diagnostic;
 use resource_pool_core::check::{CheckOptions, CheckReport, check};
 use resource_pool_core::cluster_file::{ClusterLimits, load_cluster};
 use resource_pool_core::config::load_config;
@@ -27,16 +26,7 @@ fn run(config: &str, cluster: &str, options: &CheckOptions) -> (CheckReport, Str
         &loaded,
         options,
     );
-    let codes: Vec<String> = report
-        .diagnostics
-        .iter()
-        .map(|d| d.code().map(|c| c.to_string()).unwrap_or_default())
-        .collect();
-    let text = format!(
-        "{}\n\n{}",
-        codes.join("\n"),
-        common::render("pools.toml", config, &report.diagnostics)
-    );
+    let text = common::report("pools.toml", config, &report.diagnostics);
     (report, text)
 }
 

@@ -1,8 +1,8 @@
 //! Cluster files: every problem with its span, and the printed form reads back.
 
+#[macro_use]
 mod common;
 
-use miette::Diagnostic;
 use proptest::prelude::*;
 use resource_pool_core::cluster_file::{
     ClusterDiagnostic, ClusterLimits, cluster_to_toml, load_cluster,
@@ -19,25 +19,7 @@ fn load(text: &str) -> Vec<ClusterDiagnostic> {
 }
 
 fn report(text: &str) -> String {
-    let diagnostics = load(text);
-    let codes: Vec<String> = diagnostics
-        .iter()
-        .map(|d| d.code().map(|c| c.to_string()).unwrap_or_default())
-        .collect();
-    format!(
-        "{}\n\n{}",
-        codes.join("\n"),
-        common::render("cluster.toml", text, &diagnostics)
-    )
-}
-
-macro_rules! snapshot {
-    ($name:ident, $text:expr) => {
-        #[test]
-        fn $name() {
-            insta::assert_snapshot!(report($text));
-        }
-    };
+    common::report("cluster.toml", text, &load(text))
 }
 
 snapshot!(syntax, "[[nodes]\nid = \"a\"\n");

@@ -1,9 +1,9 @@
 //! One snapshot of the human report per config diagnostic code, so a person can read
 //! what users see, and so that a change of wording or span shows in review.
 
+#[macro_use]
 mod common;
 
-use miette::Diagnostic;
 use resource_pool_core::config::{
     ConfigDiagnostic, PoolDefaults, PoolField, load_config, load_struct_pools,
 };
@@ -15,25 +15,7 @@ fn lint(text: &str) -> Vec<ConfigDiagnostic> {
 
 /// The codes of the diagnostics, and the rendered report.
 fn report(text: &str) -> String {
-    let diagnostics = lint(text);
-    let codes: Vec<String> = diagnostics
-        .iter()
-        .map(|d| d.code().map(|c| c.to_string()).unwrap_or_default())
-        .collect();
-    format!(
-        "{}\n\n{}",
-        codes.join("\n"),
-        common::render("pools.toml", text, &diagnostics)
-    )
-}
-
-macro_rules! snapshot {
-    ($name:ident, $text:expr) => {
-        #[test]
-        fn $name() {
-            insta::assert_snapshot!(report($text));
-        }
-    };
+    common::report("pools.toml", text, &lint(text))
 }
 
 const OK_MAPPING: &str = "\n[mapping]\nactor_rollout = \"global_pool\"\n";

@@ -23,6 +23,35 @@ pub fn render<D: Diagnostic + Clone + Send + Sync + 'static>(
     out
 }
 
+/// The codes of the diagnostics, one a line, then their rendered report: what the
+/// snapshot tests compare.
+pub fn report<D: Diagnostic + Clone + Send + Sync + 'static>(
+    name: &str,
+    text: &str,
+    diagnostics: &[D],
+) -> String {
+    let codes: Vec<String> = diagnostics
+        .iter()
+        .map(|d| d.code().map(|c| c.to_string()).unwrap_or_default())
+        .collect();
+    format!(
+        "{}\n\n{}",
+        codes.join("\n"),
+        render(name, text, diagnostics)
+    )
+}
+
+/// A snapshot test of `report($text)`, where `report` is the calling file's.
+#[allow(unused_macros)]
+macro_rules! snapshot {
+    ($name:ident, $text:expr) => {
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(report($text));
+        }
+    };
+}
+
 /// A source file from a string.
 pub fn source(name: &str, text: &str) -> SourceFile {
     SourceFile::new(name, text)
