@@ -1,6 +1,6 @@
 //! A cluster inventory: the nodes a layout is checked against.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use super::resources::Resources;
 
@@ -47,9 +47,12 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// A cluster of these nodes.
+    /// A cluster of these nodes; nodes with equal resources share them
+    /// ([`Cluster::share_equal_resources`]).
     pub fn new(nodes: Vec<Node>) -> Cluster {
-        Cluster { nodes }
+        let mut cluster = Cluster { nodes };
+        cluster.share_equal_resources();
+        cluster
     }
 
     /// The nodes that can host groups.
@@ -74,5 +77,50 @@ impl Cluster {
             nodes.push(idle);
         }
         Some(Cluster { nodes })
+    }
+
+    /// Makes nodes with equal resources share one list (see [`Resources`]), so that the
+    /// check reads a cluster of a few kinds of node from cache. Changes no value.
+    /// [`Cluster::new`] does it; call it after building or changing `nodes` by hand.
+    pub fn share_equal_resources(&mut self) {
+        let mut seen: HashSet<Resources> = HashSet::new();
+        let mut share = |res: &mut Resources| match seen.get(res) {
+            Some(shared) => *res = shared.clone(),
+            None => {
+                seen.insert(res.clone());
+            }
+        };
+        for node in &mut self.nodes {
+            share(&mut node.available);
+            if let Some(total) = &mut node.total {
+                share(total);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Amount;
+
+    #[test]
+    fn equal_resources_are_shared_and_unchanged() {
+        let res = |gpu: u64| Resources::new().with("GPU", Amount::from_units(gpu * 10_000));
+        let nodes = vec![
+            Node::new("a", res(8)).with_total(res(8)),
+            Node::new("b", res(4)).with_total(res(8)),
+            Node::new("c", res(8)),
+        ];
+        let cluster = Cluster::new(nodes.clone());
+        assert_eq!(cluster.nodes, nodes);
+        let [a, b, c] = &cluster.nodes[..] else {
+            panic!("three nodes")
+        };
+        assert!(a.available.shares_with(&c.available));
+        assert!(a.available.shares_with(a.total.as_ref().unwrap()));
+        assert!(a.available.shares_with(b.total.as_ref().unwrap()));
+        assert!(!a.available.shares_with(&b.available));
+        assert!(!nodes[0].available.shares_with(&nodes[2].available));
     }
 }

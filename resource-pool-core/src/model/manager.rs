@@ -57,8 +57,17 @@ pub struct NodeSlot {
 pub fn node_slots<'a>(pools: impl IntoIterator<Item = &'a PoolSpec>) -> Vec<NodeSlot> {
     let mut slots = Vec::new();
     for (pool, spec) in pools.into_iter().enumerate() {
+        // Slots of one size share one demand (most pools have one size).
+        let mut last: Option<(u32, Resources)> = None;
         for (slot, &bundles) in spec.process_on_nodes.iter().enumerate() {
-            let demand = spec.slot_demand(bundles).unwrap_or_default();
+            let demand = match &last {
+                Some((size, demand)) if *size == bundles => demand.clone(),
+                _ => {
+                    let demand = spec.slot_demand(bundles).unwrap_or_default();
+                    last = Some((bundles, demand.clone()));
+                    demand
+                }
+            };
             slots.push(NodeSlot {
                 pool,
                 slot,

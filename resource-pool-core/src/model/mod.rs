@@ -6,6 +6,7 @@
 mod cluster;
 mod manager;
 mod pool;
+mod resource_name;
 mod resources;
 mod role;
 

@@ -4,8 +4,11 @@
 //! (`1/10000` of a unit). We hold amounts the same way, as whole `u64` units, so the
 //! placement check compares exactly what Ray compares and never rounds twice.
 
-use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+pub use super::resource_name::ResourceName;
 
 /// An amount of one resource, in Ray's fixed point: one unit is `1/10000`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -146,10 +149,6 @@ impl fmt::Display for Amount {
     }
 }
 
-/// The name of a Ray resource, exactly as Ray spells it (`GPU`, `CPU`, `NPU`,
-/// `accelerator_type:H100`, `my_custom`).
-pub type ResourceName = String;
-
 /// Well-known Ray resource names.
 pub mod names {
     /// CPUs.
@@ -176,8 +175,15 @@ pub mod names {
 }
 
 /// A set of resource amounts by name, kept sorted by name. Zero amounts are not stored.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Resources(BTreeMap<ResourceName, Amount>);
+///
+/// Held as one short sorted list behind an `Arc` (a node or a slot names a handful of
+/// resources): reading a node's resources touches one allocation, and a clone shares it.
+/// Nodes with equal resources can share one list ([`Cluster::share_equal_resources`]), so
+/// reading a homogeneous cluster reads one list from cache instead of one per node.
+///
+/// [`Cluster::share_equal_resources`]: super::Cluster::share_equal_resources
+#[derive(Clone, Default, Eq)]
+pub struct Resources(Arc<[(ResourceName, Amount)]>);
 
 impl Resources {
     /// No resources.
@@ -185,19 +191,38 @@ impl Resources {
         Resources::default()
     }
 
+    fn position(&self, name: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(held, _)| held.as_str().cmp(name))
+    }
+
     /// The amount of `name`, zero when absent.
     pub fn get(&self, name: &str) -> Amount {
-        self.0.get(name).copied().unwrap_or(Amount::ZERO)
+        match self.position(name) {
+            Ok(i) => self.0[i].1,
+            Err(_) => Amount::ZERO,
+        }
     }
 
     /// Sets `name` to `amount` (removing it when zero).
     pub fn set(&mut self, name: impl Into<ResourceName>, amount: Amount) {
         let name = name.into();
-        if amount.is_zero() {
-            self.0.remove(&name);
-        } else {
-            self.0.insert(name, amount);
-        }
+        let mut entries = match (self.position(name.as_str()), amount.is_zero()) {
+            (Err(_), true) => return,
+            (Ok(i), _) if self.0[i].1 == amount => return,
+            (at, _) => {
+                let mut entries = self.0.to_vec();
+                match at {
+                    Ok(i) if amount.is_zero() => {
+                        entries.remove(i);
+                    }
+                    Ok(i) => entries[i].1 = amount,
+                    Err(i) => entries.insert(i, (name, amount)),
+                }
+                entries
+            }
+        };
+        entries.shrink_to_fit();
+        self.0 = Arc::from(entries);
     }
 
     /// Adds `amount` to `name`; `None` (and no change) on overflow.
@@ -215,19 +240,24 @@ impl Resources {
 
     /// Every amount multiplied by `factor`; `None` on overflow.
     pub fn checked_mul(&self, factor: u64) -> Option<Resources> {
-        let mut out = BTreeMap::new();
-        for (name, amount) in &self.0 {
+        let mut out = Vec::with_capacity(self.0.len());
+        for (name, amount) in self.0.iter() {
             let product = amount.checked_mul(factor)?;
             if !product.is_zero() {
-                out.insert(name.clone(), product);
+                out.push((name.clone(), product));
             }
         }
-        Some(Resources(out))
+        Some(Resources(Arc::from(out)))
     }
 
     /// The non-zero resources, sorted by name.
     pub fn iter(&self) -> impl Iterator<Item = (&str, Amount)> + '_ {
         self.0.iter().map(|(name, amount)| (name.as_str(), *amount))
+    }
+
+    /// The non-zero resources with their names as [`ResourceName`]s, sorted by name.
+    pub fn entries(&self) -> impl Iterator<Item = (&ResourceName, Amount)> + '_ {
+        self.0.iter().map(|(name, amount)| (name, *amount))
     }
 
     /// Whether no resource is set.
@@ -240,6 +270,11 @@ impl Resources {
         self.0.len()
     }
 
+    /// Whether `self` and `other` share one list (then they are equal).
+    pub fn shares_with(&self, other: &Resources) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Whether every amount in `demand` is at most what `self` holds.
     pub fn covers(&self, demand: &Resources) -> bool {
         demand.iter().all(|(name, amount)| self.get(name) >= amount)
@@ -247,22 +282,52 @@ impl Resources {
 
     /// What `self` still holds after `demand` is taken, each amount saturating at zero.
     pub fn saturating_sub(&self, demand: &Resources) -> Resources {
-        let mut out = self.clone();
-        for (name, amount) in demand.iter() {
-            let left = out.get(name).saturating_sub(amount);
-            out.set(name, left);
+        let mut out: Vec<(ResourceName, Amount)> = Vec::with_capacity(self.0.len());
+        for (name, amount) in self.0.iter() {
+            let left = amount.saturating_sub(demand.get(name));
+            if !left.is_zero() {
+                out.push((name.clone(), left));
+            }
         }
-        out
+        Resources(Arc::from(out))
+    }
+}
+
+impl PartialEq for Resources {
+    fn eq(&self, other: &Resources) -> bool {
+        self.shares_with(other) || self.0 == other.0
+    }
+}
+
+impl Hash for Resources {
+    /// As the list it holds, whether shared or not (equal resources hash equally).
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl fmt::Debug for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
     }
 }
 
 impl<N: Into<ResourceName>> FromIterator<(N, Amount)> for Resources {
+    /// Later entries of one name replace earlier ones; zero amounts are dropped.
     fn from_iter<I: IntoIterator<Item = (N, Amount)>>(iter: I) -> Resources {
-        let mut out = Resources::new();
-        for (name, amount) in iter {
-            out.set(name, amount);
+        let mut entries: Vec<(ResourceName, Amount)> =
+            iter.into_iter().map(|(n, a)| (n.into(), a)).collect();
+        // A stable sort keeps equal names in input order: the last one wins.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<(ResourceName, Amount)> = Vec::with_capacity(entries.len());
+        for (name, amount) in entries {
+            match out.last_mut() {
+                Some(last) if last.0 == name => last.1 = amount,
+                _ => out.push((name, amount)),
+            }
         }
-        out
+        out.retain(|(_, amount)| !amount.is_zero());
+        Resources(Arc::from(out))
     }
 }
 
@@ -320,6 +385,45 @@ mod tests {
         assert!(!demand.covers(&node));
         assert_eq!(node.saturating_sub(&demand).get("GPU").units(), 40_000);
         assert_eq!(node.to_string(), "{GPU: 8}");
+    }
+
+    proptest::proptest! {
+        /// The sorted list behaves as the map it stands for: `set` (zero removes), the
+        /// last value of a name wins in `collect`, and `get`, `iter`, `covers` and
+        /// `saturating_sub` agree with a `BTreeMap` model.
+        #[test]
+        fn resources_behave_as_a_map(
+            ops in proptest::collection::vec((0usize..6, 0u64..4), 0..24),
+            other in proptest::collection::vec((0usize..6, 0u64..4), 0..8),
+        ) {
+            use std::collections::BTreeMap;
+            const NAMES: [&str; 6] = ["GPU", "CPU", "NPU", "memory", "x", "accelerator_type:A"];
+            let mut model = BTreeMap::new();
+            let mut set = Resources::new();
+            for &(n, a) in &ops {
+                set.set(NAMES[n], Amount::from_units(a));
+                if a == 0 { model.remove(NAMES[n]); } else { model.insert(NAMES[n], a); }
+            }
+            let collected: Resources =
+                ops.iter().map(|&(n, a)| (NAMES[n], Amount::from_units(a))).collect();
+            let listed: Vec<(&str, u64)> = set.iter().map(|(n, a)| (n, a.units())).collect();
+            let expected: Vec<(&str, u64)> = model.iter().map(|(n, a)| (*n, *a)).collect();
+            proptest::prop_assert_eq!(&listed, &expected);
+            proptest::prop_assert_eq!(&collected, &set);
+            for name in NAMES {
+                proptest::prop_assert_eq!(set.get(name).units(), model.get(name).copied().unwrap_or(0));
+            }
+            let demand: Resources =
+                other.iter().map(|&(n, a)| (NAMES[n], Amount::from_units(a))).collect();
+            let covers = demand.iter().all(|(n, a)| model.get(n).copied().unwrap_or(0) >= a.units());
+            proptest::prop_assert_eq!(set.covers(&demand), covers);
+            let left = set.saturating_sub(&demand);
+            for name in NAMES {
+                let want = model.get(name).copied().unwrap_or(0).saturating_sub(demand.get(name).units());
+                proptest::prop_assert_eq!(left.get(name).units(), want);
+            }
+            proptest::prop_assert!(left.iter().all(|(_, a)| !a.is_zero()));
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::model::{Amount, Cluster, NodeSlot};
+use crate::model::{Amount, Cluster, NodeSlot, ResourceName};
 
 use super::problem::{Problem, SlotType, VecMap, fill_vector, fits};
 
@@ -50,13 +50,13 @@ impl fmt::Display for NearestNode {
 }
 
 /// What `avail` lacks for `demand` (vectors over `names`).
-pub(crate) fn lacks(names: &[String], demand: &[u64], avail: &[u64]) -> Vec<Lack> {
+pub(crate) fn lacks(names: &[ResourceName], demand: &[u64], avail: &[u64]) -> Vec<Lack> {
     names
         .iter()
         .zip(demand.iter().zip(avail))
         .filter(|(_, (d, a))| a < d)
         .map(|(name, (&d, &a))| Lack {
-            resource: name.clone(),
+            resource: name.to_string(),
             free: Amount::from_units(a),
             needed: Amount::from_units(d),
         })
@@ -66,7 +66,7 @@ pub(crate) fn lacks(names: &[String], demand: &[u64], avail: &[u64]) -> Vec<Lack
 /// The nearest of `candidates` (node index, its available vector over `names`): fewest
 /// short resources, then the smallest sum of relative shortfalls, then the lowest index.
 pub(crate) fn nearest<'a>(
-    names: &[String],
+    names: &[ResourceName],
     demand: &[u64],
     candidates: impl IntoIterator<Item = (usize, &'a [u64])>,
     cluster: &Cluster,
@@ -257,7 +257,7 @@ pub(crate) fn short_totals(problem: &Problem) -> Vec<ShortTotal> {
     (0..problem.dims())
         .filter(|&r| problem.need[r] > problem.free[r])
         .map(|r| ShortTotal {
-            resource: problem.names[r].clone(),
+            resource: problem.names[r].to_string(),
             needed: Amount::from_units(problem.need[r]),
             free: Amount::from_units(problem.free[r]),
         })

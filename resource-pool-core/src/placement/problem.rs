@@ -14,10 +14,10 @@
 //! demands one type with a count: the search works on classes and types, never on nodes
 //! times slots.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
-use crate::model::{Cluster, NodeSlot, Resources};
+use crate::model::{Cluster, NodeSlot, ResourceName, Resources};
 
 /// A fast, deterministic hasher for short vectors of `u64` (FxHash's mixing).
 #[derive(Clone, Copy, Debug, Default)]
@@ -63,32 +63,34 @@ impl Hasher for Fx {
 pub(crate) type VecMap<V> = HashMap<Vec<u64>, V, FxBuild>;
 
 /// The resources some slot demands, sorted by name (the order of [`Resources::iter`]).
-pub(crate) fn demanded_names<'a>(demands: impl IntoIterator<Item = &'a Resources>) -> Vec<String> {
-    let mut names = BTreeSet::new();
+pub(crate) fn demanded_names<'a>(
+    demands: impl IntoIterator<Item = &'a Resources>,
+) -> Vec<ResourceName> {
+    let mut names: Vec<ResourceName> = Vec::new();
     for demand in demands {
-        for (name, _) in demand.iter() {
-            if !names.contains(name) {
-                names.insert(name.to_owned());
+        for (name, _) in demand.entries() {
+            if let Err(i) = names.binary_search(name) {
+                names.insert(i, name.clone());
             }
         }
     }
-    names.into_iter().collect()
+    names
 }
 
 /// Writes the amounts of `names` (sorted) held in `res` into `out`, by a merge of the two
-/// sorted lists: no lookups, no allocation.
-pub(crate) fn fill_vector(res: &Resources, names: &[String], out: &mut [u64]) {
+/// sorted lists: no lookups, no allocation, and (for Ray's own names) no text compared.
+pub(crate) fn fill_vector(res: &Resources, names: &[ResourceName], out: &mut [u64]) {
     out.iter_mut().for_each(|x| *x = 0);
     let mut i = 0;
-    for (name, amount) in res.iter() {
+    for (name, amount) in res.entries() {
         // Equality first: nodes usually hold exactly the demanded names.
-        while i < names.len() && names[i] != name && names[i].as_str() < name {
+        while i < names.len() && names[i] != *name && names[i] < *name {
             i += 1;
         }
         if i == names.len() {
             break;
         }
-        if names[i] == name {
+        if names[i] == *name {
             out[i] = amount.units();
             i += 1;
             if i == names.len() {
@@ -122,7 +124,7 @@ pub(crate) struct NodeClass {
 #[derive(Clone, Debug)]
 pub(crate) struct Problem {
     /// The demanded resources, sorted by name.
-    pub names: Vec<String>,
+    pub names: Vec<ResourceName>,
     /// Slot types, in order of first appearance.
     pub types: Vec<SlotType>,
     /// Node classes that can host at least one slot type, in order of first appearance.
@@ -136,7 +138,7 @@ pub(crate) struct Problem {
 /// Slots interned by demand: the demanded names, each distinct demand as a vector, and
 /// the slots of each. Touches every slot's demand once (comparing it with the previous
 /// slot's first, as runs of equal slots are the rule).
-pub(crate) fn intern_slots(slots: &[NodeSlot]) -> (Vec<String>, Vec<SlotType>) {
+pub(crate) fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>) {
     let mut index: HashMap<&Resources, usize> = HashMap::new();
     let mut reps: Vec<&Resources> = Vec::new();
     let mut members: Vec<Vec<usize>> = Vec::new();
@@ -190,36 +192,48 @@ impl Problem {
         let mut class_index: VecMap<usize> = VecMap::default();
         let mut classes: Vec<NodeClass> = Vec::new();
         let mut last: Option<usize> = None;
+        // The last node read, its unreduced vector and its class: a node that shares its
+        // resources with it (see `Cluster::share_equal_resources`) is not read again.
+        let mut raw = vec![0u64; dims];
+        let mut previous: Option<(&Resources, usize)> = None;
         for (i, node) in cluster.nodes.iter().enumerate() {
             if !node.alive {
                 continue;
             }
+            if let Some((res, c)) = previous
+                && res.shares_with(&node.available)
+            {
+                for r in 0..dims {
+                    free[r] = free[r].saturating_add(raw[r]);
+                }
+                classes[c].nodes.push(i);
+                continue;
+            }
             fill_vector(&node.available, &names, &mut buf);
+            raw.copy_from_slice(&buf);
             for r in 0..dims {
                 free[r] = free[r].saturating_add(buf[r]);
                 let c = buf[r].min(total[r]);
                 buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
             }
-            // Runs of identical nodes (the common case) skip the hash.
-            if let Some(c) = last
-                && classes[c].cap == buf
-            {
-                classes[c].nodes.push(i);
-                continue;
-            }
-            let c = match class_index.get(buf.as_slice()) {
-                Some(&c) => c,
-                None => {
-                    class_index.insert(buf.clone(), classes.len());
-                    classes.push(NodeClass {
-                        cap: buf.clone(),
-                        nodes: Vec::new(),
-                    });
-                    classes.len() - 1
-                }
+            // Runs of equal nodes (the common case) skip the hash.
+            let c = match last {
+                Some(c) if classes[c].cap == buf => c,
+                _ => match class_index.get(buf.as_slice()) {
+                    Some(&c) => c,
+                    None => {
+                        class_index.insert(buf.clone(), classes.len());
+                        classes.push(NodeClass {
+                            cap: buf.clone(),
+                            nodes: Vec::new(),
+                        });
+                        classes.len() - 1
+                    }
+                },
             };
             classes[c].nodes.push(i);
             last = Some(c);
+            previous = Some((&node.available, c));
         }
         classes.retain(|class| types.iter().any(|t| fits(&t.demand, &class.cap)));
         Problem {
@@ -299,7 +313,7 @@ mod tests {
 
     #[test]
     fn vectors_follow_sorted_names() {
-        let names = vec!["CPU".to_owned(), "GPU".to_owned(), "x".to_owned()];
+        let names: Vec<ResourceName> = ["CPU", "GPU", "x"].into_iter().map(Into::into).collect();
         let mut out = [9; 3];
         fill_vector(
             &res(1, 2)

@@ -95,7 +95,7 @@ impl Witness {
                 if row[r] > buf[r] {
                     return Err(WitnessError::Overfilled {
                         node: n.id.clone(),
-                        resource: names[r].clone(),
+                        resource: names[r].to_string(),
                         used: Amount::from_units(row[r]).to_string(),
                         available: Amount::from_units(buf[r]).to_string(),
                     });

@@ -44,7 +44,7 @@ use std::collections::{BinaryHeap, HashSet};
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::model::{Cluster, NodeSlot, PoolId};
+use crate::model::{Cluster, NodeSlot, PoolId, ResourceName};
 use crate::placement::{
     FxBuild, NearestNode, PlacementOptions, VecMap, Witness, check_placement, fill_vector, fits,
     intern_slots, nearest,
@@ -213,7 +213,7 @@ const PENDING: u32 = u32::MAX;
 struct Sim<'a> {
     slots: &'a [NodeSlot],
     cluster: &'a Cluster,
-    names: Vec<String>,
+    names: Vec<ResourceName>,
     /// Distinct demands, and the index among them of every slot's.
     demands: Vec<Vec<u64>>,
     type_of: Vec<usize>,
