@@ -29,7 +29,11 @@
 //!
 //! The simulation works on node classes (nodes with equal available vectors) with counts,
 //! so one branch costs groups times classes, not groups times nodes. Ties multiply
-//! branches, bounded by `max_branches` and the wall-clock [`RaySimOptions::budget`].
+//! branches, bounded by `max_branches` and the wall-clock [`RaySimOptions::budget`]. They
+//! are not followed when the answer cannot depend on them: each group moves onto one node,
+//! so when every group's demand fits more nodes (as they are before the first group) than
+//! there are groups created before it, every branch places everything, and one branch is
+//! the answer. Large clusters with slack, where distinct nodes tie often, take one branch.
 //!
 //! # Fixes
 //!
@@ -358,8 +362,44 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Simulates the groups in `order` (slot indices), following ties.
+    /// Whether every group of `order` finds a fitting node on every branch, whatever the
+    /// tie-breaks: each earlier group changes at most one node, so a group whose demand
+    /// fits more untouched nodes than there are groups before it always fits one.
+    fn places_whatever_ties(&self, order: &[usize]) -> bool {
+        let fitting: Vec<u64> = self
+            .demands
+            .iter()
+            .map(|d| {
+                self.init
+                    .iter()
+                    .filter(|(cap, _)| fits(d, cap))
+                    .map(|(_, count)| count)
+                    .sum()
+            })
+            .collect();
+        order
+            .iter()
+            .enumerate()
+            .all(|(before, &s)| fitting[self.type_of[s]] > before as u64)
+    }
+
+    /// Simulates the groups in `order` (slot indices), following ties unless every branch
+    /// is known to place everything ([`Sim::places_whatever_ties`]): then one branch is
+    /// the answer and the representative.
     fn run(&self, order: &[usize], max_branches: usize, caps: &mut CapTable) -> Outcome {
+        let follow_ties = !self.places_whatever_ties(order);
+        let outcome = self.run_with(order, max_branches, caps, follow_ties);
+        debug_assert!(follow_ties || outcome.verdict == RayVerdict::Places);
+        outcome
+    }
+
+    fn run_with(
+        &self,
+        order: &[usize],
+        max_branches: usize,
+        caps: &mut CapTable,
+        follow_ties: bool,
+    ) -> Outcome {
         let mut stack = vec![Work {
             pos: 0,
             classes: self.init.clone(),
@@ -406,7 +446,8 @@ impl<'a> Sim<'a> {
                     .filter(|&i| scores[i] > f64::NEG_INFINITY && tied(scores[i], best))
                     .collect();
                 let chosen = ties[0];
-                if ties.len() > 1 {
+                let follow = follow_ties && ties.len() > 1;
+                if follow {
                     for &alt in &ties[1..] {
                         let mut classes = w.classes.clone();
                         let id = caps.id(&classes[alt].0);
@@ -427,7 +468,7 @@ impl<'a> Sim<'a> {
                 place(&mut w.classes, chosen, d);
                 w.decisions.push(id);
                 w.pos += 1;
-                if ties.len() > 1 && !seen.insert(state_key(w.pos, w.blocked, &w.classes)) {
+                if follow && !seen.insert(state_key(w.pos, w.blocked, &w.classes)) {
                     abandoned = true;
                     break;
                 }

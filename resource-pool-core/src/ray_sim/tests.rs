@@ -214,3 +214,75 @@ fn scores_follow_the_least_resource_scorer() {
     }
     assert_eq!(n, 6);
 }
+
+/// Nodes of 0, 2, 4 or 8 GPUs and 0..=64 CPUs by eights, pools of 8, 4, 2 and 1 GPUs:
+/// many distinct nodes whose scores tie.
+fn tie_heavy_instance(seed: u64, nodes: usize, groups: usize) -> (Vec<NodeSlot>, Cluster) {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let cluster = Cluster::new(
+        (0..nodes)
+            .map(|i| {
+                let gpu = [0, 2, 4, 8, 8, 8][next(6) as usize];
+                node(&format!("n{i}"), gpu, 8 * next(9))
+            })
+            .collect(),
+    );
+    let pools: Vec<PoolSpec> = [8, 4, 2, 1]
+        .into_iter()
+        .map(|size| {
+            let count = (next(groups as u64 / 2) + 1) as usize;
+            PoolSpec::with_slots(vec![size; count])
+        })
+        .collect();
+    (slots_of(&pools), cluster)
+}
+
+#[test]
+fn the_slack_bound_is_sound_against_following_every_tie() {
+    let mut bound_held = 0;
+    let mut bound_failed = 0;
+    for seed in 0..400 {
+        let (slots, cluster) = tie_heavy_instance(seed, 12, 6);
+        let sim = Sim::new(&slots, &cluster, Instant::now() + Duration::from_secs(10));
+        let order: Vec<usize> = (0..slots.len()).collect();
+        let mut caps = CapTable::default();
+        let full = sim.run_with(&order, usize::MAX, &mut caps, true);
+        if sim.places_whatever_ties(&order) {
+            bound_held += 1;
+            assert_eq!(full.verdict, RayVerdict::Places, "seed {seed}");
+            let quick = sim.run(&order, usize::MAX, &mut caps);
+            assert_eq!(quick.verdict, RayVerdict::Places, "seed {seed}");
+            assert_eq!(quick.branches, 1);
+        } else {
+            bound_failed += 1;
+        }
+    }
+    // The property is not vacuous: both sides of the bound are exercised.
+    assert!(
+        bound_held > 50 && bound_failed > 50,
+        "{bound_held} / {bound_failed}"
+    );
+}
+
+#[test]
+fn with_slack_ties_cost_one_branch() {
+    // For {GPU 4, CPU 12}: (4-4)/4 + (48-12)/48 = 0.75 = (8-4)/8 + (16-12)/16, a real tie
+    // between distinct nodes; three nodes fit, so two groups always place.
+    let cluster = Cluster::new(vec![node("a", 4, 48), node("b", 8, 16), node("c", 8, 16)]);
+    let slots = slots_of(&[PoolSpec::with_slots([4]), PoolSpec::with_slots([4])]);
+    let report = sim(&slots, &cluster);
+    assert_eq!(report.verdict, RayVerdict::Places);
+    assert_eq!(report.branches, 1);
+    assert!(report.representative.places_all());
+    // Following every tie takes more branches to say the same.
+    let sim = Sim::new(&slots, &cluster, Instant::now() + Duration::from_secs(10));
+    let full = sim.run_with(&[0, 1], 64, &mut CapTable::default(), true);
+    assert_eq!(full.verdict, RayVerdict::Places);
+    assert!(full.branches > 1, "{}", full.branches);
+}
