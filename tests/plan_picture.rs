@@ -8,7 +8,9 @@ use resource_pool::check::CheckReport;
 use resource_pool::cluster_file::{ClusterLimits, load_cluster};
 use resource_pool::config::load_config;
 use resource_pool::lint::LintOptions;
-use resource_pool::render::{MAX_ROWS, Picture, check_pictures, render_svg, render_text};
+use resource_pool::render::{
+    MAX_GROUPS_COUNTED, MAX_ROWS, More, Picture, check_pictures, picture, render_svg, render_text,
+};
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::{Amount, Cluster, Node, Resources};
 
@@ -291,7 +293,14 @@ fn too_many_distinct_nodes_are_summarised_in_a_line() {
     let pictures = check_pictures(&report, &cluster);
     let picture = &pictures[0];
     assert_eq!(picture.rows.len(), MAX_ROWS);
-    assert_eq!(picture.more, Some((100 - MAX_ROWS, 100 - MAX_ROWS)));
+    assert_eq!(
+        picture.more,
+        Some(More {
+            nodes: 100 - MAX_ROWS,
+            groups: 100 - MAX_ROWS,
+            groups_exact: true
+        })
+    );
     let text = render_text(picture, false);
     assert!(
         text.contains("… and 60 more nodes in 60 more groups"),
@@ -327,4 +336,27 @@ fn the_well_formedness_check_can_fail() {
         let caught = std::panic::catch_unwind(|| assert_well_formed(bad));
         assert!(caught.is_err(), "{bad}");
     }
+}
+
+#[test]
+fn groups_past_the_counting_bound_are_a_lower_bound() {
+    let n = MAX_ROWS + MAX_GROUPS_COUNTED + 5;
+    let nodes = (0..n as u64)
+        .map(|i| Node::new(format!("n{i}"), res(&[("GPU", 1), ("CPU", 1 + i)])))
+        .collect();
+    let cluster = Cluster::new(nodes);
+    let picture = picture("Nothing placed:", &[], &[], &cluster, &[], None);
+    assert_eq!(picture.rows.len(), MAX_ROWS);
+    let more = picture.more.expect("a summary line");
+    assert_eq!(more.nodes, n - MAX_ROWS);
+    assert_eq!(more.groups, MAX_GROUPS_COUNTED);
+    assert!(!more.groups_exact);
+    let text = render_text(&picture, false);
+    assert!(
+        text.contains(&format!(
+            "… and {} more nodes in at least {MAX_GROUPS_COUNTED} more groups",
+            n - MAX_ROWS
+        )),
+        "{text}"
+    );
 }

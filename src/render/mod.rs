@@ -11,8 +11,9 @@ mod svg;
 mod text;
 
 pub use picture::{
-    Cell, Glyphs, LegendEntry, MAX_CELLS, MAX_PENDING, MAX_ROWS, PendingGroup, Picture, Row,
-    Segment, check_pictures, picture, pool_letter, ray_assignment, witness_assignment,
+    Cell, Glyphs, LegendEntry, MAX_CELLS, MAX_GROUPS_COUNTED, MAX_PENDING, MAX_ROWS, More,
+    PendingGroup, Picture, Row, Segment, check_pictures, picture, pool_letter, ray_assignment,
+    witness_assignment,
 };
 pub use svg::{escape, render_svg};
-pub use text::render_text;
+pub use text::{more_line, render_text};

@@ -16,6 +16,10 @@ pub const MAX_ROWS: usize = 40;
 /// The most cells drawn per accelerator of a node (the rest is counted).
 pub const MAX_CELLS: usize = 64;
 
+/// The most distinct groups of nodes told apart beyond those drawn; past it, nodes are
+/// still counted, and the count of groups is a lower bound (memory stays bounded).
+pub const MAX_GROUPS_COUNTED: usize = 10_000;
+
 /// The most pending groups drawn (the rest is counted).
 pub const MAX_PENDING: usize = 8;
 
@@ -109,8 +113,8 @@ pub struct Picture {
     pub title: String,
     /// The rows drawn.
     pub rows: Vec<Row>,
-    /// Nodes and rows not drawn (beyond [`MAX_ROWS`] groups): (nodes, groups).
-    pub more: Option<(usize, usize)>,
+    /// Nodes and groups not drawn (beyond [`MAX_ROWS`] groups).
+    pub more: Option<More>,
     /// The pools shown, in pool order.
     pub legend: Vec<LegendEntry>,
     /// Which of free, busy and dead cells appear.
@@ -122,6 +126,17 @@ pub struct Picture {
     /// Groups never created because verl waits on an earlier pool: (`pool[slots]`, the
     /// pool it waits on).
     pub not_created: Vec<(String, String)>,
+}
+
+/// What a picture does not draw: the nodes of groups beyond [`MAX_ROWS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct More {
+    /// Nodes not drawn.
+    pub nodes: usize,
+    /// Their distinct groups (at least this many when `groups_exact` is false).
+    pub groups: usize,
+    /// Whether `groups` is exact (false past [`MAX_GROUPS_COUNTED`]).
+    pub groups_exact: bool,
 }
 
 /// Which plain glyphs the picture uses (the legend lists only those).
@@ -237,6 +252,7 @@ pub fn picture(
     let mut index: HashMap<RowKey, usize> = HashMap::new();
     let mut more_nodes = 0;
     let mut more_groups = 0;
+    let mut groups_exact = true;
     for (i, node) in cluster.nodes.iter().enumerate() {
         let row = node_row(
             node,
@@ -273,13 +289,21 @@ pub fn picture(
                 rows.push(row);
             }
             None => {
-                index.insert(key, usize::MAX);
+                if more_groups < MAX_GROUPS_COUNTED {
+                    index.insert(key, usize::MAX);
+                    more_groups += 1;
+                } else {
+                    groups_exact = false;
+                }
                 more_nodes += 1;
-                more_groups += 1;
             }
         }
     }
-    let more = (more_nodes > 0).then_some((more_nodes, more_groups));
+    let more = (more_nodes > 0).then_some(More {
+        nodes: more_nodes,
+        groups: more_groups,
+        groups_exact,
+    });
     let mut shown: Vec<Vec<usize>> = vec![Vec::new(); pools.len()];
     let mut shown_any = vec![false; pools.len()];
     for (slot_index, node) in assignment.iter().enumerate() {

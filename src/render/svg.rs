@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::picture::{Cell, Picture, Segment};
-use super::text::{BUSY, DEAD, FREE, cell_label, cell_width, row_name};
+use super::text::{BUSY, DEAD, FREE, cell_label, cell_width, more_line, row_name};
 
 /// Fill colours of the pools, in pool order (the text's ANSI colours, as hex).
 const PALETTE: [&str; 10] = [
@@ -170,12 +170,8 @@ pub fn render_svg(pictures: &[Picture]) -> String {
             canvas.text(cells_x + cells_w + GAP * 2.0, &info, "");
             canvas.y += ROW;
         }
-        if let Some((nodes, groups)) = picture.more {
-            canvas.text(
-                MARGIN * 2.0,
-                &format!("… and {nodes} more nodes in {groups} more groups"),
-                r##" fill="#555""##,
-            );
+        if let Some(more) = &picture.more {
+            canvas.text(MARGIN * 2.0, &more_line(more), r##" fill="#555""##);
             canvas.y += ROW;
         }
         for p in &picture.pending {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::picture::{Cell, PendingGroup, Picture, Row, Segment, pool_letter};
+use super::picture::{Cell, More, PendingGroup, Picture, Row, Segment, pool_letter};
 
 /// Node names longer than this are cut (with `…`).
 const MAX_NAME: usize = 32;
@@ -159,6 +159,17 @@ fn pending_line(p: &PendingGroup, width: usize, colour: bool) -> String {
     out.text
 }
 
+/// `… and 60 more nodes in 60 more groups` (`in at least …` when not counted to the end).
+pub fn more_line(more: &More) -> String {
+    let node = if more.nodes == 1 { "node" } else { "nodes" };
+    let group = if more.groups == 1 { "group" } else { "groups" };
+    let bound = if more.groups_exact { "" } else { "at least " };
+    format!(
+        "… and {} more {node} in {bound}{} more {group}",
+        more.nodes, more.groups
+    )
+}
+
 /// Draws `picture` as text, one line per row, ending in a newline; with ANSI colour when
 /// `colour` is true.
 pub fn render_text(picture: &Picture, colour: bool) -> String {
@@ -200,10 +211,8 @@ pub fn render_text(picture: &Picture, colour: bool) -> String {
         }
         let _ = writeln!(out, "{}", line.text);
     }
-    if let Some((nodes, groups)) = picture.more {
-        let node = if nodes == 1 { "node" } else { "nodes" };
-        let group = if groups == 1 { "group" } else { "groups" };
-        let _ = writeln!(out, "  … and {nodes} more {node} in {groups} more {group}");
+    if let Some(more) = &picture.more {
+        let _ = writeln!(out, "  {}", more_line(more));
     }
     for p in &picture.pending {
         let _ = writeln!(out, "{}", pending_line(p, width, colour));
