@@ -360,3 +360,38 @@ fn groups_past_the_counting_bound_are_a_lower_bound() {
         "{text}"
     );
 }
+
+#[test]
+fn a_node_with_gpus_and_npus_has_a_segment_each_and_long_rows_are_cut() {
+    let cluster = Cluster::new(vec![
+        Node::new("mixed", res(&[("GPU", 2), ("NPU", 2), ("CPU", 16)])),
+        Node::new("wide", res(&[("GPU", 100), ("CPU", 400)])),
+    ]);
+    let report = check_on(
+        &config(
+            "[pools.g]\nprocess_on_nodes = [1, 70]\n\
+             [pools.n]\nprocess_on_nodes = [1]\naccelerator = \"NPU\"\n\
+             [mapping]\nactor = \"g\"\nrm = \"n\"\n",
+        ),
+        &cluster,
+    );
+    let pictures = check_pictures(&report, &cluster);
+    let picture = &pictures[0];
+    let mixed = &picture.rows[0];
+    let accelerators: Vec<&str> = mixed.segments.iter().map(|s| s.accelerator).collect();
+    assert_eq!(accelerators, ["GPU", "NPU"]);
+    assert_eq!(
+        mixed.segments[1].cells[0],
+        resource_pool::render::Cell::Held {
+            pool: 1,
+            slot: Some(0)
+        }
+    );
+    let wide = &picture.rows[1].segments[0];
+    assert_eq!(wide.cells.len(), resource_pool::render::MAX_CELLS);
+    assert_eq!(wide.hidden, 100 - resource_pool::render::MAX_CELLS as u64);
+    let text = render_text(picture, false);
+    assert!(text.contains("  NPU B0 ·"), "{text}");
+    assert!(text.contains(&format!(" +{}  CPU", wide.hidden)), "{text}");
+    assert_well_formed(&render_svg(&pictures));
+}
