@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use resource_pool::inventory::{FileSource, InventorySource};
-use resource_pool::render::{ray_assignment, render_plan};
+use resource_pool::render::{picture, ray_assignment, render_text};
 use resource_pool::{PoolSpec, ResourcePools, Role};
 
 /// The parts of this trainer.
@@ -84,16 +84,15 @@ fn main() -> ExitCode {
         cluster_path.display(),
         report.ray_verdict()
     );
-    print!(
-        "{}",
-        render_plan(
-            &title,
-            &report.slots,
-            &report.pools,
-            &cluster,
-            &ray_assignment(&report)
-        )
+    let picture = picture(
+        &title,
+        &report.slots,
+        &report.pools,
+        &cluster,
+        &ray_assignment(&report),
+        Some(&report.ray.representative.groups),
     );
+    print!("{}", render_text(&picture, false));
     if !report.passes() {
         return ExitCode::FAILURE;
     }

@@ -223,6 +223,108 @@ fn human_check_shows_the_plan_on_stdout() {
 }
 
 #[test]
+fn check_colours_the_plan_only_when_asked() {
+    let args = [
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+    ];
+    let plain = run(&args);
+    assert_eq!(plain.status.code(), Some(0));
+    assert!(
+        !plain.stdout.contains(&0x1b),
+        "NO_COLOR and no terminal: no colour"
+    );
+    let mut always = args.to_vec();
+    always.extend(["--color", "always"]);
+    let coloured = run(&always);
+    assert_eq!(coloured.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&coloured.stdout);
+    assert!(stdout.contains("\x1b[1;32mA0\x1b[0m"), "{stdout}");
+}
+
+#[test]
+fn check_writes_the_plan_as_svg() {
+    let dir = tempdir();
+    let path = dir.join("plan.svg");
+    let output = run(&[
+        "check",
+        "examples/configs/small_pool_first.toml",
+        "--cluster",
+        "examples/clusters/big_and_small.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "the hang still fails");
+    let svg = std::fs::read_to_string(&path).expect("the SVG is written");
+    assert!(svg.starts_with("<?xml"), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
+    assert!(svg.contains("A placement exists:"), "{svg}");
+    assert!(svg.contains("PENDING global_pool[0]"), "{svg}");
+    // The text on stdout is unchanged by --plan.
+    assert!(String::from_utf8_lossy(&output.stdout).contains("PENDING global_pool[0]"));
+}
+
+#[test]
+fn check_plan_of_an_unknown_kind_is_a_usage_error() {
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "png",
+        "plan.png",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("invalid kind 'png'"), "{stderr}");
+    assert!(
+        !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("plan.png")
+            .exists()
+    );
+}
+
+#[test]
+fn check_plan_that_cannot_be_written_exits_2() {
+    let dir = tempdir();
+    let path = dir.join("no-such-dir").join("plan.svg");
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let value = json(&output);
+    assert_eq!(codes(&value), ["resource_pool::plan::unwritable"]);
+    assert_eq!(value["ray"], "places", "the check itself still ran");
+    let human = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(human.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert!(
+        stderr.contains("error[resource_pool::plan::unwritable]: cannot write the plan to"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn check_explains_what_does_not_fit() {
     let (code, value) = check_json("verl_default", "cpu_starved");
     assert_eq!(code, Some(1));

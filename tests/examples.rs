@@ -26,7 +26,12 @@ fn the_trainer_loads_its_pools_checks_them_and_prints_the_plan() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("critic         -> global_pool"), "{stdout}");
     assert!(stdout.contains("(Ray places):"), "{stdout}");
-    assert!(stdout.contains("node-c  reward_pool[0]×4"), "{stdout}");
+    let node_c = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("node-c"))
+        .unwrap_or_default();
+    assert!(node_c.contains("GPU B0 B0 B0 B0 "), "{stdout}");
+    assert!(node_c.ends_with("CPU 4/48"), "{stdout}");
 }
 
 #[test]

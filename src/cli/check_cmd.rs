@@ -1,5 +1,6 @@
 //! `resource-pool check CONFIG (--cluster CLUSTER.toml | --ray URL)`
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use serde_json::{Value, json};
 use super::cluster_input::{ClusterArgs, read_cluster};
 use super::report::{Finding, summary};
 use super::{Context, Format, Outcome, Roles, print_human, print_json, read};
-use resource_pool::render::{ray_assignment, render_plan, witness_assignment};
+use resource_pool::render::{check_pictures, ray_assignment, render_text, witness_assignment};
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -38,10 +39,14 @@ pub struct CheckArgs {
     /// The most tie-breaks of Ray's scheduler followed.
     #[arg(long, default_value_t = RaySimOptions::default().max_branches, value_name = "N")]
     max_ray_branches: usize,
+    /// Also draw the plan into FILE; KIND is `svg` (`--plan svg plan.svg`).
+    #[arg(long, num_args = 2, value_names = ["KIND", "FILE"])]
+    plan: Option<Vec<PathBuf>>,
 }
 
 /// Lints a config, then checks it against a cluster.
 pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
+    let plan_svg = super::plan_file::svg_target(args.plan.as_deref());
     let source = match read(&args.config, context) {
         Ok(source) => source,
         Err(finding) => return unreadable(vec![finding], args.format, context),
@@ -63,8 +68,9 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     findings.extend(input.findings);
     findings.extend(input.notes.into_iter().map(Finding::bare));
     let Some(manager) = &loaded.manager else {
+        let written = write_plan(plan_svg.as_deref(), None, &input.cluster, &mut findings);
         emit(args.format, context, &findings, None, &input.cluster);
-        return Outcome::Failed;
+        return written.max(Outcome::Failed);
     };
     let options = CheckOptions {
         placement: PlacementOptions {
@@ -90,6 +96,12 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             .cloned()
             .map(|d| Finding::in_file(d, &source)),
     );
+    let written = write_plan(
+        plan_svg.as_deref(),
+        Some(&report),
+        &input.cluster,
+        &mut findings,
+    );
     emit(
         args.format,
         context,
@@ -98,9 +110,28 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         &input.cluster,
     );
     if report.passes() && !findings.iter().any(Finding::is_error) {
-        Outcome::Ok
+        written
     } else {
-        Outcome::Failed
+        written.max(Outcome::Failed)
+    }
+}
+
+/// Writes the SVG plan when asked; `Unreadable` (exit 2) with a finding when it fails.
+fn write_plan(
+    path: Option<&std::path::Path>,
+    report: Option<&CheckReport>,
+    cluster: &resource_pool::Cluster,
+    findings: &mut Vec<Finding>,
+) -> Outcome {
+    let Some(path) = path else {
+        return Outcome::Ok;
+    };
+    match super::plan_file::write_svg(path, report, cluster) {
+        Ok(()) => Outcome::Ok,
+        Err(finding) => {
+            findings.push(finding);
+            Outcome::Unreadable
+        }
     }
 }
 
@@ -130,44 +161,9 @@ fn emit(
             if let Some(report) = report
                 && !context.quiet
             {
-                let ray = ray_assignment(report);
-                if report.ray.verdict == RayVerdict::Places {
-                    print!(
-                        "{}",
-                        render_plan(
-                            "Ray places it:",
-                            &report.slots,
-                            &report.pools,
-                            cluster,
-                            &ray
-                        )
-                    );
-                } else {
-                    if report.placement.witness().is_some() {
-                        let assignment = witness_assignment(report);
-                        print!(
-                            "{}",
-                            render_plan(
-                                "A placement exists:",
-                                &report.slots,
-                                &report.pools,
-                                cluster,
-                                &assignment
-                            )
-                        );
-                    }
-                    if report.feasible() != Some(false) {
-                        print!(
-                            "{}",
-                            render_plan(
-                                "Ray, in verl's order, would do:",
-                                &report.slots,
-                                &report.pools,
-                                cluster,
-                                &ray
-                            )
-                        );
-                    }
+                let colour = context.color.enabled(std::io::stdout().is_terminal());
+                for picture in check_pictures(report, cluster) {
+                    print!("{}", render_text(&picture, colour));
                 }
                 let feasible = match report.feasible() {
                     Some(true) => "placeable",

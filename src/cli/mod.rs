@@ -7,6 +7,7 @@ mod check_cmd;
 mod cluster_input;
 mod inventory_cmd;
 mod lint_cmd;
+mod plan_file;
 pub mod report;
 
 use std::process::ExitCode;
