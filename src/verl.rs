@@ -13,6 +13,10 @@
 
 use crate::{ManagerError, PoolSpec, ResourcePool, ResourcePoolManager, Role as _};
 
+pub use resource_pool_core::verl_settings::{
+    LoadedVerl, VERL_VERSION, VerlLayout, VerlSettings, load_verl,
+};
+
 /// verl's roles (`verl/trainer/ppo/utils.py`), in its order, with its strings.
 #[derive(crate::Role, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
@@ -82,6 +86,40 @@ pub fn default_layout(
         (role, pool)
     });
     ResourcePoolManager::new(pools, mapping)
+}
+
+/// The typed manager of the layout verl builds from its settings ([`load_verl`]).
+///
+/// The roles verl creates workers for ([`VerlLayout::mapping`]) are mapped where verl maps
+/// them. A manager over verl's closed role set maps every role, so the roles verl creates
+/// no worker for (and never asks a pool of) are mapped to `global_pool`.
+///
+/// ```
+/// use resource_pool::verl;
+///
+/// let overrides = ["trainer.nnodes=2", "reward_model.enable=True",
+///     "reward_model.enable_resource_pool=True", "reward_model.n_gpus_per_node=4",
+///     "reward_model.nnodes=1"].map(String::from);
+/// let loaded = verl::load_verl(None, &overrides, 100_000);
+/// let manager = verl::manager_from_layout(loaded.layout.as_ref().unwrap())?;
+/// assert_eq!(manager.get_resource_pool(verl::Role::ActorRollout).process_on_nodes(), [8, 8]);
+/// assert_eq!(manager.get_resource_pool(verl::Role::RewardModel).process_on_nodes(), [4]);
+/// # Ok::<(), resource_pool::ManagerError>(())
+/// ```
+///
+/// # Errors
+///
+/// The pools' own errors ([`ManagerError`]), which [`load_verl`] already reports.
+pub fn manager_from_layout(layout: &VerlLayout) -> Result<ResourcePoolManager<Role>, ManagerError> {
+    let mapping = Role::ALL.iter().map(|&role| {
+        let pool = layout
+            .mapping
+            .iter()
+            .find(|(name, _)| *name == role.name())
+            .map_or(GLOBAL_POOL, |(_, pool)| pool);
+        (role, pool)
+    });
+    ResourcePoolManager::new(layout.pools.clone(), mapping)
 }
 
 #[cfg(test)]

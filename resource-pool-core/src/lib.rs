@@ -20,6 +20,7 @@ pub mod source;
 #[cfg(test)]
 mod test_support;
 mod toml_walk;
+pub mod verl_settings;
 
 pub use model::*;
 pub use toml_walk::StructureError;

@@ -135,7 +135,7 @@ fn write_plan(
     }
 }
 
-fn unreadable(findings: Vec<Finding>, format: Format, context: &Context) -> Outcome {
+pub(super) fn unreadable(findings: Vec<Finding>, format: Format, context: &Context) -> Outcome {
     match format {
         Format::Json => print_json(&json_result(
             &findings,
@@ -147,7 +147,7 @@ fn unreadable(findings: Vec<Finding>, format: Format, context: &Context) -> Outc
     Outcome::Unreadable
 }
 
-fn emit(
+pub(super) fn emit(
     format: Format,
     context: &Context,
     findings: &[Finding],
@@ -200,7 +200,7 @@ fn placement_json(
         .collect()
 }
 
-fn json_result(
+pub(super) fn json_result(
     findings: &[Finding],
     report: Option<&CheckReport>,
     cluster: &resource_pool::Cluster,

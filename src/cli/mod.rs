@@ -9,6 +9,7 @@ mod inventory_cmd;
 mod lint_cmd;
 mod plan_file;
 pub mod report;
+mod verl_cmd;
 
 use std::process::ExitCode;
 
@@ -48,6 +49,8 @@ enum Command {
     Lint(lint_cmd::LintArgs),
     /// Lint a config, then check that it can be placed on a cluster and that Ray will.
     Check(check_cmd::CheckArgs),
+    /// Build the pools verl builds from its Hydra YAML and overrides, and check them.
+    Verl(verl_cmd::VerlArgs),
     /// Print a cluster (a live Ray cluster, or a cluster file) as cluster TOML.
     Inventory(inventory_cmd::InventoryArgs),
 }
@@ -123,6 +126,7 @@ pub fn run() -> ExitCode {
         Command::Lint(args) => lint_cmd::run(args, &context),
         Command::Check(args) => check_cmd::run(args, &context),
         Command::Inventory(args) => inventory_cmd::run(args, &context),
+        Command::Verl(args) => verl_cmd::run(args, &context),
     };
     ExitCode::from(outcome as u8)
 }

@@ -1,0 +1,184 @@
+//! The verl settings that decide the resource pools: their dotted keys, types and verl's
+//! defaults (the only keys read; every other key of verl's config is ignored).
+
+/// What a key holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A whole number.
+    Int,
+    /// `true`/`false`.
+    Bool,
+    /// A string.
+    Str,
+}
+
+impl Kind {
+    /// The type's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Int => "an integer",
+            Kind::Bool => "a boolean",
+            Kind::Str => "a string",
+        }
+    }
+}
+
+/// A value of a known key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A whole number.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Int(n) => write!(f, "{n}"),
+            // Hydra and verl's docs spell booleans in Python's way.
+            Value::Bool(true) => f.write_str("True"),
+            Value::Bool(false) => f.write_str("False"),
+            Value::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A key verl reads to build its pools.
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    /// The dotted path.
+    pub path: &'static str,
+    /// Its type.
+    pub kind: Kind,
+    /// verl's default (`ppo_trainer.yaml`).
+    pub default: DefaultValue,
+}
+
+/// A default value, as a constant.
+#[derive(Clone, Copy, Debug)]
+pub enum DefaultValue {
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(&'static str),
+}
+
+impl DefaultValue {
+    /// As a value.
+    pub fn value(self) -> Value {
+        match self {
+            DefaultValue::Int(n) => Value::Int(n),
+            DefaultValue::Bool(b) => Value::Bool(b),
+            DefaultValue::Str(s) => Value::Str(s.to_owned()),
+        }
+    }
+}
+
+/// Index of a key in [`KEYS`].
+pub type KeyId = usize;
+
+macro_rules! keys {
+    ($($id:ident = $path:literal : $kind:ident = $default:expr;)*) => {
+        /// Every key read, with verl's default.
+        pub const KEYS: &[Key] = &[$(Key { path: $path, kind: Kind::$kind, default: $default },)*];
+        keys!(@ids 0usize, $($id)*);
+    };
+    (@ids $n:expr, $id:ident $($rest:ident)*) => {
+        #[doc = concat!("The index of `", stringify!($id), "` in [`KEYS`].")]
+        pub const $id: KeyId = $n;
+        keys!(@ids $n + 1usize, $($rest)*);
+    };
+    (@ids $n:expr,) => {};
+}
+
+keys! {
+    NNODES = "trainer.nnodes": Int = DefaultValue::Int(1);
+    N_GPUS_PER_NODE = "trainer.n_gpus_per_node": Int = DefaultValue::Int(8);
+    DEVICE = "trainer.device": Str = DefaultValue::Str("cuda");
+    LEGACY_WORKER_IMPL = "trainer.use_legacy_worker_impl": Str = DefaultValue::Str("auto");
+    RM_ENABLE = "reward_model.enable": Bool = DefaultValue::Bool(false);
+    RM_POOL = "reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
+    RM_GPUS = "reward_model.n_gpus_per_node": Int = DefaultValue::Int(0);
+    RM_NNODES = "reward_model.nnodes": Int = DefaultValue::Int(0);
+    NEW_RM_POOL = "reward.reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
+    NEW_RM_GPUS = "reward.reward_model.n_gpus_per_node": Int = DefaultValue::Int(0);
+    NEW_RM_NNODES = "reward.reward_model.nnodes": Int = DefaultValue::Int(0);
+    KL_IN_REWARD = "algorithm.use_kl_in_reward": Bool = DefaultValue::Bool(false);
+    KL_LOSS = "actor_rollout_ref.actor.use_kl_loss": Bool = DefaultValue::Bool(false);
+}
+
+/// The key of that dotted path.
+pub fn key_id(path: &str) -> Option<KeyId> {
+    KEYS.iter().position(|k| k.path == path)
+}
+
+/// Reads a scalar as a value of `kind`: YAML 1.1 booleans as OmegaConf reads them
+/// (`true`, `True`, `yes`, `on`, ...), integers with an optional sign and `_` separators.
+/// Quoted scalars are strings.
+pub fn interpret(text: &str, quoted: bool, kind: Kind) -> Option<Value> {
+    match kind {
+        Kind::Str => Some(Value::Str(text.to_owned())),
+        _ if quoted => None,
+        Kind::Bool => match text.to_ascii_lowercase().as_str() {
+            "true" | "yes" | "on" => Some(Value::Bool(true)),
+            "false" | "no" | "off" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        Kind::Int => {
+            let digits = text.strip_prefix('+').unwrap_or(text);
+            let (negative, digits) = match digits.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, digits),
+            };
+            if digits.is_empty()
+                || digits.starts_with('_')
+                || digits.ends_with('_')
+                || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+            {
+                return None;
+            }
+            let n: i64 = digits.replace('_', "").parse().ok()?;
+            Some(Value::Int(if negative { -n } else { n }))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_match_the_table() {
+        assert_eq!(KEYS[NNODES].path, "trainer.nnodes");
+        assert_eq!(KEYS[KL_LOSS].path, "actor_rollout_ref.actor.use_kl_loss");
+        assert_eq!(key_id("reward_model.nnodes"), Some(RM_NNODES));
+        assert_eq!(key_id("trainer.nnode"), None);
+    }
+
+    #[test]
+    fn scalars_read_as_omegaconf_does() {
+        assert_eq!(
+            interpret("True", false, Kind::Bool),
+            Some(Value::Bool(true))
+        );
+        assert_eq!(
+            interpret("off", false, Kind::Bool),
+            Some(Value::Bool(false))
+        );
+        assert_eq!(interpret("true", true, Kind::Bool), None);
+        assert_eq!(interpret("1_000", false, Kind::Int), Some(Value::Int(1000)));
+        assert_eq!(interpret("-2", false, Kind::Int), Some(Value::Int(-2)));
+        assert_eq!(interpret("2.0", false, Kind::Int), None);
+        assert_eq!(interpret("99999999999999999999", false, Kind::Int), None);
+        assert_eq!(interpret("", false, Kind::Int), None);
+        assert_eq!(
+            interpret("8", true, Kind::Str),
+            Some(Value::Str("8".into()))
+        );
+    }
+}

@@ -1,0 +1,226 @@
+//! Unit tests of verl's settings: defaults, precedence, the rules and the layout.
+
+use super::*;
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn load(yaml: Option<&str>, overrides: &[&str]) -> LoadedVerl {
+    load_verl(yaml, &args(overrides), 100_000)
+}
+
+fn codes(loaded: &LoadedVerl) -> Vec<String> {
+    use miette::Diagnostic;
+    loaded
+        .diagnostics
+        .iter()
+        .map(|d| d.code().map(|c| c.to_string()).unwrap_or_default())
+        .collect()
+}
+
+fn slots(layout: &VerlLayout) -> Vec<(&str, Vec<u32>)> {
+    layout
+        .pools
+        .iter()
+        .map(|p| (p.name.as_str(), p.spec.process_on_nodes.clone()))
+        .collect()
+}
+
+#[test]
+fn defaults_are_verls() {
+    let loaded = load(None, &[]);
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let layout = loaded.layout.unwrap();
+    assert_eq!(slots(&layout), [("global_pool", vec![8])]);
+    assert_eq!(
+        layout.mapping,
+        [("actor_rollout", "global_pool"), ("critic", "global_pool")]
+    );
+    assert_eq!(layout.pools[0].spec.accelerator, Accelerator::Gpu);
+}
+
+#[test]
+fn overrides_win_over_the_yaml_in_order() {
+    let yaml = "trainer:\n  nnodes: 4\n  n_gpus_per_node: 8\n";
+    let loaded = load(Some(yaml), &["trainer.nnodes=2", "trainer.nnodes=3"]);
+    assert!(loaded.diagnostics.is_empty());
+    assert_eq!(
+        slots(loaded.layout.as_ref().unwrap()),
+        [("global_pool", vec![8, 8, 8])]
+    );
+    let origin = &loaded.settings.get(NNODES).origin;
+    let Origin::CommandLine(span) = origin else {
+        panic!("{origin:?}")
+    };
+    let (place, at) = loaded.settings.space.locate(span.start);
+    assert_eq!(place, Place::CommandLine);
+    let line = hydra::command_line(&args(&["trainer.nnodes=2", "trainer.nnodes=3"]));
+    assert_eq!(&line[at..at + 1], "3");
+    let Origin::Yaml(span) = &loaded.settings.get(N_GPUS_PER_NODE).origin else {
+        panic!()
+    };
+    assert_eq!(&yaml[span.clone()], "8");
+}
+
+#[test]
+fn a_separate_reward_pool_and_kl_map_as_verl_does() {
+    let loaded = load(
+        None,
+        &[
+            "trainer.nnodes=2",
+            "reward_model.enable=True",
+            "+reward_model.enable_resource_pool=true",
+            "reward_model.n_gpus_per_node=4",
+            "reward_model.nnodes=1",
+            "actor_rollout_ref.actor.use_kl_loss=True",
+        ],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let layout = loaded.layout.unwrap();
+    assert_eq!(
+        slots(&layout),
+        [("global_pool", vec![8, 8]), ("reward_pool", vec![4])]
+    );
+    assert_eq!(
+        layout.mapping,
+        [
+            ("actor_rollout", "global_pool"),
+            ("critic", "global_pool"),
+            ("rm", "reward_pool"),
+            ("ref", "global_pool")
+        ]
+    );
+}
+
+#[test]
+fn the_new_engine_fuses_ref_into_actor_rollout_ref() {
+    let loaded = load(
+        None,
+        &[
+            "trainer.use_legacy_worker_impl=disable",
+            "algorithm.use_kl_in_reward=true",
+        ],
+    );
+    let layout = loaded.layout.unwrap();
+    assert_eq!(
+        layout.mapping,
+        [
+            ("actor_rollout_ref", "global_pool"),
+            ("critic", "global_pool")
+        ]
+    );
+}
+
+#[test]
+fn npu_and_the_newer_reward_keys() {
+    let yaml = "trainer:\n  device: npu\nreward:\n  reward_model:\n    enable_resource_pool: True\n    n_gpus_per_node: 8\n    nnodes: 1\nreward_model:\n  enable: True\n";
+    let loaded = load(Some(yaml), &[]);
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let layout = loaded.layout.unwrap();
+    assert_eq!(
+        slots(&layout),
+        [("global_pool", vec![8]), ("reward_pool", vec![8])]
+    );
+    assert!(
+        layout
+            .pools
+            .iter()
+            .all(|p| p.spec.accelerator == Accelerator::Npu)
+    );
+}
+
+#[test]
+fn what_verl_rejects_is_an_error() {
+    let loaded = load(
+        None,
+        &[
+            "trainer.nnodes=0",
+            "reward_model.enable_resource_pool=True",
+            "trainer.device=tpu",
+            "trainer.n_gpus_per_node=eight",
+        ],
+    );
+    assert!(loaded.layout.is_none());
+    let c = codes(&loaded);
+    for code in [
+        "resource_pool::verl::not_positive",
+        "resource_pool::verl::reward_pool_size",
+        "resource_pool::verl::reward_pool_unused",
+        "resource_pool::verl::unknown_device",
+        "resource_pool::verl::wrong_type",
+    ] {
+        assert!(c.iter().any(|x| x == code), "{code} in {c:?}");
+    }
+}
+
+#[test]
+fn hydra_rules_and_misspelt_keys() {
+    let yaml = "trainer:\n  nnodes: 1\n";
+    let loaded = load(
+        Some(yaml),
+        &[
+            "+trainer.nnodes=2",
+            "trainer.nnode=2",
+            "~trainer.device",
+            "data.train_files=x",
+        ],
+    );
+    assert_eq!(
+        codes(&loaded),
+        [
+            "resource_pool::verl::add_existing",
+            "resource_pool::verl::unknown_key",
+            "resource_pool::verl::deleted_key"
+        ]
+    );
+}
+
+#[test]
+fn interpolations_follow_known_keys() {
+    let yaml = "trainer:\n  nnodes: 3\nreward_model:\n  enable: true\n  enable_resource_pool: true\n  nnodes: ${trainer.nnodes}\n  n_gpus_per_node: ${oc.env:GPUS}\n";
+    let loaded = load(Some(yaml), &[]);
+    assert_eq!(loaded.settings.get(RM_NNODES).value, Value::Int(3));
+    // The env interpolation is not resolved: a warning, then the default 0 is verl's error.
+    assert_eq!(
+        codes(&loaded),
+        [
+            "resource_pool::verl::unresolved",
+            "resource_pool::verl::reward_pool_size"
+        ]
+    );
+}
+
+#[test]
+fn huge_counts_are_refused_before_allocating() {
+    let loaded = load(None, &["trainer.nnodes=9223372036854775807"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::too_many_slots"]);
+    assert!(loaded.layout.is_none());
+    let loaded = load(None, &["trainer.n_gpus_per_node=99999999999"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::too_many_slots"]);
+}
+
+#[test]
+fn yaml_errors_and_non_scalars() {
+    let loaded = load(Some("trainer: [\n"), &[]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::yaml_syntax"]);
+    let loaded = load(Some("trainer:\n  nnodes: {a: 1}\n"), &[]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+}
+
+proptest::proptest! {
+    #[test]
+    fn arbitrary_yaml_and_overrides_never_panic(
+        yaml in "(trainer|reward_model|nnodes|n_gpus_per_node|enable|[:\\-\\[\\]{}&*!|>'\" \n,#?]|[a-z0-9_.]){0,120}",
+        overrides in proptest::collection::vec("[+~]{0,2}[a-z_.]{0,20}(=[^ ]{0,8})?", 0..4),
+    ) {
+        let loaded = load_verl(Some(&yaml), &overrides, 1_000);
+        let end = loaded.settings.space.command_line_base() + hydra::command_line(&overrides).len();
+        for d in &loaded.diagnostics {
+            use miette::Diagnostic;
+            for label in d.labels().into_iter().flatten() {
+                proptest::prop_assert!(label.offset() + label.len() <= end.max(yaml.len()));
+            }
+        }
+    }
+}

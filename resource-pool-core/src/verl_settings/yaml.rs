@@ -1,0 +1,308 @@
+//! Reading verl's known keys out of a Hydra YAML config, with byte spans.
+//!
+//! The YAML is read as a stream of events (`saphyr-parser`), never as a tree: only the
+//! scalars at the paths of [`KEYS`](super::keys::KEYS) are kept, so memory stays linear in
+//! the input and aliases are never expanded (an alias of an anchored scalar reads as that
+//! scalar; an alias of a mapping or a `<<` merge is not followed). Only the first document
+//! is read, as Hydra does. A later duplicate key wins, as in PyYAML.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle};
+
+use super::keys::{KEYS, KeyId};
+use crate::source::Span;
+
+/// A scalar as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawScalar {
+    /// Its text (quotes removed).
+    pub text: String,
+    /// Whether it was quoted (or tagged `!!str`): a string whatever it reads like.
+    pub quoted: bool,
+    /// Where it stands, in bytes.
+    pub span: Span,
+}
+
+/// What a YAML file says about the known keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct YamlValues {
+    /// The scalar of each key the file sets.
+    pub values: HashMap<KeyId, RawScalar>,
+    /// A known key set to a mapping or a list (not a scalar): its span.
+    pub not_scalar: HashMap<KeyId, Span>,
+}
+
+/// A YAML syntax error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlError {
+    /// What the parser said.
+    pub message: String,
+    /// Where, in bytes.
+    pub span: Span,
+}
+
+enum Frame {
+    Map {
+        key: Option<String>,
+        expecting_key: bool,
+    },
+    Seq,
+    /// A mapping or sequence used as a key.
+    ComplexKey,
+}
+
+/// The known keys of `text`, or the first syntax error.
+pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
+    let mut parser = Parser::new_from_str(text);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: HashMap<usize, (String, bool)> = HashMap::new();
+    // Spans in characters until the end, then converted to bytes in one pass.
+    let mut values: HashMap<KeyId, (String, bool, (usize, usize))> = HashMap::new();
+    let mut not_scalar: HashMap<KeyId, (usize, usize)> = HashMap::new();
+    let mut documents = 0;
+    while let Some(event) = parser.next_event() {
+        let (event, span) = match event {
+            Ok(pair) => pair,
+            Err(error) => {
+                let at = error.marker().index();
+                let bytes = char_to_byte(text, &[at, at + 1]);
+                return Err(YamlError {
+                    message: error.info().to_owned(),
+                    span: bytes[0]..bytes[1],
+                });
+            }
+        };
+        let chars = (span.start.index(), span.end.index());
+        match event {
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    break;
+                }
+            }
+            Event::DocumentEnd => break,
+            Event::Scalar(value, style, anchor, tag) => {
+                let quoted = !matches!(style, ScalarStyle::Plain)
+                    || tag.as_ref().is_some_and(|t| t.suffix == "str");
+                if anchor > 0 {
+                    anchors.insert(anchor, (value.to_string(), quoted));
+                }
+                scalar(&mut stack, &mut values, value.into_owned(), quoted, chars);
+            }
+            Event::Alias(anchor) => {
+                let (value, quoted) = anchors
+                    .get(&anchor)
+                    .cloned()
+                    .unwrap_or_else(|| (String::new(), true));
+                if anchors.contains_key(&anchor) {
+                    scalar(&mut stack, &mut values, value, quoted, chars);
+                } else {
+                    // An alias of a container: a value we do not follow.
+                    if let Some(id) = value_key(&stack) {
+                        not_scalar.insert(id, chars);
+                    }
+                    after_value(&mut stack);
+                }
+            }
+            Event::MappingStart(..) | Event::SequenceStart(..) => {
+                let is_map = matches!(event, Event::MappingStart(..));
+                let as_key = matches!(
+                    stack.last(),
+                    Some(Frame::Map {
+                        expecting_key: true,
+                        ..
+                    }) | Some(Frame::ComplexKey)
+                );
+                if as_key {
+                    stack.push(Frame::ComplexKey);
+                } else {
+                    if let Some(id) = value_key(&stack) {
+                        not_scalar.insert(id, chars);
+                    }
+                    stack.push(if is_map {
+                        Frame::Map {
+                            key: None,
+                            expecting_key: true,
+                        }
+                    } else {
+                        Frame::Seq
+                    });
+                }
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                let ended = stack.pop();
+                match (ended, stack.last_mut()) {
+                    (
+                        Some(Frame::ComplexKey),
+                        Some(Frame::Map {
+                            key, expecting_key, ..
+                        }),
+                    ) if *expecting_key => {
+                        *key = None;
+                        *expecting_key = false;
+                    }
+                    _ => after_value(&mut stack),
+                }
+            }
+            Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
+        }
+    }
+    let mut wanted: Vec<usize> = Vec::new();
+    for (_, _, (a, b)) in values.values() {
+        wanted.extend([*a, *b]);
+    }
+    for (a, b) in not_scalar.values() {
+        wanted.extend([*a, *b]);
+    }
+    let bytes = char_to_byte(text, &wanted);
+    let at: HashMap<usize, usize> = wanted.into_iter().zip(bytes).collect();
+    let span =
+        |(a, b): (usize, usize)| at.get(&a).copied().unwrap_or(0)..at.get(&b).copied().unwrap_or(0);
+    Ok(YamlValues {
+        values: values
+            .into_iter()
+            .map(|(id, (text, quoted, chars))| {
+                (
+                    id,
+                    RawScalar {
+                        text,
+                        quoted,
+                        span: span(chars),
+                    },
+                )
+            })
+            .collect(),
+        not_scalar: not_scalar
+            .into_iter()
+            .map(|(id, chars)| (id, span(chars)))
+            .collect(),
+    })
+}
+
+/// A scalar event: a key, a value, or part of something we skip.
+fn scalar(
+    stack: &mut [Frame],
+    values: &mut HashMap<KeyId, (String, bool, (usize, usize))>,
+    text: String,
+    quoted: bool,
+    chars: (usize, usize),
+) {
+    match stack.last_mut() {
+        Some(Frame::Map {
+            key, expecting_key, ..
+        }) if *expecting_key => {
+            *key = Some(text);
+            *expecting_key = false;
+        }
+        _ => {
+            if let Some(id) = value_key(stack) {
+                values.insert(id, (text, quoted, chars));
+            }
+            after_value(stack);
+        }
+    }
+}
+
+/// After a value, the enclosing mapping expects a key.
+fn after_value(stack: &mut [Frame]) {
+    if let Some(Frame::Map { expecting_key, .. }) = stack.last_mut() {
+        *expecting_key = true;
+    }
+}
+
+/// The known key a value at this position would set: only through mappings.
+fn value_key(stack: &[Frame]) -> Option<KeyId> {
+    let mut path = String::new();
+    for frame in stack {
+        match frame {
+            Frame::Map {
+                key: Some(key),
+                expecting_key: false,
+            } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                if path.len() > 64 {
+                    return None;
+                }
+            }
+            Frame::Map { .. } | Frame::Seq | Frame::ComplexKey => return None,
+        }
+    }
+    KEYS.iter().position(|k| k.path == path)
+}
+
+/// Byte offsets of character indices, in one pass over the text.
+fn char_to_byte(text: &str, chars: &[usize]) -> Vec<usize> {
+    if text.is_ascii() {
+        return chars.iter().map(|&c| c.min(text.len())).collect();
+    }
+    let mut order: Vec<usize> = (0..chars.len()).collect();
+    order.sort_by_key(|&i| chars[i]);
+    let mut out = vec![text.len(); chars.len()];
+    let mut it = text.char_indices().enumerate().peekable();
+    for i in order {
+        while let Some(&(ci, (bi, _))) = it.peek() {
+            if ci == chars[i] {
+                out[i] = bi;
+                break;
+            }
+            it.next();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::keys::{DEVICE, N_GPUS_PER_NODE, NNODES, RM_ENABLE};
+    use super::*;
+
+    #[test]
+    fn known_keys_with_spans() {
+        let text = "trainer:\n  nnodes: 2\n  n_gpus_per_node: \"8\"\n  device: npu # Ascend\nreward_model:\n  enable: True\n  model: {path: x}\n";
+        let y = read_yaml(text).unwrap();
+        let nnodes = &y.values[&NNODES];
+        assert_eq!((nnodes.text.as_str(), nnodes.quoted), ("2", false));
+        assert_eq!(&text[nnodes.span.clone()], "2");
+        let gpus = &y.values[&N_GPUS_PER_NODE];
+        assert!(gpus.quoted);
+        assert_eq!(&text[y.values[&DEVICE].span.clone()], "npu");
+        assert_eq!(y.values[&RM_ENABLE].text, "True");
+        assert_eq!(y.values.len(), 4);
+    }
+
+    #[test]
+    fn flow_style_anchors_and_lists() {
+        let text = "base: &n 4\ntrainer: {nnodes: *n, n_gpus_per_node: [8, 8]}\nlist:\n  - trainer:\n      nnodes: 9\n";
+        let y = read_yaml(text).unwrap();
+        assert_eq!(y.values[&NNODES].text, "4");
+        assert!(y.not_scalar.contains_key(&N_GPUS_PER_NODE));
+        // Inside a list is not the config's `trainer`.
+        assert_eq!(y.values.len(), 1);
+    }
+
+    #[test]
+    fn spans_are_bytes_after_non_ascii_text() {
+        let text = "# 中文注释\ntrainer:\n  nnodes: 3\n";
+        let y = read_yaml(text).unwrap();
+        assert_eq!(&text[y.values[&NNODES].span.clone()], "3");
+    }
+
+    #[test]
+    fn syntax_errors_point_into_the_file() {
+        let text = "trainer:\n  nnodes: [1, 2\n";
+        let e = read_yaml(text).unwrap_err();
+        assert!(e.span.start <= text.len());
+        assert!(!e.message.is_empty());
+    }
+
+    #[test]
+    fn complex_keys_and_later_documents_are_skipped() {
+        let text = "? [a, b]\n: 1\ntrainer:\n  nnodes: 2\n---\ntrainer:\n  nnodes: 5\n";
+        let y = read_yaml(text).unwrap();
+        assert_eq!(y.values[&NNODES].text, "2");
+    }
+}

@@ -1,0 +1,163 @@
+//! `resource-pool verl [--config FILE.yaml] (--cluster FILE | --ray URL) -- OVERRIDES...`:
+//! the pools verl's PPO entry point builds from its Hydra settings, checked.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use resource_pool::check::{CheckOptions, check};
+use resource_pool::inventory::check_against_slots;
+use resource_pool::placement::PlacementOptions;
+use resource_pool::ray_sim::RaySimOptions;
+use resource_pool::source::SourceFile;
+use resource_pool::verl::{load_verl, manager_from_layout};
+use resource_pool::verl_settings::{cluster_findings, hydra::command_line, ray_findings};
+use serde_json::json;
+
+use super::check_cmd::{emit, json_result, unreadable};
+use super::cluster_input::{ClusterArgs, read_cluster};
+use super::report::Finding;
+use super::{Context, Format, Outcome, print_json, read};
+
+/// Arguments of `verl`.
+#[derive(Debug, clap::Args)]
+pub struct VerlArgs {
+    /// verl's Hydra config (`ppo_trainer.yaml` or yours); verl's defaults without it.
+    #[arg(long, value_name = "FILE.yaml")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// The placement search's time budget, in milliseconds.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    budget_ms: u64,
+    /// verl's Hydra overrides, as on its command line (`trainer.nnodes=2 ...`).
+    #[arg(last = true, value_name = "OVERRIDES")]
+    overrides: Vec<String>,
+}
+
+/// Builds verl's pools from its settings and checks them against the cluster.
+pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
+    let yaml = match &args.config {
+        Some(path) => match read(path, context) {
+            Ok(source) => Some(source),
+            Err(finding) => return unreadable(vec![finding], args.format, context),
+        },
+        None => None,
+    };
+    let loaded = load_verl(
+        yaml.as_ref().map(SourceFile::text),
+        &args.overrides,
+        context.config_limits.max_slots,
+    );
+    let line = SourceFile::new("command line", command_line(&args.overrides));
+    let base = loaded.settings.space.command_line_base();
+    let mut files: Vec<(usize, &SourceFile)> = vec![(base, &line)];
+    if let Some(yaml) = &yaml {
+        files.push((0, yaml));
+    }
+    let attach = |d| Finding::in_span_space(d, &files);
+    let mut findings: Vec<Finding> = loaded.diagnostics.iter().cloned().map(attach).collect();
+    let input = match read_cluster(&args.cluster, context) {
+        Ok(input) => input,
+        Err(mut errors) => {
+            findings.append(&mut errors);
+            return unreadable(findings, args.format, context);
+        }
+    };
+    findings.extend(input.findings);
+    findings.extend(input.notes.into_iter().map(Finding::bare));
+    let manager = loaded.layout.as_ref().map(manager_from_layout);
+    let Some(Ok(manager)) = manager else {
+        if let Some(Err(error)) = manager {
+            findings.push(Finding::bare(LayoutError(error)));
+        }
+        emit(args.format, context, &findings, None, &input.cluster);
+        return Outcome::Failed;
+    };
+    let options = CheckOptions {
+        placement: PlacementOptions {
+            budget: Duration::from_millis(args.budget_ms),
+            ..PlacementOptions::default()
+        },
+        ray: RaySimOptions::default(),
+    };
+    let report = check(&manager, &input.cluster, &loaded.settings, &options);
+    findings.extend(
+        cluster_findings(&loaded.settings, &input.cluster)
+            .into_iter()
+            .map(attach),
+    );
+    findings.extend(
+        check_against_slots(&input.cluster, &report.slots, input.dead)
+            .into_iter()
+            .map(Finding::bare),
+    );
+    let (kept, verl) = ray_findings(&loaded.settings, &report, &input.cluster);
+    findings.extend(kept.into_iter().map(|d| Finding::in_span_space(d, &files)));
+    findings.extend(verl.into_iter().map(attach));
+    let passes = report.passes() && !findings.iter().any(Finding::is_error);
+    match args.format {
+        Format::Json => {
+            let mut value = json_result(&findings, Some(&report), &input.cluster);
+            let pools: Vec<_> = report
+                .pools
+                .iter()
+                .map(|p| {
+                    json!({
+                        "name": p.name,
+                        "process_on_nodes": p.spec.process_on_nodes,
+                        "accelerator": p.spec.accelerator.to_string(),
+                        "max_colocate_count": p.spec.max_colocate_count,
+                    })
+                })
+                .collect();
+            let mapping: serde_json::Map<String, serde_json::Value> = loaded
+                .layout
+                .iter()
+                .flat_map(|l| l.mapping.iter())
+                .map(|(role, pool)| ((*role).to_owned(), json!(pool)))
+                .collect();
+            if let Some(object) = value.as_object_mut() {
+                object.insert("pools".to_owned(), json!(pools));
+                object.insert("mapping".to_owned(), json!(mapping));
+            }
+            print_json(&value);
+        }
+        Format::Human => {
+            if !context.quiet
+                && let Some(layout) = &loaded.layout
+            {
+                let pools: Vec<String> = layout
+                    .pools
+                    .iter()
+                    .map(|p| format!("{} = {:?}", p.name, p.spec.process_on_nodes))
+                    .collect();
+                let mapping: Vec<String> = layout
+                    .mapping
+                    .iter()
+                    .map(|(r, p)| format!("{r} → {p}"))
+                    .collect();
+                println!("verl builds: {}; {}", pools.join(", "), mapping.join(", "));
+            }
+            emit(
+                Format::Human,
+                context,
+                &findings,
+                Some(&report),
+                &input.cluster,
+            );
+        }
+    }
+    if passes { Outcome::Ok } else { Outcome::Failed }
+}
+
+/// verl's layout that the model refuses (a count past Ray's fixed point).
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("verl's layout cannot be built: {0}")]
+#[diagnostic(
+    code(resource_pool::verl::layout),
+    help("lower trainer.n_gpus_per_node / reward_model.n_gpus_per_node to what a node has")
+)]
+struct LayoutError(resource_pool::ManagerError);
