@@ -64,8 +64,8 @@ impl Finding {
         };
         let place = self.source.as_ref().and_then(|source| {
             let label = d.labels().and_then(|mut labels| labels.next())?;
-            let (line, column) = source.line_col(label.offset());
-            Some((source.name().to_owned(), line, column))
+            let (name, line, column) = source.locate(label.offset());
+            Some((name.to_owned(), line, column))
         });
         let file = place
             .as_ref()
