@@ -277,6 +277,63 @@ mod tests {
         }
     }
 
+    fn render(diagnostic: &dyn miette::Diagnostic, source: &SourceFile) -> String {
+        struct With<'a>(&'a dyn miette::Diagnostic, &'a SourceFile);
+        impl std::fmt::Debug for With<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(self.0, f)
+            }
+        }
+        impl std::fmt::Display for With<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(self.0, f)
+            }
+        }
+        impl std::error::Error for With<'_> {}
+        impl miette::Diagnostic for With<'_> {
+            fn code<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+                self.0.code()
+            }
+            fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
+                self.0.help()
+            }
+            fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+                Some(self.1)
+            }
+            fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+                self.0.labels()
+            }
+        }
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .render_report(&mut out, &With(diagnostic, source))
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn rendered_override_errors() {
+        let loaded = load(&["pools.global_pool.process_on_nodes=[8,0]"]).unwrap();
+        let text: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .map(|d| render(d, &loaded.source))
+            .collect();
+        insta::assert_snapshot!("lint_error_from_override", text.join("\n"));
+        let failure = load(&[
+            "pools.global_pool.process_on_nodes=[8,",
+            "mapping.actor_rollout.x=1",
+        ])
+        .unwrap_err();
+        let text: Vec<String> = failure
+            .errors
+            .iter()
+            .map(|d| render(d, &failure.source))
+            .collect();
+        insta::assert_snapshot!("malformed_overrides", text.join("\n"));
+    }
+
     proptest::proptest! {
         #[test]
         fn arbitrary_overrides_never_panic(key in ".{0,20}", value in ".{0,20}") {
