@@ -262,32 +262,32 @@ impl SourceCode for SourceFile {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        if let Some((start, name)) = &self.layer {
-            if span.offset() >= *start {
-                // Read from the layer alone, then shift the contents back into the
-                // shared offset space the labels use.
-                let layer = &self.text[*start..];
-                let local = SourceSpan::new((span.offset() - start).into(), span.len());
-                let inner = layer.read_span(&local, context_lines_before, context_lines_after)?;
-                let column = if context_lines_before == 0 {
-                    line_col_in(layer, inner.span().offset()).1 - 1
-                } else {
-                    inner.column()
-                };
-                let shifted =
-                    SourceSpan::new((inner.span().offset() + start).into(), inner.span().len());
-                return Ok(Box::new(
-                    MietteSpanContents::new_named(
-                        name.to_string(),
-                        inner.data(),
-                        shifted,
-                        inner.line(),
-                        column,
-                        inner.line_count(),
-                    )
-                    .with_language("toml"),
-                ));
-            }
+        if let Some((start, name)) = &self.layer
+            && span.offset() >= *start
+        {
+            // Read from the layer alone, then shift the contents back into the
+            // shared offset space the labels use.
+            let layer = &self.text[*start..];
+            let local = SourceSpan::new((span.offset() - start).into(), span.len());
+            let inner = layer.read_span(&local, context_lines_before, context_lines_after)?;
+            let column = if context_lines_before == 0 {
+                line_col_in(layer, inner.span().offset()).1 - 1
+            } else {
+                inner.column()
+            };
+            let shifted =
+                SourceSpan::new((inner.span().offset() + start).into(), inner.span().len());
+            return Ok(Box::new(
+                MietteSpanContents::new_named(
+                    name.to_string(),
+                    inner.data(),
+                    shifted,
+                    inner.line(),
+                    column,
+                    inner.line_count(),
+                )
+                .with_language("toml"),
+            ));
         }
         let inner = self
             .base_text()
