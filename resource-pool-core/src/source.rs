@@ -95,10 +95,17 @@ pub enum ReadError {
 }
 
 /// The text of one file and the name it is shown under. Cheap to clone.
+///
+/// A file may carry a second layer, settings given on the command line (see
+/// [`SourceFile::with_layer`]): its text is appended after the file's, one newline
+/// between, so that one offset space covers both and every span stays a plain byte range.
+/// Offsets past [`SourceFile::layer_start`] belong to the layer: [`SourceFile::locate`]
+/// names the layer and counts its lines from 1, and miette snippets show the layer alone.
 #[derive(Clone)]
 pub struct SourceFile {
     name: Arc<str>,
     text: Arc<str>,
+    layer: Option<(usize, Arc<str>)>,
 }
 
 impl fmt::Debug for SourceFile {
@@ -116,6 +123,49 @@ impl SourceFile {
         SourceFile {
             name: name.into(),
             text: text.into(),
+            layer: None,
+        }
+    }
+
+    /// This file with a second layer of text named `layer_name` after it.
+    pub fn with_layer(&self, layer_name: &str, layer_text: &str) -> SourceFile {
+        let base = self.base_text();
+        let start = base.len() + 1;
+        let mut text = String::with_capacity(start + layer_text.len());
+        text.push_str(base);
+        text.push('\n');
+        text.push_str(layer_text);
+        SourceFile {
+            name: self.name.clone(),
+            text: text.into(),
+            layer: Some((start, layer_name.into())),
+        }
+    }
+
+    /// Where the layer's text starts, when there is one.
+    pub fn layer_start(&self) -> Option<usize> {
+        self.layer.as_ref().map(|l| l.0)
+    }
+
+    /// The file's own text, without a layer.
+    pub fn base_text(&self) -> &str {
+        match &self.layer {
+            Some((start, _)) => &self.text[..start - 1],
+            None => &self.text,
+        }
+    }
+
+    /// The name, 1-based line and column of an offset: in the file, or in its layer.
+    pub fn locate(&self, offset: usize) -> (&str, usize, usize) {
+        match &self.layer {
+            Some((start, name)) if offset >= *start => {
+                let (line, column) = line_col_in(&self.text[*start..], offset - start);
+                (name, line, column)
+            }
+            _ => {
+                let (line, column) = self.line_col(offset);
+                (&self.name, line, column)
+            }
         }
     }
 
@@ -182,11 +232,18 @@ impl SourceFile {
     /// The 1-based line and column (in characters) of a byte offset, as editors count
     /// them; a tab counts as one column.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let mut offset = offset.min(self.text.len());
-        while !self.text.is_char_boundary(offset) {
+        line_col_in(&self.text, offset)
+    }
+}
+
+/// The 1-based line and column (in characters) of a byte offset in `text`.
+fn line_col_in(text: &str, offset: usize) -> (usize, usize) {
+    {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let before = &self.text[..offset];
+        let before = &text[..offset];
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
         let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
         let mut column = before[line_start..].chars().count() + 1;
@@ -205,8 +262,35 @@ impl SourceCode for SourceFile {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        if let Some((start, name)) = &self.layer
+            && span.offset() >= *start
+        {
+            // Read from the layer alone, then shift the contents back into the
+            // shared offset space the labels use.
+            let layer = &self.text[*start..];
+            let local = SourceSpan::new((span.offset() - start).into(), span.len());
+            let inner = layer.read_span(&local, context_lines_before, context_lines_after)?;
+            let column = if context_lines_before == 0 {
+                line_col_in(layer, inner.span().offset()).1 - 1
+            } else {
+                inner.column()
+            };
+            let shifted =
+                SourceSpan::new((inner.span().offset() + start).into(), inner.span().len());
+            return Ok(Box::new(
+                MietteSpanContents::new_named(
+                    name.to_string(),
+                    inner.data(),
+                    shifted,
+                    inner.line(),
+                    column,
+                    inner.line_count(),
+                )
+                .with_language("toml"),
+            ));
+        }
         let inner = self
-            .text
+            .base_text()
             .read_span(span, context_lines_before, context_lines_after)?;
         // miette counts the column of a span's start (what its report header shows) in
         // bytes; people count characters, and do not see a BOM.

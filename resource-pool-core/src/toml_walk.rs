@@ -94,7 +94,7 @@ pub enum StructureError {
 /// Parses a document, returning the tree (as much as could be recovered) and every
 /// syntax error.
 pub(crate) fn parse(source: &SourceFile) -> (toml::Spanned<DeTable<'_>>, Vec<StructureError>) {
-    let (table, errors) = DeTable::parse_recoverable(source.text());
+    let (table, errors) = DeTable::parse_recoverable(source.base_text());
     let errors = errors
         .into_iter()
         .map(|e| {

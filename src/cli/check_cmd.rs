@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::check::{CheckOptions, CheckReport, check};
-use resource_pool::config::load_config;
 use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::{RaySimOptions, RayVerdict};
@@ -13,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::cluster_input::{ClusterArgs, read_cluster};
 use super::report::{Finding, summary};
-use super::{Context, Format, Outcome, Roles, print_human, print_json, read};
+use super::{Context, Format, Outcome, Roles, SetArgs, load, print_human, print_json, read};
 use resource_pool::render::{check_pictures, ray_assignment, render_text, witness_assignment};
 
 /// Arguments of `check`.
@@ -25,11 +24,13 @@ pub struct CheckArgs {
     #[command(flatten)]
     cluster: ClusterArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_enum, default_value_t = Format::Human, env = "RESOURCE_POOL_FORMAT")]
     format: Format,
     /// The role names `[mapping]` may use.
-    #[arg(long, value_enum, default_value_t = Roles::Verl)]
+    #[arg(long, value_enum, default_value_t = Roles::Verl, env = "RESOURCE_POOL_ROLES")]
     roles: Roles,
+    #[command(flatten)]
+    set: SetArgs,
     /// The placement search's time budget, in milliseconds.
     #[arg(long, default_value_t = 1000, value_name = "MS")]
     budget_ms: u64,
@@ -51,7 +52,11 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         Ok(source) => source,
         Err(finding) => return unreadable(vec![finding], args.format, context),
     };
-    let loaded = load_config(&source, &context.lint_options(args.roles));
+    let loaded = match load(&source, &args.set, &context.lint_options(args.roles)) {
+        Ok(loaded) => loaded,
+        Err(findings) => return unreadable(findings, args.format, context),
+    };
+    let source = loaded.source.clone();
     let mut findings: Vec<Finding> = loaded
         .diagnostics
         .iter()

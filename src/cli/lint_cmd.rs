@@ -2,11 +2,10 @@
 
 use std::path::PathBuf;
 
-use resource_pool::config::load_config;
 use serde_json::json;
 
 use super::report::{Finding, summary};
-use super::{Context, Format, Outcome, Roles, print_human, print_json, read};
+use super::{Context, Format, Outcome, Roles, SetArgs, load, print_human, print_json, read};
 
 /// Arguments of `lint`.
 #[derive(Debug, clap::Args)]
@@ -15,11 +14,13 @@ pub struct LintArgs {
     #[arg(required = true, value_name = "CONFIG")]
     configs: Vec<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_enum, default_value_t = Format::Human, env = "RESOURCE_POOL_FORMAT")]
     format: Format,
     /// The role names `[mapping]` may use.
-    #[arg(long, value_enum, default_value_t = Roles::Verl)]
+    #[arg(long, value_enum, default_value_t = Roles::Verl, env = "RESOURCE_POOL_ROLES")]
     roles: Roles,
+    #[command(flatten)]
+    set: SetArgs,
 }
 
 /// Lints every config.
@@ -30,16 +31,19 @@ pub fn run(args: &LintArgs, context: &Context) -> Outcome {
     for path in &args.configs {
         let (findings, file_outcome) = match read(path, context) {
             Err(finding) => (vec![finding], Outcome::Unreadable),
-            Ok(source) => {
-                let loaded = load_config(&source, &options);
-                let failed = loaded.has_errors();
-                let findings: Vec<Finding> = loaded
-                    .diagnostics
-                    .into_iter()
-                    .map(|d| Finding::in_file(d, &source))
-                    .collect();
-                (findings, if failed { Outcome::Failed } else { Outcome::Ok })
-            }
+            Ok(source) => match load(&source, &args.set, &options) {
+                Err(findings) => (findings, Outcome::Unreadable),
+                Ok(loaded) => {
+                    let failed = loaded.has_errors();
+                    let source = loaded.source.clone();
+                    let findings: Vec<Finding> = loaded
+                        .diagnostics
+                        .into_iter()
+                        .map(|d| Finding::in_file(d, &source))
+                        .collect();
+                    (findings, if failed { Outcome::Failed } else { Outcome::Ok })
+                }
+            },
         };
         outcome = outcome.max(file_outcome);
         if args.format == Format::Human {

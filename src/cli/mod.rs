@@ -27,7 +27,7 @@ pub struct Cli {
     #[command(subcommand)]
     command: Command,
     /// When to colour output.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, env = "RESOURCE_POOL_COLOR")]
     color: ColorChoice,
     /// Print only the machine-readable result (or nothing, for human output) and errors.
     #[arg(long, short, global = true)]
@@ -71,6 +71,36 @@ pub enum Roles {
     Verl,
     /// Any name.
     Any,
+}
+
+/// `--set KEY=VALUE`: config overrides applied before lint.
+#[derive(Debug, Default, clap::Args)]
+pub struct SetArgs {
+    /// Override a config value before lint: KEY a dotted TOML key, VALUE a TOML value
+    /// (`--set pools.global_pool.process_on_nodes=[8,8,8]`); repeatable.
+    #[arg(
+        long = "set",
+        value_name = "KEY=VALUE",
+        env = "RESOURCE_POOL_SET",
+        value_delimiter = '\n'
+    )]
+    set: Vec<String>,
+}
+
+/// Loads a config with the command line's overrides; malformed overrides are findings
+/// (a usage error).
+fn load(
+    source: &resource_pool::source::SourceFile,
+    set: &SetArgs,
+    options: &LintOptions,
+) -> Result<resource_pool::config::LoadedConfig, Vec<report::Finding>> {
+    resource_pool::config::load_config_with(source, &set.set, options).map_err(|failure| {
+        failure
+            .errors
+            .into_iter()
+            .map(|e| report::Finding::in_file(e, &failure.source))
+            .collect()
+    })
 }
 
 /// Settings every command shares.

@@ -16,8 +16,6 @@ pub struct Finding {
     source: Option<SourceFile>,
     /// Shown to people as one line (a file that cannot be read needs no snippet).
     brief: bool,
-    /// Where `source` starts in the span space the diagnostic's labels use (0: its own).
-    shift: usize,
 }
 
 impl Finding {
@@ -30,36 +28,6 @@ impl Finding {
             diagnostic: Box::new(diagnostic),
             source: Some(source.clone()),
             brief: false,
-            shift: 0,
-        }
-    }
-
-    /// A diagnostic whose labels are in a span space of several files, each `(start,
-    /// file)`: it is shown in the file its first label is in, with the labels that fall
-    /// in that file.
-    pub fn in_span_space(
-        diagnostic: impl Diagnostic + Send + Sync + 'static,
-        files: &[(usize, &SourceFile)],
-    ) -> Finding {
-        let first = diagnostic
-            .labels()
-            .and_then(|mut labels| labels.next())
-            .map(|l| l.offset());
-        let Some(offset) = first else {
-            return Finding::bare(diagnostic);
-        };
-        let chosen = files
-            .iter()
-            .filter(|(start, _)| *start <= offset)
-            .max_by_key(|(start, _)| *start);
-        match chosen {
-            Some((start, file)) => Finding {
-                diagnostic: Box::new(diagnostic),
-                source: Some((*file).clone()),
-                brief: false,
-                shift: *start,
-            },
-            None => Finding::bare(diagnostic),
         }
     }
 
@@ -69,7 +37,6 @@ impl Finding {
             diagnostic: Box::new(diagnostic),
             source: None,
             brief: true,
-            shift: 0,
         }
     }
 
@@ -79,7 +46,6 @@ impl Finding {
             diagnostic: Box::new(diagnostic),
             source: None,
             brief: false,
-            shift: 0,
         }
     }
 
@@ -98,8 +64,8 @@ impl Finding {
         };
         let place = self.source.as_ref().and_then(|source| {
             let label = d.labels().and_then(|mut labels| labels.next())?;
-            let (line, column) = source.line_col(label.offset().saturating_sub(self.shift));
-            Some((source.name().to_owned(), line, column))
+            let (name, line, column) = source.locate(label.offset());
+            Some((name.to_owned(), line, column))
         });
         let file = place
             .as_ref()
@@ -144,8 +110,6 @@ pub struct JsonDiagnostic {
 struct WithSource<'a> {
     inner: &'a (dyn Diagnostic + Send + Sync),
     source: &'a SourceFile,
-    /// Subtracted from label offsets; labels outside the file are dropped.
-    shift: usize,
 }
 
 impl fmt::Debug for WithSource<'_> {
@@ -179,16 +143,7 @@ impl Diagnostic for WithSource<'_> {
         Some(self.source)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        if self.shift == 0 {
-            return self.inner.labels();
-        }
-        let (start, end) = (self.shift, self.shift + self.source.text().len());
-        let labels = self.inner.labels()?.filter_map(move |l| {
-            (l.offset() >= start && l.offset() + l.len() <= end).then(|| {
-                LabeledSpan::new(l.label().map(str::to_owned), l.offset() - start, l.len())
-            })
-        });
-        Some(Box::new(labels))
+        self.inner.labels()
     }
     fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn Diagnostic> + 'b>> {
         self.inner.related()
@@ -250,7 +205,6 @@ pub fn render_human(findings: &[Finding], color: ColorChoice) -> String {
                 &WithSource {
                     inner: &*finding.diagnostic,
                     source,
-                    shift: finding.shift,
                 },
             ),
             None => handler.render_report(&mut out, &*finding.diagnostic),

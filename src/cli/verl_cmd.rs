@@ -51,13 +51,17 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         &args.overrides,
         context.config_limits.max_slots,
     );
-    let line = SourceFile::new("command line", command_line(&args.overrides));
-    let base = loaded.settings.space.command_line_base();
-    let mut files: Vec<(usize, &SourceFile)> = vec![(base, &line)];
-    if let Some(yaml) = &yaml {
-        files.push((0, yaml));
-    }
-    let attach = |d| Finding::in_span_space(d, &files);
+    // The overrides as a layer after the YAML: the span space of `load_verl`.
+    let line = command_line(&args.overrides);
+    let source = yaml
+        .as_ref()
+        .map_or_else(|| SourceFile::new("command line", ""), |y| y.clone())
+        .with_layer("command line", &line);
+    debug_assert_eq!(
+        source.layer_start(),
+        Some(loaded.settings.space.command_line_base())
+    );
+    let attach = |d| Finding::in_file(d, &source);
     let mut findings: Vec<Finding> = loaded.diagnostics.iter().cloned().map(attach).collect();
     let input = match read_cluster(&args.cluster, context) {
         Ok(input) => input,
@@ -95,7 +99,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             .map(Finding::bare),
     );
     let (kept, verl) = ray_findings(&loaded.settings, &report, &input.cluster);
-    findings.extend(kept.into_iter().map(|d| Finding::in_span_space(d, &files)));
+    findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));
     findings.extend(verl.into_iter().map(attach));
     let passes = report.passes() && !findings.iter().any(Finding::is_error);
     match args.format {

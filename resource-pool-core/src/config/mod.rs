@@ -16,6 +16,7 @@
 //! created in file order and slots in list order: the order Ray sees.
 
 mod diagnostics;
+mod overrides;
 mod pool_table;
 mod struct_pools;
 pub(crate) mod write;
@@ -23,6 +24,7 @@ pub(crate) mod write;
 use std::fmt;
 
 pub use diagnostics::ConfigDiagnostic;
+pub use overrides::{OVERRIDES_NAME, OverrideError};
 pub use pool_table::{POOL_KEYS, PoolDefaults, PoolDoc, SlotSource};
 pub use struct_pools::{ConfigErrors, PoolField, load_struct_pools};
 pub use write::config_to_toml;
@@ -66,13 +68,34 @@ impl ConfigDoc {
 
 /// Reads a config file's TOML into a document, with every syntax and structure problem.
 pub fn parse_config(source: &SourceFile) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
-    let (root, mut errors) = toml_walk::parse(source);
+    let (root, errors) = toml_walk::parse(source);
+    read_doc(root.get_ref(), errors)
+}
+
+/// Reads a config file's TOML with overrides applied (see [`overrides`]); `Err` when an
+/// override is malformed, with the file and overrides as one [`SourceFile`] the errors'
+/// spans point into.
+fn parse_config_with(
+    layered: &overrides::Layered,
+) -> Result<(ConfigDoc, Vec<ConfigDiagnostic>), Vec<OverrideError>> {
+    let (mut root, errors) = toml_walk::parse(&layered.source);
+    let masks = layered.masks();
+    let override_errors = layered.apply(&masks, root.get_mut());
+    if !override_errors.is_empty() {
+        return Err(override_errors);
+    }
+    Ok(read_doc(root.get_ref(), errors))
+}
+
+fn read_doc(
+    root: &toml::de::DeTable<'_>,
+    mut errors: Vec<StructureError>,
+) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
     let mut doc = ConfigDoc::default();
     if !errors.is_empty() {
         // A tree recovered from broken syntax is a guess: report the syntax alone.
         return (doc, structure(errors).collect());
     }
-    let root = root.get_ref();
     toml_walk::check_keys(root, CONFIG_KEYS, "the config", &mut errors);
     if let Some((key, value)) = toml_walk::get(root, "pools") {
         doc.pools_span = Some(key.span());
@@ -147,7 +170,52 @@ impl LoadedConfig {
 
 /// Reads, lints and builds a config file.
 pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
-    let (doc, mut diagnostics) = parse_config(source);
+    let (doc, diagnostics) = parse_config(source);
+    finish_load(source.clone(), doc, diagnostics, options)
+}
+
+/// Malformed overrides: a usage error, with the source their spans point into.
+#[derive(Debug)]
+pub struct OverrideFailure {
+    /// The config with the overrides as its second layer.
+    pub source: SourceFile,
+    /// Every malformed override.
+    pub errors: Vec<OverrideError>,
+}
+
+/// Reads a config file, applies `overrides` (`KEY=VALUE` lines, see [`OverrideError`]
+/// and the `overrides` module) before linting, lints and builds it. The result's `source`
+/// holds the file and the overrides as a second layer: diagnostics on overridden values
+/// point into the overrides, which [`SourceFile::locate`] names [`OVERRIDES_NAME`].
+pub fn load_config_with(
+    source: &SourceFile,
+    overrides: &[String],
+    options: &LintOptions,
+) -> Result<LoadedConfig, OverrideFailure> {
+    if overrides.is_empty() {
+        return Ok(load_config(source, options));
+    }
+    let layered = overrides::Layered::new(source, overrides);
+    match parse_config_with(&layered) {
+        Ok((doc, diagnostics)) => Ok(finish_load(
+            layered.source.clone(),
+            doc,
+            diagnostics,
+            options,
+        )),
+        Err(errors) => Err(OverrideFailure {
+            source: layered.source.clone(),
+            errors,
+        }),
+    }
+}
+
+fn finish_load(
+    source: SourceFile,
+    doc: ConfigDoc,
+    mut diagnostics: Vec<ConfigDiagnostic>,
+    options: &LintOptions,
+) -> LoadedConfig {
     if !diagnostics.iter().any(ConfigDiagnostic::is_syntax) {
         diagnostics.extend(lint::lint_config(&doc, options));
     }
@@ -155,7 +223,7 @@ pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
     let valid = !diagnostics.iter().any(ConfigDiagnostic::is_error);
     let manager = if valid { build_manager(&doc) } else { None };
     LoadedConfig {
-        source: source.clone(),
+        source,
         doc,
         diagnostics,
         manager,

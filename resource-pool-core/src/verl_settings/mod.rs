@@ -46,7 +46,7 @@ pub const GLOBAL_POOL: &str = "global_pool";
 /// verl's reward pool.
 pub const REWARD_POOL: &str = "reward_pool";
 
-/// Where a launch's spans point: the YAML's bytes first, then, one byte further, the
+/// Where a launch's spans point (the layout of [`SourceFile::with_layer`](crate::source::SourceFile::with_layer)): the YAML's bytes first, then, one byte further, the
 /// command line's (the overrides joined by spaces).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpanSpace {
