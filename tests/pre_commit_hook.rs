@@ -23,10 +23,7 @@ fn hook_declares_id_language_entry_and_files() {
     let text = hook_text();
     assert_eq!(field(&text, "id").as_deref(), Some("resource-pool-lint"));
     assert_eq!(field(&text, "language").as_deref(), Some("rust"));
-    assert_eq!(
-        field(&text, "entry").as_deref(),
-        Some("resource-pool lint")
-    );
+    assert_eq!(field(&text, "entry").as_deref(), Some("resource-pool lint"));
     assert!(field(&text, "name").is_some());
     assert!(field(&text, "files").is_some_and(|f| !f.is_empty()));
 }
