@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use resource_pool::Cluster;
 use resource_pool::cluster_file::load_cluster;
+use resource_pool::inventory::slurm::parse_slurm_nodes;
 use resource_pool::inventory::{InventoryNote, InventorySource};
 use resource_pool::ray_http::RaySource;
 use resource_pool::source::SourceFile;
@@ -24,6 +25,9 @@ pub struct ClusterArgs {
     /// `RESOURCE_POOL_RAY_TOKEN_FILE` or `RAY_AUTH_TOKEN_PATH`; it is never printed.
     #[arg(long, value_name = "URL")]
     pub ray: Option<String>,
+    /// The JSON of `scontrol show node --json` (a file, or `-` for stdin).
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray"])]
+    pub slurm: Option<PathBuf>,
     /// The budget of the whole read of a live cluster, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     pub ray_timeout_ms: u64,
@@ -51,6 +55,9 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
             .map_err(|e| vec![Finding::unreadable(e)])?;
         return from_file(&source, context);
     }
+    if let Some(path) = &args.slurm {
+        return from_slurm(path, context);
+    }
     let url = match &args.ray {
         Some(url) => url.clone(),
         None => match std::env::var("RAY_ADDRESS") {
@@ -77,6 +84,54 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         dead,
     })
 }
+
+fn read_file_or_stdin(
+    path: &std::path::Path,
+    context: &Context,
+) -> Result<SourceFile, Vec<Finding>> {
+    if path.as_os_str() == "-" {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let limit = context.read_limits.max_file_bytes;
+        std::io::stdin()
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| vec![Finding::unreadable(StdinError(e.to_string()))])?;
+        if bytes.len() as u64 > limit {
+            return Err(vec![Finding::unreadable(StdinError(format!(
+                "stdin is larger than {limit} bytes"
+            )))]);
+        }
+        return SourceFile::from_bytes("<stdin>", bytes).map_err(|e| vec![Finding::unreadable(e)]);
+    }
+    SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::unreadable(e)])
+}
+
+fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    let source = read_file_or_stdin(path, context)?;
+    let inventory = parse_slurm_nodes(source.text()).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| Finding::in_file(e, &source))
+            .collect::<Vec<_>>()
+    })?;
+    let dead = inventory.cluster.nodes.iter().filter(|n| !n.alive).count();
+    Ok(ClusterInput {
+        cluster: inventory.cluster,
+        notes: inventory.notes,
+        findings: Vec::new(),
+        dead,
+    })
+}
+
+/// Standard input could not be read.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("cannot read stdin: {0}")]
+#[diagnostic(
+    code(resource_pool::cli::stdin),
+    help("pipe the file in, or pass its path instead of `-`")
+)]
+pub struct StdinError(String);
 
 fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     let loaded = load_cluster(source, &context.cluster_limits);

@@ -11,6 +11,7 @@
 
 mod file;
 pub mod ray_json;
+pub mod slurm;
 
 pub use file::{ClusterErrors, FileSource};
 
