@@ -21,6 +21,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("cluster_toml", fuzzing::cluster_toml),
     ("ray_json", fuzzing::ray_json),
     ("placement", placement),
+    ("verl_launch", fuzzing::verl_launch),
 ];
 
 /// As libfuzzer-sys decodes a structured input: the whole input, rejected when too short.

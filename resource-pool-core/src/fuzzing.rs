@@ -63,6 +63,49 @@ pub fn config_toml(bytes: &[u8]) {
     );
 }
 
+/// A verl launch: the bytes before the first NUL are the YAML, the lines after it the
+/// overrides. Every label lies in the YAML-plus-command-line source, a layout exists
+/// exactly when no error was found, it stays within the slot limit, and it builds a
+/// manager.
+pub fn verl_launch(bytes: &[u8]) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let (yaml, rest) = text.split_once('\0').unwrap_or((text, ""));
+    let overrides: Vec<String> = rest.lines().map(str::to_owned).collect();
+    let max_slots = 1_000;
+    let loaded = crate::verl_settings::load_verl(Some(yaml), &overrides, max_slots);
+    let source = SourceFile::new("fuzz.yaml", yaml).with_layer(
+        "command line",
+        &crate::verl_settings::hydra::command_line(&overrides),
+    );
+    for diagnostic in &loaded.diagnostics {
+        assert_labels_in_file(diagnostic, &source);
+        for label in miette::Diagnostic::labels(diagnostic).into_iter().flatten() {
+            let _ = source.locate(label.offset());
+        }
+    }
+    match &loaded.layout {
+        None => assert!(loaded.has_errors(), "no layout but no error either"),
+        Some(layout) => {
+            assert!(!loaded.has_errors(), "a layout despite errors");
+            let slots: usize = layout
+                .pools
+                .iter()
+                .map(|p| p.spec.process_on_nodes.len())
+                .sum();
+            assert!(slots as u64 <= max_slots, "{slots} slots past the limit");
+            let mapping = layout
+                .mapping
+                .iter()
+                .map(|(role, pool)| (crate::model::RoleName::from(*role), *pool));
+            if let Err(e) = crate::model::ResourcePoolManager::new(layout.pools.clone(), mapping) {
+                panic!("the layout does not build: {e}");
+            }
+        }
+    }
+}
+
 /// Cluster TOML bytes: parse with the default limits. A cluster read has no error, and
 /// its printed TOML reads back, without error, to an equal cluster.
 pub fn cluster_toml(bytes: &[u8]) {
