@@ -10,7 +10,7 @@ use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::{RaySimOptions, RayVerdict};
 use serde_json::{Value, json};
 
-use super::cluster_input::{ClusterArgs, read_cluster};
+use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::report::{Finding, summary};
 use super::{Context, Format, Outcome, Roles, SetArgs, load, print_human, print_json, read};
 use resource_pool::render::{check_pictures, ray_assignment, render_text, witness_assignment};
@@ -63,15 +63,9 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         .cloned()
         .map(|d| Finding::in_file(d, &source))
         .collect();
-    let input = match read_cluster(&args.cluster, context) {
-        Ok(input) => input,
-        Err(mut errors) => {
-            findings.append(&mut errors);
-            return unreadable(findings, args.format, context);
-        }
+    let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
+        return unreadable(findings, args.format, context);
     };
-    findings.extend(input.findings);
-    findings.extend(input.notes.into_iter().map(Finding::bare));
     let Some(manager) = &loaded.manager else {
         let written = write_plan(plan_svg.as_deref(), None, &input.cluster, &mut findings);
         emit(args.format, context, &findings, None, &input.cluster);

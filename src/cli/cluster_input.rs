@@ -133,6 +133,26 @@ fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput,
 )]
 pub struct StdinError(String);
 
+/// Reads the cluster and moves what its source found (file warnings, notes) into
+/// `findings`; `None` when it cannot be read, with `findings` saying why (exit 2).
+pub fn read_cluster_noting(
+    args: &ClusterArgs,
+    context: &Context,
+    findings: &mut Vec<Finding>,
+) -> Option<ClusterInput> {
+    match read_cluster(args, context) {
+        Ok(mut input) => {
+            findings.append(&mut input.findings);
+            findings.extend(input.notes.drain(..).map(Finding::bare));
+            Some(input)
+        }
+        Err(mut errors) => {
+            findings.append(&mut errors);
+            None
+        }
+    }
+}
+
 fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     let loaded = load_cluster(source, &context.cluster_limits);
     let findings: Vec<Finding> = loaded

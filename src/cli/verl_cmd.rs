@@ -14,7 +14,7 @@ use resource_pool::verl_settings::{cluster_findings, hydra::command_line, ray_fi
 use serde_json::json;
 
 use super::check_cmd::{emit, json_result, unreadable};
-use super::cluster_input::{ClusterArgs, read_cluster};
+use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::report::Finding;
 use super::{Context, Format, Outcome, print_json, read};
 
@@ -63,15 +63,9 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     );
     let attach = |d| Finding::in_file(d, &source);
     let mut findings: Vec<Finding> = loaded.diagnostics.iter().cloned().map(attach).collect();
-    let input = match read_cluster(&args.cluster, context) {
-        Ok(input) => input,
-        Err(mut errors) => {
-            findings.append(&mut errors);
-            return unreadable(findings, args.format, context);
-        }
+    let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
+        return unreadable(findings, args.format, context);
     };
-    findings.extend(input.findings);
-    findings.extend(input.notes.into_iter().map(Finding::bare));
     let manager = loaded.layout.as_ref().map(manager_from_layout);
     let Some(Ok(manager)) = manager else {
         if let Some(Err(error)) = manager {
