@@ -76,7 +76,7 @@ pub fn verl_launch(bytes: &[u8]) {
     let max_slots = 1_000;
     let loaded = crate::verl_settings::load_verl(Some(yaml), &overrides, max_slots);
     let source = SourceFile::new("fuzz.yaml", yaml).with_layer(
-        "command line",
+        crate::config::OVERRIDES_NAME,
         &crate::verl_settings::hydra::command_line(&overrides),
     );
     for diagnostic in &loaded.diagnostics {

@@ -238,21 +238,19 @@ impl SourceFile {
 
 /// The 1-based line and column (in characters) of a byte offset in `text`.
 fn line_col_in(text: &str, offset: usize) -> (usize, usize) {
-    {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let before = &text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-        let mut column = before[line_start..].chars().count() + 1;
-        // A BOM is not a column anyone sees.
-        if line_start == 0 && before.starts_with('\u{feff}') {
-            column -= 1;
-        }
-        (line, column)
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
     }
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let mut column = before[line_start..].chars().count() + 1;
+    // A BOM is not a column anyone sees.
+    if line_start == 0 && before.starts_with('\u{feff}') {
+        column -= 1;
+    }
+    (line, column)
 }
 
 impl SourceCode for SourceFile {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::check::{CheckOptions, check};
+use resource_pool::config::OVERRIDES_NAME;
 use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
@@ -55,8 +56,8 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     let line = command_line(&args.overrides);
     let source = yaml
         .as_ref()
-        .map_or_else(|| SourceFile::new("command line", ""), |y| y.clone())
-        .with_layer("command line", &line);
+        .map_or_else(|| SourceFile::new(OVERRIDES_NAME, ""), |y| y.clone())
+        .with_layer(OVERRIDES_NAME, &line);
     debug_assert_eq!(
         source.layer_start(),
         Some(loaded.settings.space.command_line_base())

@@ -18,8 +18,9 @@
 //!
 //! Every value keeps where it came from: verl's default, a span in the YAML, or a span in
 //! the command line. Both live in one [`SpanSpace`]: the YAML's bytes first, then the
-//! command line's, so one span type serves every diagnostic and the caller finds the file
-//! with [`SpanSpace::locate`].
+//! command line's, so one span type serves every diagnostic, and a
+//! [`SourceFile::with_layer`](crate::source::SourceFile::with_layer) of the YAML and the
+//! command line shows each label in its text.
 
 mod diagnostics;
 pub mod hydra;
@@ -46,36 +47,20 @@ pub const GLOBAL_POOL: &str = "global_pool";
 /// verl's reward pool.
 pub const REWARD_POOL: &str = "reward_pool";
 
-/// Where a launch's spans point (the layout of [`SourceFile::with_layer`](crate::source::SourceFile::with_layer)): the YAML's bytes first, then, one byte further, the
-/// command line's (the overrides joined by spaces).
+/// Where a launch's spans point: the YAML's bytes first, then, one byte further, the
+/// command line's (the overrides joined by spaces). This is the layout of
+/// [`SourceFile::with_layer`](crate::source::SourceFile::with_layer), whose
+/// [`locate`](crate::source::SourceFile::locate) names the text a span is in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpanSpace {
     /// The YAML's length, 0 without one.
     pub yaml_len: usize,
 }
 
-/// Which text a span is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Place {
-    /// The YAML.
-    Yaml,
-    /// The command line.
-    CommandLine,
-}
-
 impl SpanSpace {
     /// Where the command line starts.
     pub fn command_line_base(self) -> usize {
         self.yaml_len + 1
-    }
-
-    /// Which text an offset is in, and the offset inside it.
-    pub fn locate(self, offset: usize) -> (Place, usize) {
-        if offset >= self.command_line_base() {
-            (Place::CommandLine, offset - self.command_line_base())
-        } else {
-            (Place::Yaml, offset)
-        }
     }
 
     fn command_line(self, span: &Span) -> Span {
@@ -231,11 +216,15 @@ pub struct LoadedVerl {
 impl LoadedVerl {
     /// Whether an error (not a warning) was found.
     pub fn has_errors(&self) -> bool {
-        use miette::Diagnostic;
-        self.diagnostics
-            .iter()
-            .any(|d| matches!(d.severity(), None | Some(miette::Severity::Error)))
+        any_error(&self.diagnostics)
     }
+}
+
+fn any_error(diagnostics: &[VerlDiagnostic]) -> bool {
+    use miette::Diagnostic;
+    diagnostics
+        .iter()
+        .any(|d| matches!(d.severity(), None | Some(miette::Severity::Error)))
 }
 
 /// The pools and mapping verl builds.
@@ -302,13 +291,9 @@ pub fn load_verl(yaml: Option<&str>, overrides: &[String], max_slots: u64) -> Lo
         }
     }
     rules(&settings, max_slots, &mut diagnostics);
-    let errors = {
-        use miette::Diagnostic;
-        diagnostics
-            .iter()
-            .any(|d| matches!(d.severity(), None | Some(miette::Severity::Error)))
-    };
-    let layout = (!errors).then(|| layout(&settings)).flatten();
+    let layout = (!any_error(&diagnostics))
+        .then(|| layout(&settings))
+        .flatten();
     LoadedVerl {
         settings,
         diagnostics,

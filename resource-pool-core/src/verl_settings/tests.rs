@@ -53,10 +53,14 @@ fn overrides_win_over_the_yaml_in_order() {
     let Origin::CommandLine(span) = origin else {
         panic!("{origin:?}")
     };
-    let (place, at) = loaded.settings.space.locate(span.start);
-    assert_eq!(place, Place::CommandLine);
     let line = hydra::command_line(&args(&["trainer.nnodes=2", "trainer.nnodes=3"]));
-    assert_eq!(&line[at..at + 1], "3");
+    let source = crate::source::SourceFile::new("t.yaml", yaml).with_layer("command line", &line);
+    assert_eq!(
+        source.layer_start(),
+        Some(loaded.settings.space.command_line_base())
+    );
+    assert_eq!(source.locate(span.start), ("command line", 1, 33));
+    assert_eq!(&source.text()[span.clone()], "3");
     let Origin::Yaml(span) = &loaded.settings.get(N_GPUS_PER_NODE).origin else {
         panic!()
     };

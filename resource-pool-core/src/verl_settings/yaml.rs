@@ -1,7 +1,7 @@
 //! Reading verl's known keys out of a Hydra YAML config, with byte spans.
 //!
 //! The YAML is read as a stream of events (`saphyr-parser`), never as a tree: only the
-//! scalars at the paths of [`KEYS`](super::keys::KEYS) are kept, so memory stays linear in
+//! scalars at the paths of [`super::keys::KEYS`] are kept, so memory stays linear in
 //! the input and aliases are never expanded (an alias of an anchored scalar reads as that
 //! scalar; an alias of a mapping or a `<<` merge is not followed). Only the first document
 //! is read, as Hydra does. A later duplicate key wins, as in PyYAML.
