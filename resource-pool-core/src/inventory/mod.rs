@@ -7,9 +7,12 @@
 //! config's node-slots as well ([`check_against_slots`]) live here too.
 //!
 //! The core knows nothing of HTTP: [`ray_json`] parses the bodies of Ray's dashboard
-//! endpoints, and the HTTP client lives in the facade crate.
+//! endpoints, and the HTTP client lives in the facade crate. [`slurm`] and [`kubectl`] read
+//! the JSON those tools print.
 
 mod file;
+mod json_spans;
+pub mod kubectl;
 pub mod ray_json;
 pub mod slurm;
 
