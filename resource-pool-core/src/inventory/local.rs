@@ -168,7 +168,10 @@ pub fn parse_nvidia_smi(text: &str) -> Result<Vec<NvidiaGpu>, Vec<LocalError>> {
         let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
         let [index, name, uuid, memory] = fields.as_slice() else {
             errors.push(error(
-                format!("{} fields, expected 4", fields.len()),
+                match fields.len() {
+                    1 => "1 field, expected 4".to_owned(),
+                    n => format!("{n} fields, expected 4"),
+                },
                 span_of(start, line, trimmed),
             ));
             continue;
