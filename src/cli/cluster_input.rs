@@ -1,4 +1,5 @@
-//! Where `check` and `inventory` get the cluster: a cluster file or a live Ray cluster.
+//! Where `check` and `inventory` get the cluster: a cluster file, a live Ray cluster,
+//! Slurm's node list or this machine.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,6 +8,7 @@ use resource_pool::Cluster;
 use resource_pool::cluster_file::load_cluster;
 use resource_pool::inventory::slurm::parse_slurm_nodes;
 use resource_pool::inventory::{InventoryNote, InventorySource};
+use resource_pool::local_machine::{LocalMachine, LocalMachineError};
 use resource_pool::ray_http::RaySource;
 use resource_pool::source::SourceFile;
 
@@ -28,6 +30,10 @@ pub struct ClusterArgs {
     /// The JSON of `scontrol show node --json` (a file, or `-` for stdin).
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray"])]
     pub slurm: Option<PathBuf>,
+    /// This machine as a one-node cluster: GPUs from `nvidia-smi`, NPUs from `npu-smi`,
+    /// the CPU count and `/proc/meminfo`.
+    #[arg(long, conflicts_with_all = ["cluster", "ray", "slurm"])]
+    pub local: bool,
     /// The budget of the whole read of a live cluster, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     pub ray_timeout_ms: u64,
@@ -57,6 +63,9 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     }
     if let Some(path) = &args.slurm {
         return from_slurm(path, context);
+    }
+    if args.local {
+        return from_local_machine();
     }
     let url = match &args.ray {
         Some(url) => url.clone(),
@@ -121,6 +130,24 @@ fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput,
         notes: inventory.notes,
         findings: Vec::new(),
         dead,
+    })
+}
+
+fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
+    let inventory = LocalMachine::from_env().load().map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| match e {
+                LocalMachineError::Tool(error) => Finding::bare(error),
+                LocalMachineError::Output { error, output } => Finding::in_file(error, &output),
+            })
+            .collect::<Vec<_>>()
+    })?;
+    Ok(ClusterInput {
+        cluster: inventory.cluster,
+        notes: inventory.notes,
+        findings: Vec::new(),
+        dead: 0,
     })
 }
 

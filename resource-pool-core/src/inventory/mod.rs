@@ -10,6 +10,7 @@
 //! endpoints, and the HTTP client lives in the facade crate.
 
 mod file;
+pub mod local;
 pub mod ray_json;
 pub mod slurm;
 
@@ -238,6 +239,19 @@ pub enum InventoryNote {
         )
     )]
     NoAccelerators,
+    /// This machine (`--local`) has no GPU or NPU that Ray would declare.
+    #[error("this machine has no GPU or NPU ({reason}); it is one node with zero GPUs")]
+    #[diagnostic(
+        code(resource_pool::inventory::no_local_accelerators),
+        severity(Warning),
+        help(
+            "run on a node with accelerators, or check the driver (`nvidia-smi`, `npu-smi info`) and `CUDA_VISIBLE_DEVICES`/`ASCEND_RT_VISIBLE_DEVICES`"
+        )
+    )]
+    NoLocalAccelerators {
+        /// Why, per tool: `nvidia-smi is not installed; npu-smi lists no NPU`.
+        reason: String,
+    },
     /// A Ray endpoint warned that its answer is partial.
     #[error("Ray's {endpoint} answer is partial: {warning}")]
     #[diagnostic(
