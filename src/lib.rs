@@ -31,6 +31,7 @@
 extern crate self as resource_pool;
 
 mod derived;
+pub mod local_machine;
 pub mod ray_http;
 pub mod render;
 mod role_error;

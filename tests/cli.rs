@@ -289,6 +289,24 @@ fn check_plan_of_an_unknown_kind_is_a_usage_error() {
 }
 
 #[test]
+fn check_plan_to_stdout_is_a_usage_error() {
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("invalid file '-'"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("-").exists());
+}
+
+#[test]
 fn check_plan_that_cannot_be_written_exits_2() {
     let dir = tempdir();
     let path = dir.join("no-such-dir").join("plan.svg");

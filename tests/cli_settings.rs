@@ -13,9 +13,13 @@ fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
         .env_remove("RAY_ADDRESS");
-    for name in ["SET", "FORMAT", "ROLES", "COLOR"] {
-        command.env_remove(format!("RESOURCE_POOL_{name}"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("RESOURCE_POOL_") {
+            command.env_remove(name);
+        }
     }
     for (k, v) in env {
         command.env(k, v);
@@ -167,8 +171,94 @@ fn color_follows_the_flag_the_variable_and_no_color() {
     assert!(!with(&[], &[("NO_COLOR", "1")]));
     assert!(!with(&[], &[]), "auto on a pipe is plain");
     assert!(with(&[], &[("RESOURCE_POOL_COLOR", "always")]));
+    assert!(
+        with(&[], &[("CLICOLOR_FORCE", "1")]),
+        "CLICOLOR_FORCE colours a pipe"
+    );
+    assert!(!with(&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
+    assert!(!with(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]));
     assert!(!with(
         &["--color", "never"],
         &[("RESOURCE_POOL_COLOR", "always")]
     ));
+}
+
+#[test]
+fn the_set_variable_skips_blank_and_comment_lines() {
+    // As a CI system's multi-line value gives it: a comment, a trailing blank line.
+    let set = [(
+        "RESOURCE_POOL_SET",
+        "# from the workflow\npools.global_pool.max_colocate_count=0\r\n\n",
+    )];
+    let out = run_env(&["lint", CONFIG, "--format", "json"], &set);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let diagnostics = json(&out)["diagnostics"].clone();
+    let diagnostics = diagnostics.as_array().expect("array");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(
+        diagnostics[0]["code"],
+        "resource_pool::config::zero_colocate"
+    );
+    assert_eq!(diagnostics[0]["file"], "command line");
+    assert_eq!(
+        diagnostics[0]["line"], 1,
+        "counted among the overrides kept"
+    );
+    let out = run_env(&["lint", CONFIG], &[("RESOURCE_POOL_SET", "\n\n")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn limits_and_budgets_come_from_variables_too() {
+    // ascend.toml asks for two node-slots.
+    let out = run_env(
+        &["lint", CONFIG, "--format", "json"],
+        &[("RESOURCE_POOL_MAX_SLOTS", "1")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        json(&out)["diagnostics"][0]["code"],
+        "resource_pool::config::too_many_slots"
+    );
+    let out = run_env(
+        &["lint", CONFIG, "--max-slots", "2"],
+        &[("RESOURCE_POOL_MAX_SLOTS", "1")],
+    );
+    assert_eq!(out.status.code(), Some(0), "the flag wins");
+    let check = [
+        "check",
+        CONFIG,
+        "--cluster",
+        "examples/clusters/ascend.toml",
+    ];
+    let out = run_env(&check, &[("RESOURCE_POOL_MAX_FILE_SIZE", "10")]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a 10-byte limit refuses the config"
+    );
+    let out = run_env(&check, &[("RESOURCE_POOL_MAX_NODES", "1")]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    for name in [
+        "RESOURCE_POOL_BUDGET_MS",
+        "RESOURCE_POOL_MAX_STEPS",
+        "RESOURCE_POOL_MAX_RAY_BRANCHES",
+    ] {
+        let out = run_env(&check, &[(name, "not-a-number")]);
+        assert_eq!(out.status.code(), Some(2), "{name} is read");
+        assert!(stderr(&out).contains("invalid value"), "{name}");
+        let out = run_env(&check, &[(name, "1000")]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn the_format_variable_takes_the_ci_formats() {
+    let bad = "tests/data/lint/many_problems.toml";
+    let out = run_env(&["lint", bad], &[("RESOURCE_POOL_FORMAT", "github")]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.starts_with("::error file="), "{text}");
+    let out = run_env(&["lint", bad], &[("RESOURCE_POOL_FORMAT", "sarif")]);
+    assert_eq!(json(&out)["version"], "2.1.0");
 }

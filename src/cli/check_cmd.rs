@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::report::{Finding, summary};
-use super::{Context, Format, Outcome, Roles, SetArgs, load, print_human, print_json, read};
+use super::{
+    Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
+};
 use resource_pool::render::{check_pictures, ray_assignment, render_text, witness_assignment};
 
 /// Arguments of `check`.
@@ -32,13 +34,18 @@ pub struct CheckArgs {
     #[command(flatten)]
     set: SetArgs,
     /// The placement search's time budget, in milliseconds.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 1000,
+        value_name = "MS",
+        env = "RESOURCE_POOL_BUDGET_MS"
+    )]
     budget_ms: u64,
     /// The placement search's step budget (deterministic).
-    #[arg(long, default_value_t = PlacementOptions::default().max_steps, value_name = "N")]
+    #[arg(long, default_value_t = PlacementOptions::default().max_steps, value_name = "N", env = "RESOURCE_POOL_MAX_STEPS")]
     max_steps: u64,
     /// The most tie-breaks of Ray's scheduler followed.
-    #[arg(long, default_value_t = RaySimOptions::default().max_branches, value_name = "N")]
+    #[arg(long, default_value_t = RaySimOptions::default().max_branches, value_name = "N", env = "RESOURCE_POOL_MAX_RAY_BRANCHES")]
     max_ray_branches: usize,
     /// Also draw the plan into FILE; KIND is `svg` (`--plan svg plan.svg`).
     #[arg(long, num_args = 2, value_names = ["KIND", "FILE"])]
@@ -48,13 +55,15 @@ pub struct CheckArgs {
 /// Lints a config, then checks it against a cluster.
 pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     let plan_svg = super::plan_file::svg_target(args.plan.as_deref());
+    let config_name = args.config.display().to_string();
+    let config = Some(config_name.as_str());
     let source = match read(&args.config, context) {
         Ok(source) => source,
-        Err(finding) => return unreadable(vec![finding], args.format, context),
+        Err(finding) => return unreadable(vec![finding], args.format, context, config),
     };
     let loaded = match load(&source, &args.set, &context.lint_options(args.roles)) {
         Ok(loaded) => loaded,
-        Err(findings) => return unreadable(findings, args.format, context),
+        Err(findings) => return unreadable(findings, args.format, context, config),
     };
     let source = loaded.source.clone();
     let mut findings: Vec<Finding> = loaded
@@ -64,11 +73,18 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         .map(|d| Finding::in_file(d, &source))
         .collect();
     let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
-        return unreadable(findings, args.format, context);
+        return unreadable(findings, args.format, context, config);
     };
     let Some(manager) = &loaded.manager else {
         let written = write_plan(plan_svg.as_deref(), None, &input.cluster, &mut findings);
-        emit(args.format, context, &findings, None, &input.cluster);
+        emit(
+            args.format,
+            context,
+            &findings,
+            None,
+            &input.cluster,
+            config,
+        );
         return written.max(Outcome::Failed);
     };
     let options = CheckOptions {
@@ -107,6 +123,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         &findings,
         Some(&report),
         &input.cluster,
+        config,
     );
     if report.passes() && !findings.iter().any(Finding::is_error) {
         written
@@ -134,8 +151,14 @@ fn write_plan(
     }
 }
 
-pub(super) fn unreadable(findings: Vec<Finding>, format: Format, context: &Context) -> Outcome {
+pub(super) fn unreadable(
+    findings: Vec<Finding>,
+    format: Format,
+    context: &Context,
+    main_file: Option<&str>,
+) -> Outcome {
     match format {
+        Format::Github | Format::Sarif => print_for_ci(format, &findings, main_file),
         Format::Json => print_json(&json_result(
             &findings,
             None,
@@ -152,9 +175,11 @@ pub(super) fn emit(
     findings: &[Finding],
     report: Option<&CheckReport>,
     cluster: &resource_pool::Cluster,
+    main_file: Option<&str>,
 ) {
     match format {
         Format::Json => print_json(&json_result(findings, report, cluster)),
+        Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
             print_human(findings, context);
             if let Some(report) = report

@@ -1,12 +1,17 @@
-//! Where `check` and `inventory` get the cluster: a cluster file or a live Ray cluster.
+//! Where `check` and `inventory` get the cluster: a cluster file, a live Ray cluster,
+//! Slurm's node list or this machine.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::Cluster;
 use resource_pool::cluster_file::load_cluster;
+use resource_pool::inventory::kubectl::{
+    KubectlError, kubectl_inventory, parse_kubectl_nodes, parse_kubectl_pods,
+};
 use resource_pool::inventory::slurm::parse_slurm_nodes;
 use resource_pool::inventory::{InventoryNote, InventorySource};
+use resource_pool::local_machine::{LocalMachine, LocalMachineError};
 use resource_pool::ray_http::RaySource;
 use resource_pool::source::SourceFile;
 
@@ -28,6 +33,16 @@ pub struct ClusterArgs {
     /// The JSON of `scontrol show node --json` (a file, or `-` for stdin).
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray"])]
     pub slurm: Option<PathBuf>,
+    /// This machine as a one-node cluster: GPUs from `nvidia-smi`, NPUs from `npu-smi`,
+    /// the CPU count and `/proc/meminfo`.
+    #[arg(long, conflicts_with_all = ["cluster", "ray", "slurm"])]
+    pub local: bool,
+    /// The JSON of `kubectl get nodes -o json` (a file, or `-` for stdin).
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray", "slurm", "local"])]
+    pub kubectl: Option<PathBuf>,
+    /// The JSON of `kubectl get pods -A -o json`: what running pods request is not free.
+    #[arg(long, value_name = "FILE|-", requires = "kubectl")]
+    pub kubectl_pods: Option<PathBuf>,
     /// The budget of the whole read of a live cluster, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     pub ray_timeout_ms: u64,
@@ -57,6 +72,12 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     }
     if let Some(path) = &args.slurm {
         return from_slurm(path, context);
+    }
+    if args.local {
+        return from_local_machine();
+    }
+    if let Some(path) = &args.kubectl {
+        return from_kubectl(path, args.kubectl_pods.as_deref(), context);
     }
     let url = match &args.ray {
         Some(url) => url.clone(),
@@ -121,6 +142,70 @@ fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput,
         notes: inventory.notes,
         findings: Vec::new(),
         dead,
+    })
+}
+
+fn from_kubectl(
+    nodes_path: &std::path::Path,
+    pods_path: Option<&std::path::Path>,
+    context: &Context,
+) -> Result<ClusterInput, Vec<Finding>> {
+    if pods_path.is_some_and(|p| p.as_os_str() == "-") && nodes_path.as_os_str() == "-" {
+        return Err(vec![Finding::unreadable(StdinError(
+            "--kubectl and --kubectl-pods cannot both be `-`".to_owned(),
+        ))]);
+    }
+    let in_file = |source: &SourceFile| {
+        let source = source.clone();
+        move |errors: Vec<KubectlError>| {
+            errors
+                .into_iter()
+                .map(|e| Finding::in_file(e, &source))
+                .collect::<Vec<_>>()
+        }
+    };
+    let nodes_source = read_file_or_stdin(nodes_path, context)?;
+    let nodes = parse_kubectl_nodes(nodes_source.text());
+    let pods = match pods_path {
+        None => Ok(Vec::new()),
+        Some(path) => {
+            let source = read_file_or_stdin(path, context)?;
+            parse_kubectl_pods(source.text()).map_err(in_file(&source))
+        }
+    };
+    let (nodes, pods) = match (nodes.map_err(in_file(&nodes_source)), pods) {
+        (Ok(nodes), Ok(pods)) => (nodes, pods),
+        (nodes, pods) => {
+            let mut findings = nodes.err().unwrap_or_default();
+            findings.extend(pods.err().unwrap_or_default());
+            return Err(findings);
+        }
+    };
+    let inventory = kubectl_inventory(nodes, &pods);
+    let dead = inventory.cluster.nodes.iter().filter(|n| !n.alive).count();
+    Ok(ClusterInput {
+        cluster: inventory.cluster,
+        notes: inventory.notes,
+        findings: Vec::new(),
+        dead,
+    })
+}
+
+fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
+    let inventory = LocalMachine::from_env().load().map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| match e {
+                LocalMachineError::Tool(error) => Finding::bare(error),
+                LocalMachineError::Output { error, output } => Finding::in_file(error, &output),
+            })
+            .collect::<Vec<_>>()
+    })?;
+    Ok(ClusterInput {
+        cluster: inventory.cluster,
+        notes: inventory.notes,
+        findings: Vec::new(),
+        dead: 0,
     })
 }
 

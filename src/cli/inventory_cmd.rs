@@ -1,4 +1,5 @@
-//! `resource-pool inventory (--ray URL | --cluster FILE)`: the cluster as cluster TOML.
+//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --local)`: the
+//! cluster as cluster TOML.
 
 use resource_pool::cluster_file::cluster_to_toml;
 

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::report::{Finding, summary};
-use super::{Context, Format, Outcome, Roles, SetArgs, load, print_human, print_json, read};
+use super::{
+    Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
+};
 
 /// Arguments of `lint`.
 #[derive(Debug, clap::Args)]
@@ -59,9 +61,13 @@ pub fn run(args: &LintArgs, context: &Context) -> Outcome {
         }
         all.extend(findings);
     }
-    if args.format == Format::Json {
-        let diagnostics: Vec<_> = all.iter().map(Finding::to_json).collect();
-        print_json(&json!({ "diagnostics": diagnostics }));
+    match args.format {
+        Format::Json => {
+            let diagnostics: Vec<_> = all.iter().map(Finding::to_json).collect();
+            print_json(&json!({ "diagnostics": diagnostics }));
+        }
+        Format::Github | Format::Sarif => print_for_ci(args.format, &all, None),
+        Format::Human => {}
     }
     outcome
 }

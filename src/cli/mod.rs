@@ -9,7 +9,9 @@ mod inventory_cmd;
 mod lint_cmd;
 mod plan_file;
 pub mod report;
+mod sarif_log;
 mod verl_cmd;
+mod workflow_commands;
 
 use std::process::ExitCode;
 
@@ -33,13 +35,13 @@ pub struct Cli {
     #[arg(long, short, global = true)]
     quiet: bool,
     /// The largest file read, in bytes.
-    #[arg(long, default_value_t = ReadLimits::DEFAULT_MAX_FILE_BYTES, global = true, value_name = "BYTES")]
+    #[arg(long, default_value_t = ReadLimits::DEFAULT_MAX_FILE_BYTES, global = true, value_name = "BYTES", env = "RESOURCE_POOL_MAX_FILE_SIZE")]
     max_file_size: u64,
     /// The most node-slots a config may ask for.
-    #[arg(long, default_value_t = ConfigLimits::DEFAULT_MAX_SLOTS, global = true, value_name = "N")]
+    #[arg(long, default_value_t = ConfigLimits::DEFAULT_MAX_SLOTS, global = true, value_name = "N", env = "RESOURCE_POOL_MAX_SLOTS")]
     max_slots: u64,
     /// The most nodes a cluster may have.
-    #[arg(long, default_value_t = ClusterLimits::DEFAULT_MAX_NODES, global = true, value_name = "N")]
+    #[arg(long, default_value_t = ClusterLimits::DEFAULT_MAX_NODES, global = true, value_name = "N", env = "RESOURCE_POOL_MAX_NODES")]
     max_nodes: usize,
 }
 
@@ -62,6 +64,10 @@ pub enum Format {
     Human,
     /// One JSON object on stdout.
     Json,
+    /// GitHub Actions workflow commands on stdout (`::error file=...::`): annotations.
+    Github,
+    /// One SARIF 2.1.0 log on stdout, for code scanning.
+    Sarif,
 }
 
 /// The role names a config's `[mapping]` may use.
@@ -73,19 +79,55 @@ pub enum Roles {
     Any,
 }
 
+/// The variable that gives `--set`'s overrides when no `--set` is given.
+pub const SET_VARIABLE: &str = "RESOURCE_POOL_SET";
+
 /// `--set KEY=VALUE`: config overrides applied before lint.
 #[derive(Debug, Default, clap::Args)]
 pub struct SetArgs {
     /// Override a config value before lint: KEY a dotted TOML key, VALUE a TOML value
-    /// (`--set pools.global_pool.process_on_nodes=[8,8,8]`); repeatable.
-    #[arg(
-        long = "set",
-        value_name = "KEY=VALUE",
-        env = "RESOURCE_POOL_SET",
-        value_delimiter = '\n'
-    )]
+    /// (`--set pools.global_pool.process_on_nodes=[8,8,8]`); repeatable. Without it, the
+    /// lines of `RESOURCE_POOL_SET` (blank lines and `#` lines skipped).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
 }
+
+impl SetArgs {
+    /// The overrides: the flags, or else the variable's lines.
+    fn overrides(&self) -> Result<Vec<String>, report::Finding> {
+        if !self.set.is_empty() {
+            return Ok(self.set.clone());
+        }
+        let Some(value) = std::env::var_os(SET_VARIABLE) else {
+            return Ok(Vec::new());
+        };
+        let text = value
+            .into_string()
+            .map_err(|_| report::Finding::bare(NotUnicode(SET_VARIABLE)))?;
+        Ok(override_lines(&text))
+    }
+}
+
+/// The overrides of a `RESOURCE_POOL_SET` value: one per line, without the line breaks
+/// (`\n` or `\r\n`), blank lines and `#` comment lines skipped.
+fn override_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| {
+            let line = line.trim();
+            !line.is_empty() && !line.starts_with('#')
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// An environment variable that is not UTF-8.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("the environment variable {0} is not UTF-8")]
+#[diagnostic(
+    code(resource_pool::cli::env_not_unicode),
+    help("set it to UTF-8 text, or unset it and pass the values as flags")
+)]
+struct NotUnicode(&'static str);
 
 /// Loads a config with the command line's overrides; malformed overrides are findings
 /// (a usage error).
@@ -94,7 +136,8 @@ fn load(
     set: &SetArgs,
     options: &LintOptions,
 ) -> Result<resource_pool::config::LoadedConfig, Vec<report::Finding>> {
-    resource_pool::config::load_config_with(source, &set.set, options).map_err(|failure| {
+    let overrides = set.overrides().map_err(|finding| vec![finding])?;
+    resource_pool::config::load_config_with(source, &overrides, options).map_err(|failure| {
         failure
             .errors
             .into_iter()
@@ -179,10 +222,34 @@ fn print_json(value: &serde_json::Value) {
     );
 }
 
+/// Prints findings for a CI system (`--format github` or `sarif`) on stdout; `main_file`
+/// is the file that findings with no place of their own are about.
+fn print_for_ci(format: Format, findings: &[report::Finding], main_file: Option<&str>) {
+    match format {
+        Format::Github => print!("{}", workflow_commands::render(findings)),
+        Format::Sarif => print_json(&sarif_log::render(findings, main_file)),
+        Format::Human | Format::Json => {}
+    }
+}
+
 /// Prints human reports on stderr.
 fn print_human(findings: &[report::Finding], context: &Context) {
     let text = report::render_human(findings, context.color);
     if !text.is_empty() {
         eprint!("{text}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::override_lines;
+
+    #[test]
+    fn override_lines_skip_blank_and_comment_lines() {
+        assert_eq!(
+            override_lines("a=1\r\n\n  # a comment\nb=[8, 8]\n\n"),
+            ["a=1", "b=[8, 8]"]
+        );
+        assert!(override_lines("\n \n").is_empty());
     }
 }

@@ -41,6 +41,15 @@ pub fn svg_target(plan: Option<&[PathBuf]>) -> Option<PathBuf> {
             )
             .exit();
     }
+    if file.as_os_str() == "-" {
+        // stdout carries the report (the text plan, JSON, SARIF): the SVG needs a file.
+        super::Cli::command()
+            .error(
+                ErrorKind::InvalidValue,
+                "invalid file '-' for '--plan <KIND> <FILE>': stdout carries the report; name a file such as plan.svg",
+            )
+            .exit();
+    }
     Some(file.clone())
 }
 

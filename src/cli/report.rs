@@ -54,33 +54,94 @@ impl Finding {
         matches!(self.diagnostic.severity(), None | Some(Severity::Error))
     }
 
+    /// The stable code (`resource_pool::...`), or empty.
+    pub fn code(&self) -> String {
+        self.diagnostic
+            .code()
+            .map(|c| c.to_string())
+            .unwrap_or_default()
+    }
+
+    /// The severity: error unless the diagnostic says otherwise.
+    pub fn severity(&self) -> Severity {
+        self.diagnostic.severity().unwrap_or(Severity::Error)
+    }
+
+    /// What is wrong, in one line.
+    pub fn message(&self) -> String {
+        self.diagnostic.to_string()
+    }
+
+    /// What to do.
+    pub fn help(&self) -> Option<String> {
+        self.diagnostic.help().map(|h| h.to_string())
+    }
+
+    /// The name of the file the finding is about, when it is about one.
+    pub fn file(&self) -> Option<&str> {
+        self.source.as_ref().map(SourceFile::name)
+    }
+
+    /// Where the first label points: the file (or the layer, such as the command line's
+    /// overrides) and the 1-based lines and columns of its first character and of the
+    /// character after its last.
+    pub fn place(&self) -> Option<Place> {
+        let source = self.source.as_ref()?;
+        let label = self
+            .diagnostic
+            .labels()
+            .and_then(|mut labels| labels.next())?;
+        let (name, line, column) = source.locate(label.offset());
+        let (_, end_line, end_column) = source.locate(label.offset() + label.len());
+        Some(Place {
+            in_layer: name != source.name(),
+            file: name.to_owned(),
+            line,
+            column,
+            end_line,
+            end_column,
+        })
+    }
+
     /// The JSON form.
     pub fn to_json(&self) -> JsonDiagnostic {
-        let d = &*self.diagnostic;
-        let severity = match d.severity() {
-            None | Some(Severity::Error) => "error",
-            Some(Severity::Warning) => "warning",
-            Some(Severity::Advice) => "advice",
+        let severity = match self.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Advice => "advice",
         };
-        let place = self.source.as_ref().and_then(|source| {
-            let label = d.labels().and_then(|mut labels| labels.next())?;
-            let (name, line, column) = source.locate(label.offset());
-            Some((name.to_owned(), line, column))
-        });
+        let place = self.place();
         let file = place
             .as_ref()
-            .map(|p| p.0.clone())
-            .or_else(|| self.source.as_ref().map(|s| s.name().to_owned()));
+            .map(|p| p.file.clone())
+            .or_else(|| self.file().map(str::to_owned));
         JsonDiagnostic {
-            code: d.code().map(|c| c.to_string()).unwrap_or_default(),
+            code: self.code(),
             severity,
-            message: d.to_string(),
-            help: d.help().map(|h| h.to_string()),
+            message: self.message(),
+            help: self.help(),
             file,
-            line: place.as_ref().map(|p| p.1),
-            column: place.as_ref().map(|p| p.2),
+            line: place.as_ref().map(|p| p.line),
+            column: place.as_ref().map(|p| p.column),
         }
     }
+}
+
+/// Where a finding's first label points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The file's name, or the layer's (`command line`).
+    pub file: String,
+    /// Whether it points into a layer over the file (the command line), not the file.
+    pub in_layer: bool,
+    /// 1-based line of the first character.
+    pub line: usize,
+    /// 1-based column of the first character, in characters.
+    pub column: usize,
+    /// 1-based line of the character after the last.
+    pub end_line: usize,
+    /// 1-based column of the character after the last.
+    pub end_column: usize,
 }
 
 /// One diagnostic of the JSON contract.
@@ -156,7 +217,8 @@ impl Diagnostic for WithSource<'_> {
 /// Whether to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
-    /// Colour when stderr is a terminal and `NO_COLOR` is unset.
+    /// Colour when the stream is a terminal, as `NO_COLOR`, `CLICOLOR_FORCE` and
+    /// `CLICOLOR` say (in that order).
     Auto,
     /// Always colour.
     Always,
@@ -170,11 +232,28 @@ impl ColorChoice {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
+            ColorChoice::Auto => auto_colour(is_terminal, |name| {
+                std::env::var_os(name).filter(|v| !v.is_empty())
+            }),
         }
     }
+}
+
+/// `--color auto`, in the order cargo's terminal crate (anstream) reads the variables:
+/// `NO_COLOR` turns colour off; otherwise `CLICOLOR_FORCE` other than `0` colours even a
+/// pipe; otherwise `CLICOLOR=0` turns it off; otherwise colour when the stream is a
+/// terminal. Empty variables count as unset.
+fn auto_colour(is_terminal: bool, var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    if var("NO_COLOR").is_some() {
+        return false;
+    }
+    if var("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+        return true;
+    }
+    if var("CLICOLOR").is_some_and(|v| v == "0") {
+        return false;
+    }
+    is_terminal
 }
 
 /// Renders findings as miette reports, like rustc: the snippet, the label, the help.
@@ -233,4 +312,34 @@ pub fn summary(findings: &[Finding]) -> String {
         plural(errors, "error"),
         plural(warnings, "warning")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto_colour;
+
+    fn with(vars: &[(&str, &str)], is_terminal: bool) -> bool {
+        auto_colour(is_terminal, |name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn a_terminal_is_coloured_unless_told_otherwise() {
+        assert!(with(&[], true));
+        assert!(!with(&[], false));
+        assert!(!with(&[("NO_COLOR", "1")], true));
+        assert!(!with(&[("CLICOLOR", "0")], true));
+        assert!(with(&[("CLICOLOR", "1")], true));
+    }
+
+    #[test]
+    fn clicolor_force_colours_pipes_unless_no_color() {
+        assert!(with(&[("CLICOLOR_FORCE", "1")], false));
+        assert!(with(&[("CLICOLOR_FORCE", "1"), ("CLICOLOR", "0")], false));
+        assert!(!with(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")], false));
+        assert!(!with(&[("CLICOLOR_FORCE", "0")], false));
+    }
 }

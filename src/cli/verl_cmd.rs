@@ -17,7 +17,7 @@ use serde_json::json;
 use super::check_cmd::{emit, json_result, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::report::Finding;
-use super::{Context, Format, Outcome, print_json, read};
+use super::{Context, Format, Outcome, print_for_ci, print_json, read};
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]
@@ -28,10 +28,15 @@ pub struct VerlArgs {
     #[command(flatten)]
     cluster: ClusterArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_enum, default_value_t = Format::Human, env = "RESOURCE_POOL_FORMAT")]
     format: Format,
     /// The placement search's time budget, in milliseconds.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    #[arg(
+        long,
+        default_value_t = 1000,
+        value_name = "MS",
+        env = "RESOURCE_POOL_BUDGET_MS"
+    )]
     budget_ms: u64,
     /// verl's Hydra overrides, as on its command line (`trainer.nnodes=2 ...`).
     #[arg(last = true, value_name = "OVERRIDES")]
@@ -40,10 +45,12 @@ pub struct VerlArgs {
 
 /// Builds verl's pools from its settings and checks them against the cluster.
 pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
+    let yaml_shown = args.config.as_ref().map(|p| p.display().to_string());
+    let yaml_name = yaml_shown.as_deref();
     let yaml = match &args.config {
         Some(path) => match read(path, context) {
             Ok(source) => Some(source),
-            Err(finding) => return unreadable(vec![finding], args.format, context),
+            Err(finding) => return unreadable(vec![finding], args.format, context, yaml_name),
         },
         None => None,
     };
@@ -65,14 +72,21 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     let attach = |d| Finding::in_file(d, &source);
     let mut findings: Vec<Finding> = loaded.diagnostics.iter().cloned().map(attach).collect();
     let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
-        return unreadable(findings, args.format, context);
+        return unreadable(findings, args.format, context, yaml_name);
     };
     let manager = loaded.layout.as_ref().map(manager_from_layout);
     let Some(Ok(manager)) = manager else {
         if let Some(Err(error)) = manager {
             findings.push(Finding::bare(LayoutError(error)));
         }
-        emit(args.format, context, &findings, None, &input.cluster);
+        emit(
+            args.format,
+            context,
+            &findings,
+            None,
+            &input.cluster,
+            yaml_name,
+        );
         return Outcome::Failed;
     };
     let options = CheckOptions {
@@ -124,6 +138,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             }
             print_json(&value);
         }
+        Format::Github | Format::Sarif => print_for_ci(args.format, &findings, yaml_name),
         Format::Human => {
             if !context.quiet
                 && let Some(layout) = &loaded.layout
@@ -146,6 +161,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                 &findings,
                 Some(&report),
                 &input.cluster,
+                yaml_name,
             );
         }
     }

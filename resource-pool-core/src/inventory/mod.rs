@@ -13,6 +13,7 @@
 mod file;
 mod json_spans;
 pub mod kubectl;
+pub mod local;
 pub mod ray_json;
 pub mod slurm;
 
@@ -241,6 +242,19 @@ pub enum InventoryNote {
         )
     )]
     NoAccelerators,
+    /// This machine (`--local`) has no GPU or NPU that Ray would declare.
+    #[error("this machine has no GPU or NPU ({reason}); it is one node with zero GPUs")]
+    #[diagnostic(
+        code(resource_pool::inventory::no_local_accelerators),
+        severity(Warning),
+        help(
+            "run on a node with accelerators, or check the driver (`nvidia-smi`, `npu-smi info`) and `CUDA_VISIBLE_DEVICES`/`ASCEND_RT_VISIBLE_DEVICES`"
+        )
+    )]
+    NoLocalAccelerators {
+        /// Why, per tool: `nvidia-smi is not installed; npu-smi lists no NPU`.
+        reason: String,
+    },
     /// A Ray endpoint warned that its answer is partial.
     #[error("Ray's {endpoint} answer is partial: {warning}")]
     #[diagnostic(
