@@ -7,7 +7,7 @@ use std::time::Duration;
 use resource_pool::Cluster;
 use resource_pool::cluster_file::load_cluster;
 use resource_pool::inventory::kubectl::{
-    KubectlError, kubectl_inventory, parse_kubectl_nodes, parse_kubectl_pods,
+    kubectl_inventory, parse_kubectl_nodes, parse_kubectl_pods,
 };
 use resource_pool::inventory::slurm::parse_slurm_nodes;
 use resource_pool::inventory::{InventoryNote, InventorySource};
@@ -130,19 +130,30 @@ fn read_file_or_stdin(
 
 fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     let source = read_file_or_stdin(path, context)?;
-    let inventory = parse_slurm_nodes(source.text()).map_err(|errors| {
-        errors
-            .into_iter()
-            .map(|e| Finding::in_file(e, &source))
-            .collect::<Vec<_>>()
-    })?;
+    let inventory = parse_slurm_nodes(source.text()).map_err(|e| in_file(e, &source))?;
+    Ok(from_inventory(inventory))
+}
+
+/// A parsed file's errors, each labelled in that file.
+fn in_file<E>(errors: Vec<E>, source: &SourceFile) -> Vec<Finding>
+where
+    E: miette::Diagnostic + Send + Sync + 'static,
+{
+    errors
+        .into_iter()
+        .map(|e| Finding::in_file(e, source))
+        .collect()
+}
+
+/// An inventory whose dead nodes are in the cluster (`alive = false`).
+fn from_inventory(inventory: resource_pool::inventory::Inventory) -> ClusterInput {
     let dead = inventory.cluster.nodes.iter().filter(|n| !n.alive).count();
-    Ok(ClusterInput {
+    ClusterInput {
         cluster: inventory.cluster,
         notes: inventory.notes,
         findings: Vec::new(),
         dead,
-    })
+    }
 }
 
 fn from_kubectl(
@@ -155,25 +166,16 @@ fn from_kubectl(
             "--kubectl and --kubectl-pods cannot both be `-`".to_owned(),
         ))]);
     }
-    let in_file = |source: &SourceFile| {
-        let source = source.clone();
-        move |errors: Vec<KubectlError>| {
-            errors
-                .into_iter()
-                .map(|e| Finding::in_file(e, &source))
-                .collect::<Vec<_>>()
-        }
-    };
     let nodes_source = read_file_or_stdin(nodes_path, context)?;
-    let nodes = parse_kubectl_nodes(nodes_source.text());
+    let nodes = parse_kubectl_nodes(nodes_source.text()).map_err(|e| in_file(e, &nodes_source));
     let pods = match pods_path {
         None => Ok(Vec::new()),
         Some(path) => {
             let source = read_file_or_stdin(path, context)?;
-            parse_kubectl_pods(source.text()).map_err(in_file(&source))
+            parse_kubectl_pods(source.text()).map_err(|e| in_file(e, &source))
         }
     };
-    let (nodes, pods) = match (nodes.map_err(in_file(&nodes_source)), pods) {
+    let (nodes, pods) = match (nodes, pods) {
         (Ok(nodes), Ok(pods)) => (nodes, pods),
         (nodes, pods) => {
             let mut findings = nodes.err().unwrap_or_default();
@@ -181,14 +183,7 @@ fn from_kubectl(
             return Err(findings);
         }
     };
-    let inventory = kubectl_inventory(nodes, &pods);
-    let dead = inventory.cluster.nodes.iter().filter(|n| !n.alive).count();
-    Ok(ClusterInput {
-        cluster: inventory.cluster,
-        notes: inventory.notes,
-        findings: Vec::new(),
-        dead,
-    })
+    Ok(from_inventory(kubectl_inventory(nodes, &pods)))
 }
 
 fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
@@ -201,12 +196,7 @@ fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
             })
             .collect::<Vec<_>>()
     })?;
-    Ok(ClusterInput {
-        cluster: inventory.cluster,
-        notes: inventory.notes,
-        findings: Vec::new(),
-        dead: 0,
-    })
+    Ok(from_inventory(inventory))
 }
 
 /// Standard input could not be read.

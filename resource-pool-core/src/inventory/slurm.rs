@@ -75,7 +75,7 @@ struct Doc {
 /// Parses `scontrol show node --json` output; every problem of the file at once.
 pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
     let doc: Doc = serde_json::from_str(text).map_err(|e| {
-        let offset = offset_of(text, e.line(), e.column());
+        let offset = super::json_spans::offset_of_line_column(text, e.line(), e.column());
         let error = if e.is_syntax() || e.is_eof() {
             SlurmError::Syntax {
                 detail: e.to_string(),
@@ -308,17 +308,6 @@ fn find_from(text: &str, needle: &str, from: usize) -> usize {
         .and_then(|rest| rest.find(needle))
         .map(|i| i + from)
         .unwrap_or(from.min(text.len()))
-}
-
-fn offset_of(text: &str, line: usize, column: usize) -> usize {
-    let mut offset = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            return (offset + column.saturating_sub(1)).min(text.len());
-        }
-        offset += l.len();
-    }
-    text.len()
 }
 
 #[cfg(test)]
