@@ -1,7 +1,7 @@
 //! A live Ray cluster as an inventory, read over the dashboard's HTTP API.
 //!
 //! [`RaySource`] asks three endpoints of the dashboard (see
-//! [`ray_json::Endpoint`](resource_pool_core::inventory::ray_json::Endpoint)) and joins
+//! [`ray_json::Endpoint`]) and joins
 //! their answers with [`ray_json::assemble`]. It needs no Python at run time.
 //!
 //! - Timeouts: a connect timeout, a read timeout (the longest wait for any read), and a

@@ -9,9 +9,11 @@
 pub mod check;
 pub mod cluster_file;
 pub mod config;
+pub mod file_keys;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inventory;
+pub mod json_schema;
 pub mod lint;
 pub mod model;
 pub mod placement;

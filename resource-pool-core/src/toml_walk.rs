@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use miette::SourceSpan;
 use toml::de::{DeTable, DeValue};
 
+use crate::file_keys::KeyDoc;
 use crate::model::{Amount, AmountError};
 use crate::source::{SourceFile, Spanned, did_you_mean, to_source_span};
 
@@ -115,19 +116,41 @@ pub(crate) fn entries<'t, 'i>(table: &'t DeTable<'i>) -> Vec<(&'t Key<'i>, &'t V
     entries
 }
 
+/// A key a table may have: a name, or a described key.
+pub(crate) trait KnownKey {
+    /// The key's name.
+    fn key_name(&self) -> &str;
+}
+
+impl KnownKey for &str {
+    fn key_name(&self) -> &str {
+        self
+    }
+}
+
+impl KnownKey for KeyDoc {
+    fn key_name(&self) -> &str {
+        self.name
+    }
+}
+
 /// Reports every key of `table` not in `known`.
-pub(crate) fn check_keys(
+pub(crate) fn check_keys<K: KnownKey>(
     table: &DeTable<'_>,
-    known: &[&str],
+    known: &[K],
     table_name: &str,
     out: &mut Vec<StructureError>,
 ) {
+    let names = || known.iter().map(KnownKey::key_name);
     for (key, _) in entries(table) {
         let name = key.get_ref().as_ref();
-        if !known.contains(&name) {
-            let help = match did_you_mean(name, known.iter().copied()) {
+        if !names().any(|known| known == name) {
+            let help = match did_you_mean(name, names()) {
                 Some(close) => format!("did you mean `{close}`?"),
-                None => format!("the keys of {table_name} are: {}", known.join(", ")),
+                None => format!(
+                    "the keys of {table_name} are: {}",
+                    names().collect::<Vec<_>>().join(", ")
+                ),
             };
             out.push(StructureError::UnknownKey {
                 key: name.to_owned(),

@@ -1,4 +1,4 @@
-//! The `resource-pool` command line: `lint`, `check` and `inventory`.
+//! The `resource-pool` command line: `lint`, `check`, `verl`, `inventory` and `schema`.
 //!
 //! Exit status: 0 when everything is valid (warnings allowed), 1 when a config is invalid
 //! or cannot be placed, 2 for usage errors and files (or clusters) that cannot be read.
@@ -10,6 +10,7 @@ mod lint_cmd;
 mod plan_file;
 pub mod report;
 mod sarif_log;
+mod schema_cmd;
 mod verl_cmd;
 mod workflow_commands;
 
@@ -55,6 +56,8 @@ enum Command {
     Verl(verl_cmd::VerlArgs),
     /// Print a cluster (a live Ray cluster, or a cluster file) as cluster TOML.
     Inventory(inventory_cmd::InventoryArgs),
+    /// Print the JSON Schema of config or cluster files, for editors.
+    Schema(schema_cmd::SchemaArgs),
 }
 
 /// Output formats.
@@ -200,6 +203,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check_cmd::run(args, &context),
         Command::Inventory(args) => inventory_cmd::run(args, &context),
         Command::Verl(args) => verl_cmd::run(args, &context),
+        Command::Schema(args) => schema_cmd::run(args, &context),
     };
     ExitCode::from(outcome as u8)
 }

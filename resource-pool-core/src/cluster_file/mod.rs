@@ -18,12 +18,10 @@ use std::collections::BTreeMap;
 
 use miette::SourceSpan;
 
+use crate::file_keys::{CLUSTER_KEYS, NODE_KEYS};
 use crate::model::{Cluster, Node, Resources};
 use crate::source::{SourceFile, Span, Spanned, to_source_span};
 use crate::toml_walk::{self, StructureError};
-
-/// The keys of a `[[nodes]]` entry.
-pub const NODE_KEYS: &[&str] = &["id", "address", "alive", "available", "total", "labels"];
 
 /// Limits on cluster files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,7 +169,7 @@ pub fn load_cluster(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluste
         };
     }
     let root = root.get_ref();
-    toml_walk::check_keys(root, &["nodes"], "the cluster file", &mut errors);
+    toml_walk::check_keys(root, CLUSTER_KEYS, "the cluster file", &mut errors);
     let mut diagnostics = Vec::new();
     let mut nodes = Vec::new();
     let mut spans: Vec<NodeSpans> = Vec::new();
@@ -307,21 +305,16 @@ fn read_node(
             _ => {}
         }
     }
-    if !has_id && toml_walk::get(table, "id").is_none() {
-        out.push(StructureError::MissingKey {
-            key: "id",
-            table: "a node".to_owned(),
-            example: "\"node-a\"",
-            span: to_source_span(&item.span()),
-        });
-    }
-    if !has_available && toml_walk::get(table, "available").is_none() {
-        out.push(StructureError::MissingKey {
-            key: "available",
-            table: id_text,
-            example: "{ GPU = 8, CPU = 96 }",
-            span: to_source_span(&spans.id),
-        });
+    // Labelled on the id when there is one, else on the whole entry.
+    for required in NODE_KEYS.iter().filter(|k| k.required) {
+        if toml_walk::get(table, required.name).is_none() {
+            out.push(StructureError::MissingKey {
+                key: required.name,
+                table: id_text.clone(),
+                example: required.example,
+                span: to_source_span(&spans.id),
+            });
+        }
     }
     // An unknown key alone leaves the node usable; anything else does not.
     let readable = out.len() == after_keys;

@@ -25,17 +25,15 @@ use std::fmt;
 
 pub use diagnostics::ConfigDiagnostic;
 pub use overrides::{OVERRIDES_NAME, OverrideError};
-pub use pool_table::{POOL_KEYS, PoolDefaults, PoolDoc, SlotSource};
+pub use pool_table::{PoolDefaults, PoolDoc, SlotSource};
 pub use struct_pools::{ConfigErrors, PoolField, load_struct_pools};
 pub use write::config_to_toml;
 
+use crate::file_keys::CONFIG_KEYS;
 use crate::lint::{self, LintOptions};
 use crate::model::{PoolId, ResourcePool, ResourcePoolManager, RoleName};
 use crate::source::{SourceFile, Span, Spanned};
 use crate::toml_walk::{self, StructureError};
-
-/// The top-level keys of a config file.
-pub const CONFIG_KEYS: &[&str] = &["pools", "mapping"];
 
 /// A config file as written, every value with its span.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -3,20 +3,10 @@
 
 use toml::de::DeTable;
 
+use crate::file_keys::POOL_KEYS;
 use crate::model::{Accelerator, Amount, DEFAULT_MAX_COLOCATE_COUNT, PoolSpec, Resources};
 use crate::source::{Span, Spanned};
 use crate::toml_walk::{self, StructureError};
-
-/// The keys of a pool table.
-pub const POOL_KEYS: &[&str] = &[
-    "process_on_nodes",
-    "gpus_per_node",
-    "nnodes",
-    "accelerator",
-    "max_colocate_count",
-    "accelerator_type",
-    "bundle_resources",
-];
 
 /// A pool's table as written, every value with its span. Keys that were absent or of the
 /// wrong type are `None` (the wrong type is reported when the table is read).

@@ -29,7 +29,8 @@
 //!
 //! Quantities (`96`, `95500m`, `1.5`, `1056Gi`, `1e9`, `500M`) are parsed exactly into
 //! Ray's fixed point ([`parse_quantity`]); what it cannot hold (`1n` of a CPU) is refused.
-//! Errors carry byte spans into the file they come from ([`super::json_spans`]).
+//! Errors carry byte spans into the file they come from (found by JSON path in
+//! the private `json_spans` module).
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,6 @@
 //! The static lint of a config: every rule, every problem at once.
 //!
-//! Rules run on the spanned [`ConfigDoc`](crate::config::ConfigDoc), so each problem
+//! Rules run on the spanned [`ConfigDoc`], so each problem
 //! points at the token to change. Errors make a config invalid; warnings (an unused pool,
 //! uneven node-slots, an unknown role name) do not.
 

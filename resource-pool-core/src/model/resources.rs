@@ -166,12 +166,18 @@ pub mod names {
     /// demands and an inventory ignores: `CPU_group_*`, `GPU_group_*`, `bundle_group_*`,
     /// `node:<ip>`, `memory` and `object_store_memory`.
     pub fn is_ray_internal(name: &str) -> bool {
-        name == MEMORY
-            || name == OBJECT_STORE_MEMORY
-            || name.starts_with("node:")
-            || name.starts_with("bundle_group_")
-            || name.contains("_group_")
+        INTERNAL.contains(&name)
+            || INTERNAL_PREFIXES.iter().any(|p| name.starts_with(p))
+            || INTERNAL_INFIXES.iter().any(|i| name.contains(i))
     }
+
+    /// Ray's internal resources by whole name.
+    pub const INTERNAL: &[&str] = &[MEMORY, OBJECT_STORE_MEMORY];
+    /// The starts of Ray's internal resource names (`node:10.0.0.1`).
+    pub const INTERNAL_PREFIXES: &[&str] = &["node:"];
+    /// What Ray's placement-group resource names contain (`CPU_group_<pg>`,
+    /// `GPU_group_0_<pg>`, `bundle_group_<pg>`).
+    pub const INTERNAL_INFIXES: &[&str] = &["_group_"];
 }
 
 /// A set of resource amounts by name, kept sorted by name. Zero amounts are not stored.
