@@ -32,6 +32,7 @@ extern crate self as resource_pool;
 
 mod derived;
 pub mod local_machine;
+pub mod nvml_gpus;
 pub mod ray_http;
 pub mod render;
 mod role_error;

@@ -1,5 +1,6 @@
-//! This machine as a one-node cluster: runs `nvidia-smi` and `npu-smi`, reads
-//! `/proc/meminfo`, the hostname and the CPU count, and hands the text to
+//! This machine as a one-node cluster: asks NVML for the NVIDIA GPUs ([`crate::nvml_gpus`];
+//! `nvidia-smi` when NVML cannot answer), runs `npu-smi`, reads `/proc/meminfo`, the
+//! hostname and the CPU count, and hands the text to
 //! [`resource_pool_core::inventory::local`].
 //!
 //! The tools are run through a [`CommandRunner`], so that tests give recorded outputs. A
@@ -20,6 +21,8 @@ use resource_pool_core::inventory::local::{
     parse_npu_smi, parse_nvidia_smi,
 };
 use resource_pool_core::source::{ReadLimits, SourceFile};
+
+use crate::nvml_gpus::NvmlLibrary;
 
 /// The environment variable that names a file to read in place of `/proc/meminfo`.
 pub const MEMINFO_PATH_VAR: &str = "RESOURCE_POOL_PROC_MEMINFO";
@@ -304,6 +307,7 @@ impl CommandRunner for ProcessRunner {
 /// This machine: where its facts come from.
 pub struct LocalMachine<R> {
     runner: R,
+    nvml: NvmlLibrary,
     meminfo: Meminfo,
     hostname: Option<String>,
     cpus: Option<u64>,
@@ -317,11 +321,12 @@ enum Meminfo {
 }
 
 impl LocalMachine<ProcessRunner> {
-    /// This machine, as the environment describes it: tools on `PATH`, `/proc/meminfo`
-    /// (or `RESOURCE_POOL_PROC_MEMINFO`), `CUDA_VISIBLE_DEVICES` and
-    /// `ASCEND_RT_VISIBLE_DEVICES`.
+    /// This machine, as the environment describes it: NVML (or the library
+    /// `RESOURCE_POOL_NVML_LIBRARY` names), tools on `PATH`, `/proc/meminfo` (or
+    /// `RESOURCE_POOL_PROC_MEMINFO`), `CUDA_VISIBLE_DEVICES` and `ASCEND_RT_VISIBLE_DEVICES`.
     pub fn from_env() -> LocalMachine<ProcessRunner> {
-        let mut machine = LocalMachine::new(ProcessRunner::new());
+        let mut machine =
+            LocalMachine::new(ProcessRunner::new()).with_nvml(NvmlLibrary::from_env());
         if let Some(path) = std::env::var_os(MEMINFO_PATH_VAR).filter(|p| !p.is_empty()) {
             machine.meminfo = Meminfo::Path(path.into());
         }
@@ -332,17 +337,24 @@ impl LocalMachine<ProcessRunner> {
 }
 
 impl<R: CommandRunner> LocalMachine<R> {
-    /// This machine with tools run by `runner`; no `*_VISIBLE_DEVICES` set, the hostname
-    /// and CPU count of the OS, `/proc/meminfo`.
+    /// This machine with tools run by `runner`; NVML not used, no `*_VISIBLE_DEVICES`
+    /// set, the hostname and CPU count of the OS, `/proc/meminfo`.
     pub fn new(runner: R) -> LocalMachine<R> {
         LocalMachine {
             runner,
+            nvml: NvmlLibrary::Off,
             meminfo: Meminfo::Path("/proc/meminfo".into()),
             hostname: None,
             cpus: None,
             cuda_visible_devices: None,
             ascend_rt_visible_devices: None,
         }
+    }
+
+    /// Builder: where NVML is loaded from (not used by default).
+    pub fn with_nvml(mut self, nvml: NvmlLibrary) -> LocalMachine<R> {
+        self.nvml = nvml;
+        self
     }
 
     /// Builder: `/proc/meminfo`'s text.
@@ -377,7 +389,10 @@ impl<R: CommandRunner> LocalMachine<R> {
     /// Reads the machine now; every problem at once.
     pub fn load(&self) -> Result<Inventory, Vec<LocalMachineError>> {
         let mut errors = Vec::new();
-        let nvidia = self.tool("nvidia-smi", NVIDIA_SMI_ARGS, parse_nvidia_smi, &mut errors);
+        let nvidia = match self.nvml.gpus() {
+            Some(gpus) => Some(Some(gpus)),
+            None => self.tool("nvidia-smi", NVIDIA_SMI_ARGS, parse_nvidia_smi, &mut errors),
+        };
         let ascend = self.tool("npu-smi", NPU_SMI_ARGS, parse_npu_smi, &mut errors);
         let memory = match self.meminfo_source() {
             Ok(source) => parsed(parse_meminfo(source.text()), &source, &mut errors),

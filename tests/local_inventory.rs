@@ -1,5 +1,8 @@
 //! `--local`: this machine as a one-node cluster. Fake `nvidia-smi`/`npu-smi` scripts that
-//! print recorded outputs from tests/data/local/ stand first on the child's `PATH`.
+//! print recorded outputs from tests/data/local/ stand first on the child's `PATH`; a fake
+//! NVML library (tests/data/local/fake_nvml.c, built here with `cc`) stands in for
+//! `libnvidia-ml.so.1`. Without one, the child is pointed at a library that does not exist,
+//! so that a real NVIDIA driver on the test machine stays out of the way.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -40,7 +43,11 @@ fn run_with(tools: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("CUDA_VISIBLE_DEVICES")
         .env_remove("ASCEND_RT_VISIBLE_DEVICES")
         .env("PATH", format!("{}:/usr/bin:/bin", tools.display()))
-        .env("RESOURCE_POOL_PROC_MEMINFO", data("meminfo.txt"));
+        .env("RESOURCE_POOL_PROC_MEMINFO", data("meminfo.txt"))
+        .env(
+            "RESOURCE_POOL_NVML_LIBRARY",
+            "/nonexistent/libnvidia-ml.so.1",
+        );
     for (key, value) in env {
         command.env(key, value);
     }
@@ -229,4 +236,87 @@ fn local_conflicts_with_the_other_sources() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("cannot be used with"), "{stderr}");
     }
+}
+
+/// The fake NVML library, built once per test run.
+fn fake_nvml() -> &'static Path {
+    static LIBRARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    LIBRARY.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("libfake-nvml.so");
+        let status = Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&out)
+            .arg(data("fake_nvml.c"))
+            .status()
+            .expect("a C compiler (`cc`) builds the fake NVML library");
+        assert!(status.success(), "cc failed to build the fake NVML library");
+        out
+    })
+}
+
+fn with_nvml<'a>(env: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let library = fake_nvml().to_str().expect("a UTF-8 path");
+    // The path outlives every test: it is in a static.
+    let mut all = vec![("RESOURCE_POOL_NVML_LIBRARY", library)];
+    all.extend_from_slice(env);
+    all
+}
+
+#[test]
+fn gpus_from_nvml_without_nvidia_smi() {
+    let tools = fake_tools("nvml", &[]);
+    let output = run_with(&tools, &["inventory", "--local"], &with_nvml(&[]));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    insta::assert_snapshot!("local_2xh100_nvml", normalised(&output.stdout));
+}
+
+#[test]
+fn nvml_comes_before_nvidia_smi() {
+    let tools = fake_tools(
+        "nvml-first",
+        &[("nvidia-smi", prints("nvidia-smi-8xh100.csv"))],
+    );
+    let output = run_with(
+        &tools,
+        &["inventory", "--local"],
+        &with_nvml(&[("FAKE_NVML_GPUS", "4")]),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("GPU = 4,"), "{stdout}");
+}
+
+#[test]
+fn nvml_that_cannot_start_falls_back_to_nvidia_smi() {
+    let tools = fake_tools(
+        "nvml-fails",
+        &[("nvidia-smi", prints("nvidia-smi-8xh100.csv"))],
+    );
+    let env = with_nvml(&[("FAKE_NVML_INIT_FAILS", "1")]);
+    let output = run_with(&tools, &["inventory", "--local"], &env);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("GPU = 8,"), "{stdout}");
+    // Neither NVML nor nvidia-smi: no GPUs, and the note says nvidia-smi is missing.
+    let none = fake_tools("nvml-fails-alone", &[]);
+    let output = run_with(&none, &["inventory", "--local"], &env);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("GPU ="));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nvidia-smi is not installed"));
+}
+
+#[test]
+fn nvml_without_memory_still_counts_gpus_and_cuda_visible_devices_applies() {
+    let tools = fake_tools("nvml-old", &[]);
+    let env = with_nvml(&[("FAKE_NVML_NO_MEMORY", "1"), ("CUDA_VISIBLE_DEVICES", "1")]);
+    let output = run_with(&tools, &["inventory", "--local"], &env);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("GPU = 1,"), "{stdout}");
+    assert!(
+        stdout.contains("gpu_product = \"NVIDIA H100 80GB HBM3\""),
+        "{stdout}"
+    );
 }
