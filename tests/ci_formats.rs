@@ -1,22 +1,14 @@
 //! `--format github` (workflow commands) and `--format sarif` (SARIF 2.1.0, validated
 //! against the vendored OASIS schema), on the example configs and clusters.
 
+mod common;
+
+use common::run;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_resource-pool"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("RAY_ADDRESS")
-        .env_remove("RESOURCE_POOL_FORMAT")
-        .env_remove("RESOURCE_POOL_SET")
-        .output()
-        .expect("the binary runs")
-}
 
 fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("utf-8")

@@ -1,28 +1,12 @@
 //! The command line's contract: exit codes, the JSON shape, stdout and stderr.
 
+mod common;
+
+use common::{json, run};
+
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_resource-pool"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("RAY_ADDRESS")
-        .output()
-        .expect("the binary runs")
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
-}
 
 fn codes(value: &Value) -> Vec<String> {
     value["diagnostics"]

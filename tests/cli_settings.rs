@@ -1,26 +1,23 @@
 //! Settings from the command line: `--set`, `RESOURCE_POOL_*` environment variables,
 //! `--quiet` and `--color`.
 
-use std::process::{Command, Output};
+mod common;
 
-use serde_json::Value;
+use std::process::{Output, Stdio};
+
+use common::json;
 
 const CONFIG: &str = "examples/configs/ascend.toml";
 
+/// Runs the binary with `env` set, and no colour variable unless `env` sets it.
 fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_resource-pool"));
+    let mut command = common::resource_pool();
     command
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("RAY_ADDRESS");
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("RESOURCE_POOL_") {
-            command.env_remove(name);
-        }
-    }
+        .env_remove("CLICOLOR_FORCE");
     for (k, v) in env {
         command.env(k, v);
     }
@@ -33,15 +30,6 @@ fn run(args: &[&str]) -> Output {
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
 }
 
 #[test]
@@ -261,4 +249,44 @@ fn the_format_variable_takes_the_ci_formats() {
     assert!(text.starts_with("::error file="), "{text}");
     let out = run_env(&["lint", bad], &[("RESOURCE_POOL_FORMAT", "sarif")]);
     assert_eq!(json(&out)["version"], "2.1.0");
+}
+
+#[test]
+fn the_cluster_variable_names_a_cluster_file_when_no_source_is_given() {
+    let config = "examples/configs/verl_default.toml";
+    let cluster = "examples/clusters/three_nodes.toml";
+    let flag = run(&["check", config, "--cluster", cluster, "--format", "json"]);
+    let variable = run_env(
+        &["check", config, "--format", "json"],
+        &[("RESOURCE_POOL_CLUSTER", cluster)],
+    );
+    assert_eq!(variable.status.code(), flag.status.code());
+    assert_eq!(json(&variable), json(&flag));
+    // Before RAY_ADDRESS (nothing listens on port 9).
+    let both = run_env(
+        &["inventory"],
+        &[
+            ("RESOURCE_POOL_CLUSTER", cluster),
+            ("RAY_ADDRESS", "http://127.0.0.1:9"),
+        ],
+    );
+    assert_eq!(both.status.code(), Some(0), "{}", stderr(&both));
+    assert!(String::from_utf8_lossy(&both.stdout).contains("[[nodes]]"));
+    // A source on the command line wins; the variable is not even read.
+    let slurm = run_env(
+        &["inventory", "--slurm", "tests/data/slurm/nodes.json"],
+        &[("RESOURCE_POOL_CLUSTER", "/nonexistent/cluster.toml")],
+    );
+    assert_eq!(slurm.status.code(), Some(0), "{}", stderr(&slurm));
+    // A file that is not there is exit 2, naming it.
+    let missing = run_env(
+        &["inventory"],
+        &[("RESOURCE_POOL_CLUSTER", "/nonexistent/cluster.toml")],
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("/nonexistent/cluster.toml"),
+        "{}",
+        stderr(&missing)
+    );
 }

@@ -1,26 +1,8 @@
 //! Inventories other than Ray and cluster files: `--slurm`.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn run(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resource-pool"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("RAY_ADDRESS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin written");
-    drop(input);
-    child.wait_with_output().expect("the binary ends")
-}
+use common::run_with_stdin as run;
 
 #[test]
 fn inventory_slurm_prints_cluster_toml() {

@@ -1,30 +1,12 @@
 //! `--kubectl FILE|-` and `--kubectl-pods FILE|-`: Kubernetes nodes (and what pods request)
 //! as a cluster, with `inventory` and `check`.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::run_with_stdin as run;
 
 const NODES: &str = "tests/data/kubectl/nodes.json";
 const PODS: &str = "tests/data/kubectl/pods.json";
-
-fn run(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resource-pool"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("RAY_ADDRESS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin written");
-    drop(input);
-    child.wait_with_output().expect("the binary ends")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -3,8 +3,11 @@
 //! and they never reject what the lint accepts (an editor must not underline a file that
 //! `resource-pool lint` passes).
 
+mod common;
+
+use common::run;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
 use proptest::prelude::*;
 use resource_pool::cluster_file::{ClusterLimits, load_cluster};
@@ -13,20 +16,6 @@ use resource_pool::json_schema::{DIALECT, cluster_schema, config_schema};
 use resource_pool::lint::{LintOptions, RoleSet};
 use resource_pool::source::SourceFile;
 use serde_json::{Value, json};
-
-fn run(args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_resource-pool"));
-    command
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1");
-    for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("RESOURCE_POOL_") {
-            command.env_remove(name);
-        }
-    }
-    command.output().expect("the binary runs")
-}
 
 fn printed_schema(format: &str) -> Value {
     let output = run(&["schema", format]);

@@ -1,18 +1,10 @@
 //! `resource-pool verl`: verl's YAML and overrides to checked pools, end to end.
 
-use std::process::{Command, Output};
+mod common;
+
+use common::run;
 
 use serde_json::{Value, json};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_resource-pool"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("RAY_ADDRESS")
-        .output()
-        .expect("the binary runs")
-}
 
 fn json_of(args: &[&str]) -> (Option<i32>, Value) {
     let mut all = vec!["verl", "--format", "json"];

@@ -18,10 +18,15 @@ use resource_pool::source::SourceFile;
 use super::Context;
 use super::report::Finding;
 
+/// The variable that names a cluster file when no cluster source is given (before
+/// `RAY_ADDRESS`).
+pub const CLUSTER_VARIABLE: &str = "RESOURCE_POOL_CLUSTER";
+
 /// The cluster options shared by `check` and `inventory`.
 #[derive(Debug, clap::Args)]
 pub struct ClusterArgs {
-    /// A cluster file (TOML).
+    /// A cluster file (TOML); default: the file `RESOURCE_POOL_CLUSTER` names, when no
+    /// other source is given.
     #[arg(long, value_name = "CLUSTER.toml", conflicts_with = "ray")]
     pub cluster: Option<PathBuf>,
     /// A live Ray cluster's dashboard (`http://HEAD:8265`); default: `RAY_ADDRESS` when it
@@ -33,8 +38,8 @@ pub struct ClusterArgs {
     /// The JSON of `scontrol show node --json` (a file, or `-` for stdin).
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray"])]
     pub slurm: Option<PathBuf>,
-    /// This machine as a one-node cluster: GPUs from `nvidia-smi`, NPUs from `npu-smi`,
-    /// the CPU count and `/proc/meminfo`.
+    /// This machine as a one-node cluster: GPUs from NVML (else `nvidia-smi`), NPUs from
+    /// `npu-smi`, the CPU count and `/proc/meminfo`.
     #[arg(long, conflicts_with_all = ["cluster", "ray", "slurm"])]
     pub local: bool,
     /// The JSON of `kubectl get nodes -o json` (a file, or `-` for stdin).
@@ -78,6 +83,13 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     }
     if let Some(path) = &args.kubectl {
         return from_kubectl(path, args.kubectl_pods.as_deref(), context);
+    }
+    if args.ray.is_none()
+        && let Some(path) = std::env::var_os(CLUSTER_VARIABLE).filter(|p| !p.is_empty())
+    {
+        let source = SourceFile::read(std::path::Path::new(&path), context.read_limits)
+            .map_err(|e| vec![Finding::unreadable(e)])?;
+        return from_file(&source, context);
     }
     let url = match &args.ray {
         Some(url) => url.clone(),
@@ -255,7 +267,7 @@ fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec
 #[diagnostic(
     code(resource_pool::cli::no_cluster),
     help(
-        "pass --cluster CLUSTER.toml, or --ray http://HEAD:8265, or set RAY_ADDRESS to the dashboard's http URL"
+        "pass --cluster CLUSTER.toml, --ray http://HEAD:8265, --slurm, --kubectl or --local; or set RESOURCE_POOL_CLUSTER to a cluster file, or RAY_ADDRESS to the dashboard's http URL"
     )
 )]
 pub struct NoCluster;
