@@ -13,6 +13,9 @@ use crate::{Amount, Cluster, NodeSlot, ResourcePool, Resources};
 /// summarised in a line.
 pub const MAX_ROWS: usize = 40;
 
+/// The legend's note on the cells of a row that stands for several nodes.
+pub const GROUP_ROW_NOTE: &str = "A* = a slot of A (a different one on each node of the row)";
+
 /// The most cells drawn per accelerator of a node (the rest is counted).
 pub const MAX_CELLS: usize = 64;
 

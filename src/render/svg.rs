@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::picture::{Cell, Picture, Segment};
+use super::picture::{Cell, GROUP_ROW_NOTE, Picture, Segment};
 use super::text::{BUSY, DEAD, FREE, cell_label, cell_width, more_line, row_name};
 
 /// Fill colours of the pools, in pool order (the text's ANSI colours, as hex).
@@ -230,6 +230,10 @@ pub fn render_svg(pictures: &[Picture]) -> String {
                 canvas.text(x + 18.0, &text, "");
                 x += 18.0 + text_width(&text) + GAP * 4.0;
             }
+        }
+        if picture.rows.iter().any(|r| r.count > 1) {
+            canvas.y += ROW;
+            canvas.text(MARGIN * 2.0, GROUP_ROW_NOTE, "");
         }
         canvas.y += ROW * 1.5;
     }

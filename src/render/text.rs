@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use super::picture::{Cell, More, PendingGroup, Picture, Row, Segment, pool_letter};
+use super::picture::{
+    Cell, GROUP_ROW_NOTE, More, PendingGroup, Picture, Row, Segment, pool_letter,
+};
 
 /// Node names longer than this are cut (with `…`).
 const MAX_NAME: usize = 32;
@@ -260,11 +262,7 @@ pub fn render_text(picture: &Picture, colour: bool) -> String {
     }
     if picture.rows.iter().any(|r| r.count > 1) {
         sep(&mut legend);
-        legend.push(
-            "A* = a slot of A (a different one on each node of the row)",
-            None,
-            colour,
-        );
+        legend.push(GROUP_ROW_NOTE, None, colour);
     }
     if !first {
         let _ = writeln!(out, "{}", legend.text);
