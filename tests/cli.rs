@@ -252,6 +252,43 @@ fn check_writes_the_plan_as_svg() {
 }
 
 #[test]
+fn check_of_an_invalid_config_writes_an_svg_that_says_there_is_no_plan() {
+    let dir = tempdir();
+    let path = dir.join("invalid.svg");
+    let output = run(&[
+        "check",
+        "tests/data/lint/many_problems.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let svg = std::fs::read_to_string(&path).expect("the SVG is written");
+    assert!(svg.contains("No plan: nothing to draw."), "{svg}");
+}
+
+#[test]
+fn check_of_a_layout_nothing_fits_draws_where_ray_stops() {
+    // 20 GPUs wanted, 16 free: Ray places the first 8, and the second group pends.
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/busy.toml",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with("Ray, in verl's order, would do:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("PENDING global_pool[1]"), "{stdout}");
+    assert!(stdout.contains("not created: reward_pool[0]"), "{stdout}");
+}
+
+#[test]
 fn check_plan_of_an_unknown_kind_is_a_usage_error() {
     let output = run(&[
         "check",

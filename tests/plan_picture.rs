@@ -220,6 +220,27 @@ fn a_hang_that_blocks_later_pools_lists_what_is_never_created() {
 }
 
 #[test]
+fn a_layout_nothing_fits_draws_where_ray_stops() {
+    // Fragmented: 16 GPUs free in all, but no node has 8 free for the second slot.
+    let cluster = Cluster::new(vec![
+        Node::new("a", res(&[("GPU", 8), ("CPU", 32)])),
+        Node::new("b", res(&[("GPU", 4), ("CPU", 32)])),
+        Node::new("c", res(&[("GPU", 4), ("CPU", 32)])),
+    ]);
+    let config = config(
+        "[pools.global_pool]\nprocess_on_nodes = [8, 8]\n[mapping]\nactor_rollout = \"global_pool\"\n",
+    );
+    let report = check_on(&config, &cluster);
+    assert_eq!(report.feasible(), Some(false));
+    let pictures = snapshot("nothing_fits_fragmented", &report, &cluster);
+    assert_eq!(pictures.len(), 1, "no witness; Ray's attempt");
+    let ray = &pictures[0];
+    assert_eq!(ray.title, "Ray, in verl's order, would do:");
+    assert_eq!(ray.pending.len(), 1);
+    assert_eq!(ray.pending[0].name, "global_pool[1]");
+}
+
+#[test]
 fn dead_and_busy_nodes_are_drawn() {
     let cluster = example_cluster("busy");
     let report = check_on(&read("examples/configs/large_pool_first.toml"), &cluster);

@@ -551,8 +551,8 @@ pub fn ray_assignment(report: &CheckReport) -> Vec<Option<usize>> {
 }
 
 /// The pictures `check` shows: Ray's placement when Ray places it; otherwise a witness
-/// placement (when one exists) and then what Ray does in verl's order (unless nothing
-/// fits).
+/// placement (when one exists) and then what Ray does in verl's order, also when nothing
+/// fits (where it stops is the picture of why).
 pub fn check_pictures(report: &CheckReport, cluster: &Cluster) -> Vec<Picture> {
     let ray = ray_assignment(report);
     let fates = Some(report.ray.representative.groups.as_slice());
@@ -578,16 +578,14 @@ pub fn check_pictures(report: &CheckReport, cluster: &Cluster) -> Vec<Picture> {
             None,
         ));
     }
-    if report.feasible() != Some(false) {
-        out.push(picture(
-            "Ray, in verl's order, would do:",
-            &report.slots,
-            &report.pools,
-            cluster,
-            &ray,
-            fates,
-        ));
-    }
+    out.push(picture(
+        "Ray, in verl's order, would do:",
+        &report.slots,
+        &report.pools,
+        cluster,
+        &ray,
+        fates,
+    ));
     out
 }
 
