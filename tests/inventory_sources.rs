@@ -16,6 +16,12 @@ fn inventory_slurm_prints_cluster_toml() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("gpu03"), "{stderr}");
     assert!(stderr.contains("nvidia-smi reports XID 79"), "{stderr}");
+    // The remedy is Slurm's, not Ray's.
+    assert!(
+        stderr.contains("`scontrol update nodename=gpu03 state=resume`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("raylet"), "{stderr}");
 }
 
 #[test]

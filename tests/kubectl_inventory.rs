@@ -22,6 +22,12 @@ fn inventory_of_nodes_less_pods_prints_cluster_toml() {
     insta::assert_snapshot!("inventory_kubectl_with_pods", text(&output.stdout));
     let stderr = text(&output.stderr);
     assert!(stderr.contains("gpu-h100-c is dead"), "{stderr}");
+    // The remedy is Kubernetes', not Ray's.
+    assert!(
+        stderr.contains("help: `kubectl describe node gpu-h100-c` shows why it is not Ready"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("raylet"), "{stderr}");
     let without_pods = run(&["inventory", "--kubectl", NODES], None);
     assert_eq!(without_pods.status.code(), Some(0));
     assert_ne!(

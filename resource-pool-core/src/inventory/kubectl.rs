@@ -248,7 +248,16 @@ pub struct KubeNode {
     /// The kept labels ([`KEPT_LABELS`]).
     pub labels: BTreeMap<String, String>,
     /// Why it hosts nothing (not Ready, cordoned); `None` when it is usable.
-    pub unusable: Option<String>,
+    pub unusable: Option<Unusable>,
+}
+
+/// Why a Kubernetes node hosts nothing, and what would change that.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unusable {
+    /// Its Ready condition and whether it is cordoned, in words.
+    pub reason: String,
+    /// The kubectl commands that help.
+    pub remedy: String,
 }
 
 /// What one pod takes from its node.
@@ -307,14 +316,15 @@ pub fn kubectl_inventory(nodes: Vec<KubeNode>, pods: &[PodRequest]) -> Inventory
             Node::new(kube.name.clone(), allocatable.saturating_sub(&used)).with_total(total);
         node.address = kube.address;
         node.labels = kube.labels;
-        if let Some(reason) = kube.unusable {
+        if let Some(unusable) = kube.unusable {
             node.alive = false;
             notes.push(InventoryNote::DeadNode {
                 node: NodeRef {
                     id: kube.name,
                     address: None,
                 },
-                reason: Some(reason),
+                reason: Some(unusable.reason),
+                remedy: unusable.remedy,
             });
         }
         cluster_nodes.push(node);
@@ -545,6 +555,7 @@ impl<'t> Reader<'t> {
             .map(str::to_owned);
 
         let mut problems = Vec::new();
+        let mut remedies = Vec::new();
         let ready = item
             .pointer("/status/conditions")
             .and_then(Value::as_array)
@@ -554,7 +565,12 @@ impl<'t> Reader<'t> {
                     .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
             });
         match ready {
-            None => problems.push("no Ready condition".to_owned()),
+            None => {
+                problems.push("no Ready condition".to_owned());
+                remedies.push(format!(
+                    "`kubectl describe node {name}` shows its kubelet's state"
+                ));
+            }
             Some(condition) => {
                 let status = condition
                     .get("status")
@@ -574,13 +590,20 @@ impl<'t> Reader<'t> {
                         (None, None) => {}
                     }
                     problems.push(problem);
+                    remedies.push(format!(
+                        "`kubectl describe node {name}` shows why it is not Ready"
+                    ));
                 }
             }
         }
         if item.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
             problems.push("cordoned (spec.unschedulable)".to_owned());
+            remedies.push(format!("`kubectl uncordon {name}` if the job may use it"));
         }
-        let unusable = (!problems.is_empty()).then(|| problems.join("; "));
+        let unusable = (!problems.is_empty()).then(|| Unusable {
+            reason: problems.join("; "),
+            remedy: remedies.join("; "),
+        });
         Some(KubeNode {
             name: name.to_owned(),
             address,

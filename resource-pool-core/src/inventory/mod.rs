@@ -158,6 +158,10 @@ impl fmt::Display for NodeRef {
     }
 }
 
+/// The remedy for a dead Ray node.
+pub const RAY_DEAD_NODE_REMEDY: &str =
+    "restart its raylet (`ray start --address=...`) if the job needs it";
+
 /// A finding about a cluster that the user can act on. Each is a miette diagnostic
 /// (warning or advice) with a stable code and a help line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -167,13 +171,15 @@ pub enum InventoryNote {
     #[diagnostic(
         code(resource_pool::inventory::dead_node),
         severity(Warning),
-        help("restart its raylet (`ray start --address=...`) if the job needs it")
+        help("{remedy}")
     )]
     DeadNode {
         /// The node.
         node: NodeRef,
-        /// Ray's message about its end, if any.
+        /// The source's message about its end, if any.
         reason: Option<String>,
+        /// What brings it back, in the source's own terms.
+        remedy: String,
     },
     /// Ray's cluster status carried no per-node usage (autoscaler v2 reports
     /// `clusterStatus: null`), so available resources are totals minus what placement

@@ -589,6 +589,7 @@ pub fn assemble(
             notes.push(InventoryNote::DeadNode {
                 node: node.node_ref(),
                 reason,
+                remedy: super::RAY_DEAD_NODE_REMEDY.to_owned(),
             });
             continue;
         }
@@ -935,6 +936,7 @@ mod tests {
                     address: Some("127.0.0.3".into()),
                 },
                 reason: Some("Expected termination: received SIGTERM".into()),
+                remedy: crate::inventory::RAY_DEAD_NODE_REMEDY.to_owned(),
             }]
         );
         assert_eq!(

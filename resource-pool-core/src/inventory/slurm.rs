@@ -178,6 +178,9 @@ pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
                     address: None,
                 },
                 reason: Some(reason),
+                remedy: format!(
+                    "once it is healthy, `scontrol update nodename={name} state=resume` returns it to Slurm"
+                ),
             });
         }
         nodes.push(node);

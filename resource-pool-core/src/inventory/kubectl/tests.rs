@@ -78,12 +78,11 @@ fn cordoned_node_is_dead() {
     let text = r#"{"kind":"Node","metadata":{"name":"n"},"spec":{"unschedulable":true},
         "status":{"capacity":{"nvidia.com/gpu":"1"},"conditions":[{"type":"Ready","status":"True"}]}}"#;
     let nodes = parse_kubectl_nodes(text).expect("parses");
-    assert!(
-        nodes[0]
-            .unusable
-            .as_deref()
-            .unwrap_or("")
-            .contains("cordoned")
+    let unusable = nodes[0].unusable.as_ref().expect("unusable");
+    assert!(unusable.reason.contains("cordoned"), "{unusable:?}");
+    assert_eq!(
+        unusable.remedy,
+        "`kubectl uncordon n` if the job may use it"
     );
 }
 
