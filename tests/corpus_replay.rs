@@ -22,6 +22,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("ray_json", fuzzing::ray_json),
     ("placement", placement),
     ("verl_launch", fuzzing::verl_launch),
+    ("tool_outputs", fuzzing::tool_outputs),
 ];
 
 /// As libfuzzer-sys decodes a structured input: the whole input, rejected when too short.

@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use crate::cluster_file::{ClusterLimits, cluster_to_toml, load_cluster};
 use crate::config::{config_to_toml, load_config};
-use crate::inventory::ray_json;
+use crate::inventory::local::{
+    LocalFacts, local_inventory, parse_meminfo, parse_npu_smi, parse_nvidia_smi,
+};
+use crate::inventory::{kubectl, ray_json, slurm};
 use crate::lint::LintOptions;
 use crate::model::{Amount, Cluster, NodeSlot, Resources};
 use crate::placement::{PlacementOptions, PlacementOutcome, check_placement};
@@ -175,6 +178,77 @@ pub fn ray_json(bytes: &[u8]) {
         );
     }
     assert_cluster_round_trips(&inventory.cluster);
+}
+
+/// The outputs of the other inventory sources, chosen by the first byte: `0` Slurm's
+/// `scontrol show node --json`; `1` `kubectl get nodes -o json`, then after a NUL byte
+/// `kubectl get pods -A -o json`; `2` nvidia-smi's CSV, a NUL, `npu-smi info -l`, a NUL,
+/// `/proc/meminfo`. Each parser reads its part (as UTF-8); every error's label lies in
+/// its part, and every inventory built prints as a cluster file that loads back equal.
+pub fn tool_outputs(bytes: &[u8]) {
+    let Some((&selector, rest)) = bytes.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let mut parts = text.splitn(3, '\0');
+    let first = parts.next().unwrap_or_default();
+    let second = parts.next().unwrap_or_default();
+    let third = parts.next().unwrap_or_default();
+    match selector % 3 {
+        0 => match slurm::parse_slurm_nodes(text) {
+            Ok(inventory) => assert_cluster_round_trips(&inventory.cluster),
+            Err(errors) => assert_errors_in(&errors, text),
+        },
+        1 => {
+            let nodes = kubectl::parse_kubectl_nodes(first);
+            let pods = kubectl::parse_kubectl_pods(second);
+            if let Err(errors) = &nodes {
+                assert_errors_in(errors, first);
+            }
+            if let Err(errors) = &pods {
+                assert_errors_in(errors, second);
+            }
+            if let (Ok(nodes), Ok(pods)) = (nodes, pods) {
+                assert_cluster_round_trips(&kubectl::kubectl_inventory(nodes, &pods).cluster);
+            }
+        }
+        _ => {
+            let nvidia = parse_nvidia_smi(first);
+            let ascend = parse_npu_smi(second);
+            let memory = parse_meminfo(third);
+            for (result, part) in [
+                (nvidia.as_ref().err(), first),
+                (ascend.as_ref().err(), second),
+                (memory.as_ref().err(), third),
+            ] {
+                if let Some(errors) = result {
+                    assert_errors_in(errors, part);
+                }
+            }
+            if let (Ok(nvidia), Ok(ascend), Ok(memory)) = (nvidia, ascend, memory) {
+                let facts = LocalFacts {
+                    hostname: "fuzz".to_owned(),
+                    cpus: 8,
+                    memory,
+                    nvidia: Some(nvidia),
+                    ascend: Some(ascend),
+                    cuda_visible_devices: None,
+                    ascend_rt_visible_devices: None,
+                };
+                assert_cluster_round_trips(&local_inventory(&facts).cluster);
+            }
+        }
+    }
+}
+
+fn assert_errors_in<E: miette::Diagnostic>(errors: &[E], text: &str) {
+    assert!(!errors.is_empty(), "an error result without an error");
+    let source = SourceFile::new("part", text);
+    for error in errors {
+        assert_labels_in_file(error, &source);
+    }
 }
 
 /// A placement instance, as the `placement` target builds it from structured input.

@@ -32,7 +32,7 @@
 //! Errors carry byte spans into the file they come from (found by JSON path in
 //! the private `json_spans` module).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -84,6 +84,22 @@ pub enum KubectlError {
         /// Where.
         #[label("{detail}")]
         span: miette::SourceSpan,
+    },
+    /// Two nodes with one name: the file is two listings run together, or edited.
+    #[error("node `{name}` is listed twice")]
+    #[diagnostic(
+        code(resource_pool::kubectl::duplicate_node),
+        help("give the output of one `kubectl get nodes -o json` unchanged")
+    )]
+    DuplicateNode {
+        /// The name.
+        name: String,
+        /// The second item's `metadata.name`.
+        #[label("listed again here")]
+        span: miette::SourceSpan,
+        /// The first item's `metadata.name`.
+        #[label("first listed here")]
+        first: miette::SourceSpan,
     },
     /// A quantity that is not one, or that Ray's fixed point cannot hold.
     #[error("{place}: `{key}` = `{value}` {reason}")]
@@ -276,8 +292,20 @@ pub fn parse_kubectl_nodes(text: &str) -> Result<Vec<KubeNode>, Vec<KubectlError
     let mut reader = Reader::new(text, "nodes");
     let doc = reader.document()?;
     let mut nodes = Vec::new();
+    let mut first_use: HashMap<String, Path<'_>> = HashMap::new();
     for (path, item) in reader.items(&doc, "Node") {
         if let Some(node) = reader.node(&path, item) {
+            let name_path = with(&path, &[Step::Key("metadata"), Step::Key("name")]);
+            if let Some(first) = first_use.get(&node.name) {
+                let error = KubectlError::DuplicateNode {
+                    span: reader.span(&name_path),
+                    first: reader.span(first),
+                    name: node.name,
+                };
+                reader.errors.push(error);
+                continue;
+            }
+            first_use.insert(node.name.clone(), name_path);
             nodes.push(node);
         }
     }

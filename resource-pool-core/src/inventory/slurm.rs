@@ -15,9 +15,12 @@
 //! Errors carry byte spans into the file: serde_json's line and column for syntax errors,
 //! and the located value for a gres string or number of the wrong shape.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::json_spans::{Step, span_of};
 use super::{Inventory, InventoryNote, NodeRef};
 use crate::model::{Amount, Cluster, Node, Resources, names};
 
@@ -49,6 +52,22 @@ pub enum SlurmError {
         /// Where.
         #[label("{detail}")]
         span: miette::SourceSpan,
+    },
+    /// Two nodes with one name: the file is two listings run together, or edited.
+    #[error("node `{name}` is listed twice")]
+    #[diagnostic(
+        code(resource_pool::slurm::duplicate_node),
+        help("give the output of one `scontrol show node --json` unchanged")
+    )]
+    DuplicateNode {
+        /// The name.
+        name: String,
+        /// The second listing's name.
+        #[label("listed again here")]
+        span: miette::SourceSpan,
+        /// The first listing's name.
+        #[label("first listed here")]
+        first: miette::SourceSpan,
     },
     /// A gres string that is not `name[:type]:count[(...)]`.
     #[error("node `{node}`: gres `{value}` is not `gpu[:TYPE]:COUNT`")]
@@ -92,23 +111,30 @@ pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
     let mut errors = Vec::new();
     let mut nodes = Vec::new();
     let mut notes = Vec::new();
-    let mut cursor = 0;
-    for raw in &doc.nodes {
+    // Spans are looked up only for errors: each lookup scans the text.
+    let span = |path: &[Step<'_>]| -> miette::SourceSpan {
+        let range = span_of(text, path).unwrap_or(0..0);
+        (range.start, range.len()).into()
+    };
+    let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(doc.nodes.len());
+    for (index, raw) in doc.nodes.iter().enumerate() {
         let Some(name) = raw.get("name").and_then(Value::as_str) else {
             errors.push(SlurmError::Shape {
                 detail: "a node without a string `name`".into(),
-                span: (find_from(text, "{", cursor), 1).into(),
+                span: span(&["nodes".into(), index.into()]),
             });
             continue;
         };
-        cursor = find_from(text, &quoted(name), cursor);
-        let locate = |key: &str| -> miette::SourceSpan {
-            let value = raw.get(key).cloned().unwrap_or(Value::Null);
-            let literal = serde_json::to_string(&value).unwrap_or_default();
-            let key_at = find_from(text, &quoted(key), cursor);
-            let at = find_from(text, &literal, key_at);
-            (at, literal.len()).into()
-        };
+        if let Some(&first) = first_use.get(name) {
+            errors.push(SlurmError::DuplicateNode {
+                name: name.to_owned(),
+                span: span(&["nodes".into(), index.into(), "name".into()]),
+                first: span(&["nodes".into(), first.into(), "name".into()]),
+            });
+            continue;
+        }
+        first_use.insert(name, index);
+        let locate = |key: &str| span(&["nodes".into(), index.into(), key.into()]);
         let number = |key: &str, errors: &mut Vec<SlurmError>| -> u64 {
             match raw.get(key) {
                 None | Some(Value::Null) => 0,
@@ -302,17 +328,6 @@ fn as_count(value: &Value) -> Option<u64> {
     }
 }
 
-fn quoted(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
-}
-
-fn find_from(text: &str, needle: &str, from: usize) -> usize {
-    text.get(from..)
-        .and_then(|rest| rest.find(needle))
-        .map(|i| i + from)
-        .unwrap_or(from.min(text.len()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,6 +397,30 @@ mod tests {
             format!("\"{value}\"")
         );
         assert!(matches!(errors[1], SlurmError::Shape { .. }));
+    }
+
+    #[test]
+    fn a_node_listed_twice_is_an_error_on_both_names() {
+        let text = r#"{"nodes":[{"name":"a","cpus":4},{"name":"b"},{"cpus":2,"name":"a"}]}"#;
+        let errors = parse_slurm_nodes(text).expect_err("duplicate");
+        let [SlurmError::DuplicateNode { name, span, first }] = errors.as_slice() else {
+            panic!("{errors:?}");
+        };
+        assert_eq!(name, "a");
+        assert_eq!(span.offset(), text.rfind("\"a\"").expect("second"));
+        assert_eq!(first.offset(), text.find("\"a\"").expect("first"));
+        assert_eq!(span.len(), 3);
+    }
+
+    #[test]
+    fn a_bad_count_points_at_its_value_in_its_own_node() {
+        // The same key and value earlier in the file must not be the one labelled.
+        let text = r#"{"nodes":[{"name":"a","cpus":"x"},{"name":"b","cpus":"x"}]}"#;
+        let errors = parse_slurm_nodes(text).expect_err("bad counts");
+        let SlurmError::Shape { span, .. } = &errors[1] else {
+            panic!("{errors:?}");
+        };
+        assert_eq!(span.offset(), text.rfind("\"x\"").expect("second"));
     }
 
     #[test]

@@ -133,3 +133,25 @@ fn wrong_shape_is_reported() {
     assert!(matches!(errors[0], KubectlError::Syntax { .. }));
     assert!(parse_kubectl_nodes("[]").is_err());
 }
+
+#[test]
+fn a_node_listed_twice_is_an_error_on_both_names() {
+    let node = |name: &str| {
+        format!(
+            r#"{{"kind":"Node","metadata":{{"name":"{name}"}},"status":{{"conditions":[{{"type":"Ready","status":"True"}}]}}}}"#
+        )
+    };
+    let text = format!(
+        r#"{{"kind":"List","items":[{},{},{}]}}"#,
+        node("a"),
+        node("b"),
+        node("a")
+    );
+    let errors = parse_kubectl_nodes(&text).expect_err("duplicate");
+    let [KubectlError::DuplicateNode { name, span, first }] = errors.as_slice() else {
+        panic!("{errors:?}");
+    };
+    assert_eq!(name, "a");
+    assert_eq!(span.offset(), text.rfind("\"a\"").expect("second"));
+    assert_eq!(first.offset(), text.find("\"a\"").expect("first"));
+}
