@@ -210,6 +210,27 @@ fn fixed_pools_need_no_file() {
 }
 
 #[test]
+fn gpus_per_node_and_nnodes_fix_the_slots_as_process_on_nodes_does() {
+    #[derive(ResourcePools, Debug)]
+    #[resource_pools(role = MyRole)]
+    struct Pairs {
+        #[pool(roles(ActorRollout, Critic, RefPolicy), gpus_per_node = 8, nnodes = 3)]
+        global_pool: PoolSpec,
+        #[pool(roles(RewardModel), process_on_nodes = [4])]
+        reward_pool: PoolSpec,
+    }
+    let fixed = Pairs::fixed();
+    assert_eq!(fixed.global_pool.process_on_nodes, [8, 8, 8]);
+    assert_eq!(fixed.reward_pool.process_on_nodes, [4]);
+    // A file may still size the pool, in either form.
+    let from_file =
+        Pairs::from_toml_str("[global_pool]\nprocess_on_nodes = [2]\n", "pools.toml").unwrap();
+    assert_eq!(from_file.global_pool.process_on_nodes, [2]);
+    let defaults = Pairs::from_toml_str("", "pools.toml").unwrap();
+    assert_eq!(defaults.global_pool.process_on_nodes, [8, 8, 8]);
+}
+
+#[test]
 fn separate_worker_groups_need_their_cpus_in_the_file_too() {
     #[derive(ResourcePools, Debug)]
     #[resource_pools(role = MyRole)]

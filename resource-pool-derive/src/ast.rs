@@ -37,12 +37,35 @@ pub(crate) struct Pool<'a> {
     pub(crate) span: Span,
     pub(crate) max_colocate_count: Option<Lit<u32>>,
     pub(crate) process_on_nodes: Option<Lit<Vec<Lit<u32>>>>,
+    pub(crate) gpus_per_node: Option<Lit<u32>>,
+    pub(crate) nnodes: Option<Lit<u32>>,
     pub(crate) accelerator: Option<Lit<Accelerator>>,
     pub(crate) accelerator_type: Option<Lit<String>>,
     pub(crate) separate_worker_groups: Option<Span>,
 }
 
+/// Node-slots fixed in the attribute, in one of the two forms of a pool table.
+pub(crate) enum FixedSlots<'p> {
+    /// `process_on_nodes = [8, 8]`.
+    List(&'p Lit<Vec<Lit<u32>>>),
+    /// `gpus_per_node = 8, nnodes = 2`.
+    Repeat {
+        size: &'p Lit<u32>,
+        count: &'p Lit<u32>,
+    },
+}
+
 impl Pool<'_> {
+    /// The node-slots the attribute fixes; `None` when it fixes none, or gives only half of
+    /// `gpus_per_node`/`nnodes` (an error of its own). With both forms, the list.
+    pub(crate) fn fixed_slots(&self) -> Option<FixedSlots<'_>> {
+        match (&self.process_on_nodes, &self.gpus_per_node, &self.nnodes) {
+            (Some(list), _, _) => Some(FixedSlots::List(list)),
+            (None, Some(size), Some(count)) => Some(FixedSlots::Repeat { size, count }),
+            _ => None,
+        }
+    }
+
     /// verl fuses a pool's roles into one worker group unless asked to keep them apart;
     /// each group puts one process on every bundle, and each process needs one CPU.
     pub(crate) fn worker_groups(&self) -> u32 {

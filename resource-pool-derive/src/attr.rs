@@ -20,6 +20,8 @@ const POOL_KEYS: &[&str] = &[
     "roles",
     "max_colocate_count",
     "process_on_nodes",
+    "gpus_per_node",
+    "nnodes",
     "accelerator",
     "accelerator_type",
     "separate_worker_groups",
@@ -274,6 +276,8 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
             span: ident.span(),
             max_colocate_count: None,
             process_on_nodes: None,
+            gpus_per_node: None,
+            nnodes: None,
             accelerator: None,
             accelerator_type: None,
             separate_worker_groups: None,
@@ -406,6 +410,16 @@ fn pool_key(
         twice(pool.max_colocate_count.is_some());
         if let Some(value) = lit_u32(cx, meta, "max_colocate_count = 1")? {
             pool.max_colocate_count = Some(value);
+        }
+    } else if path.is_ident("gpus_per_node") {
+        twice(pool.gpus_per_node.is_some());
+        if let Some(value) = lit_u32(cx, meta, "gpus_per_node = 8")? {
+            pool.gpus_per_node = Some(value);
+        }
+    } else if path.is_ident("nnodes") {
+        twice(pool.nnodes.is_some());
+        if let Some(value) = lit_u32(cx, meta, "nnodes = 2")? {
+            pool.nnodes = Some(value);
         }
     } else if path.is_ident("process_on_nodes") {
         twice(pool.process_on_nodes.is_some());

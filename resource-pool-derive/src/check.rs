@@ -2,13 +2,17 @@
 //! What needs the role enum itself (every role assigned, every name a variant) is left
 //! to the compiler through the generated code.
 
-use crate::ast::{PoolsStruct, RoleEnum};
+use crate::ast::{FixedSlots, Lit, Pool, PoolsStruct, RoleEnum};
 use crate::ctxt::Ctxt;
 
 /// verl's default `max_colocate_count` (`resource_pool::DEFAULT_MAX_COLOCATE_COUNT`).
 const DEFAULT_MAX_COLOCATE_COUNT: u32 = 3;
 /// Ray's fixed point: units in one whole resource.
 const SCALE: u128 = 10_000;
+
+/// The most node-slots `nnodes` may fix: the CLI's default `--max-slots`. The slots are
+/// compiled into the program as one static list.
+const MAX_FIXED_SLOTS: u32 = 1_000_000;
 
 pub(crate) fn role_enum(cx: &Ctxt, role: &RoleEnum) {
     for (i, variant) in role.variants.iter().enumerate() {
@@ -97,48 +101,102 @@ pub(crate) fn pools_struct(cx: &Ctxt, pools: &PoolsStruct) {
             None => {}
         }
 
-        if let Some(nodes) = &pool.process_on_nodes {
-            if nodes.value.is_empty() {
+        check_slot_forms(cx, pool);
+        // One node-slot asks for `bundles * max_colocate_count` CPUs in Ray's fixed point.
+        let cpus = u128::from(
+            pool.max_colocate_count
+                .as_ref()
+                .map_or(DEFAULT_MAX_COLOCATE_COUNT, |m| m.value),
+        )
+        .max(1);
+        let sizes: Vec<&Lit<u32>> = match pool.fixed_slots() {
+            Some(FixedSlots::List(list)) => list.value.iter().collect(),
+            Some(FixedSlots::Repeat { size, .. }) => vec![size],
+            None => Vec::new(),
+        };
+        if let Some(big) = sizes
+            .iter()
+            .find(|slot| u128::from(slot.value) * cpus * SCALE > u128::from(u64::MAX))
+        {
+            cx.error_span(
+                big.span,
+                format!(
+                    "pool `{}`: a node-slot of {} bundles overflows Ray's resource amounts",
+                    pool.ident, big.value
+                ),
+            );
+        }
+    }
+}
+
+/// The node-slots of a pool's attribute: at most one form, each whole, no zero.
+fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
+    let name = pool.ident;
+    if let Some(list) = &pool.process_on_nodes {
+        if list.value.is_empty() {
+            cx.error_span(
+                list.span,
+                format!(
+                    "pool `{name}` has no node-slot: `process_on_nodes` lists the accelerators \
+                     of each node-slot, such as `[8, 8]`"
+                ),
+            );
+        }
+        for slot in list.value.iter().filter(|s| s.value == 0) {
+            cx.error_span(
+                slot.span,
+                format!(
+                    "pool `{name}` has a node-slot of 0 accelerators; each node-slot needs at least one"
+                ),
+            );
+        }
+        for key in [&pool.gpus_per_node, &pool.nnodes].into_iter().flatten() {
+            cx.error_span(
+                key.span,
+                format!(
+                    "pool `{name}` gives both `process_on_nodes` and `gpus_per_node`/`nnodes`: \
+                     keep one form"
+                ),
+            );
+        }
+        return;
+    }
+    match (&pool.gpus_per_node, &pool.nnodes) {
+        (Some(size), Some(count)) => {
+            if size.value == 0 {
                 cx.error_span(
-                    nodes.span,
+                    size.span,
                     format!(
-                        "pool `{}` has no node-slot: `process_on_nodes` lists the accelerators \
-                         of each node-slot, such as `[8, 8]`",
-                        pool.ident
+                        "pool `{name}` has node-slots of 0 accelerators; `gpus_per_node` is at least 1"
                     ),
                 );
             }
-            for slot in &nodes.value {
-                if slot.value == 0 {
-                    cx.error_span(
-                        slot.span,
-                        format!(
-                            "pool `{}` has a node-slot of 0 accelerators; each node-slot needs at least one",
-                            pool.ident
-                        ),
-                    );
-                }
-            }
-            // One node-slot asks for `bundles * max_colocate_count` CPUs in Ray's fixed point.
-            let cpus = u128::from(
-                pool.max_colocate_count
-                    .as_ref()
-                    .map_or(DEFAULT_MAX_COLOCATE_COUNT, |m| m.value),
-            )
-            .max(1);
-            if let Some(big) = nodes
-                .value
-                .iter()
-                .find(|slot| u128::from(slot.value) * cpus * SCALE > u128::from(u64::MAX))
-            {
+            if count.value == 0 {
                 cx.error_span(
-                    big.span,
+                    count.span,
+                    format!("pool `{name}` has no node-slot: `nnodes` is at least 1"),
+                );
+            } else if count.value > MAX_FIXED_SLOTS {
+                cx.error_span(
+                    count.span,
                     format!(
-                        "pool `{}`: a node-slot of {} bundles overflows Ray's resource amounts",
-                        pool.ident, big.value
+                        "pool `{name}` fixes {} node-slots, more than {MAX_FIXED_SLOTS}: \
+                         give its size in the pools file instead",
+                        count.value
                     ),
                 );
             }
         }
+        (Some(size), None) => cx.error_span(
+            size.span,
+            format!("pool `{name}` gives `gpus_per_node` without `nnodes`: add `nnodes = N`"),
+        ),
+        (None, Some(count)) => cx.error_span(
+            count.span,
+            format!(
+                "pool `{name}` gives `nnodes` without `gpus_per_node`: add `gpus_per_node = N`"
+            ),
+        ),
+        (None, None) => {}
     }
 }

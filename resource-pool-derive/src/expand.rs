@@ -5,7 +5,7 @@ use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::{Accelerator, PoolsStruct, RoleEnum};
+use crate::ast::{Accelerator, FixedSlots, PoolsStruct, RoleEnum};
 
 pub(crate) fn role_enum(role: &RoleEnum) -> TokenStream {
     let ident = role.ident;
@@ -153,10 +153,15 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
 
     let attrs = pools.pools.iter().map(|pool| {
         let name = pool.ident.to_string();
-        let process_on_nodes = match &pool.process_on_nodes {
-            Some(nodes) => {
+        let process_on_nodes = match pool.fixed_slots() {
+            Some(FixedSlots::List(nodes)) => {
                 let slots = nodes.value.iter().map(|s| s.value);
                 quote!(::core::option::Option::Some(&[#(#slots),*]))
+            }
+            Some(FixedSlots::Repeat { size, count }) => {
+                let size = size.value;
+                let count = proc_macro2::Literal::usize_unsuffixed(count.value as usize);
+                quote!(::core::option::Option::Some(&[#size; #count]))
             }
             None => quote!(::core::option::Option::None),
         };
@@ -210,11 +215,12 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         )
     };
 
-    let all_fixed = pools.pools.iter().all(|p| p.process_on_nodes.is_some());
+    let all_fixed = pools.pools.iter().all(|p| p.fixed_slots().is_some());
     let fixed = all_fixed.then(|| {
         quote! {
             /// The pools as their attributes fix them, without a file: every pool states its
-            /// `process_on_nodes`, and the compiler has checked each value.
+            /// node-slots (`process_on_nodes`, or `gpus_per_node` and `nnodes`), and the
+            /// compiler has checked each value.
             #[must_use]
             #vis fn fixed() -> Self {
                 let [#(#fields),*] = ::resource_pool::__private::fixed_pools::<#count>(Self::__POOL_ATTRS);
@@ -231,7 +237,7 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         " Loads the pools from TOML text: one table per pool ({list}), with the keys of a \
          pool table (`process_on_nodes`, or `gpus_per_node` and `nnodes`; `accelerator`, \
          `max_colocate_count`, `accelerator_type`, `bundle_resources`). A pool whose \
-         attribute fixes `process_on_nodes` may leave its table out.\n\n `file_name` is \
+         attribute fixes its node-slots may leave its table out.\n\n `file_name` is \
          the name shown in diagnostics."
     );
 

@@ -170,7 +170,7 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 ///   CLI's config (`process_on_nodes = [8, 8]`, or `gpus_per_node` and `nnodes`;
 ///   `accelerator`, `max_colocate_count`, `accelerator_type`, `bundle_resources`) and no
 ///   `[mapping]`: the mapping is the code. Errors are miette diagnostics with spans.
-/// - `Pools::fixed() -> Pools`, when every pool fixes `process_on_nodes`: no file at all.
+/// - `Pools::fixed() -> Pools`, when every pool fixes its node-slots: no file at all.
 /// - `pools.into_manager() -> ResourcePoolManager<MyRole>` (and `try_into_manager`,
 ///   which returns an error instead of panicking when a `PoolSpec` was built by hand and
 ///   is invalid).
@@ -189,8 +189,9 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// - `separate_worker_groups`: each role is its own worker group (by default, a pool's
 ///   roles are fused into one group, as verl does), so the pool needs
 ///   `max_colocate_count` of at least its number of roles.
-/// - `process_on_nodes = [8, 8]`: fixes the node-slots; the file may then leave the
-///   pool's table out (or override it).
+/// - `process_on_nodes = [8, 8]`, or `gpus_per_node = 8, nnodes = 2` (the same slots):
+///   fixes the node-slots; the file may then leave the pool's table out (or override it).
+///   One form, whole, without zeros; `nnodes` at most 1,000,000.
 /// - `accelerator = "GPU"` or `"NPU"`.
 /// - `accelerator_type = "accelerator_type:H100"`: a custom Ray resource each bundle asks
 ///   `0.0001` of.
