@@ -416,3 +416,18 @@ fn a_node_with_gpus_and_npus_has_a_segment_each_and_long_rows_are_cut() {
     assert!(text.contains(&format!(" +{}  CPU", wide.hidden)), "{text}");
     assert_well_formed(&render_svg(&pictures));
 }
+
+#[test]
+fn wide_node_ids_keep_the_columns_aligned() {
+    // CJK characters take two terminal columns each: the cells start in one column.
+    let cluster = Cluster::new(vec![
+        Node::new("节点一", res(&[("GPU", 2), ("CPU", 8)])),
+        Node::new("b", res(&[("GPU", 2), ("CPU", 8)])),
+    ]);
+    let config = config("[pools.p]\nprocess_on_nodes = [2]\n[mapping]\nactor = \"p\"\n");
+    let report = check_on(&config, &cluster);
+    let text = render_text(&check_pictures(&report, &cluster)[0], false);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[1], "  节点一  GPU A0 A0  CPU 6/8", "{text}");
+    assert_eq!(lines[2], "  b       GPU ·  ·   CPU 0/8", "{text}");
+}

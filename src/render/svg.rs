@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::picture::{Cell, GROUP_ROW_NOTE, Picture, Segment};
-use super::text::{BUSY, DEAD, FREE, cell_label, cell_width, more_line, row_name};
+use super::text::{BUSY, DEAD, FREE, cell_label, cell_width, more_line, row_name, shown_width};
 
 /// Fill colours of the pools, in pool order (the text's ANSI colours, as hex).
 const PALETTE: [&str; 10] = [
@@ -39,7 +39,7 @@ pub fn escape(text: &str) -> String {
 }
 
 fn text_width(text: &str) -> f64 {
-    text.chars().count() as f64 * CHAR
+    shown_width(text) as f64 * CHAR
 }
 
 struct Canvas {

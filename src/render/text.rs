@@ -51,7 +51,7 @@ pub fn cell_width(picture: &Picture) -> usize {
         .flat_map(|r| &r.segments)
         .chain(picture.pending.iter().map(|p| &p.segment))
         .flat_map(|s| &s.cells)
-        .map(|c| cell_label(c).chars().count())
+        .map(|c| shown_width(&cell_label(c)))
         .max()
         .unwrap_or(1)
 }
@@ -64,14 +64,29 @@ pub fn row_name(row: &Row) -> String {
     }
 }
 
+/// The columns `text` takes in a terminal: two for a CJK character, none for a
+/// combining mark.
+pub fn shown_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `id` cut to at most [`MAX_NAME`] columns, ending in `…` when cut.
 fn cut(id: &str) -> String {
-    if id.chars().count() <= MAX_NAME {
-        id.to_owned()
-    } else {
-        let mut out: String = id.chars().take(MAX_NAME - 1).collect();
-        out.push('…');
-        out
+    if shown_width(id) <= MAX_NAME {
+        return id.to_owned();
     }
+    let mut out = String::new();
+    let mut width = 0;
+    for c in id.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if width + w > MAX_NAME - 1 {
+            break;
+        }
+        width += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
 }
 
 /// Text with the width it shows (escape codes take none).
@@ -97,7 +112,7 @@ impl Styled {
             }
             _ => self.text.push_str(text),
         }
-        self.width += text.chars().count();
+        self.width += shown_width(text);
     }
 
     fn pad_to(&mut self, width: usize) {
@@ -130,7 +145,7 @@ fn draw_segments(segments: &[Segment], width: usize, colour: bool) -> Styled {
         for cell in &segment.cells {
             out.push(" ", None, colour);
             let label = cell_label(cell);
-            let pad = width.saturating_sub(label.chars().count());
+            let pad = width.saturating_sub(shown_width(&label));
             out.push(&label, cell_style(cell).as_deref(), colour);
             out.push(&" ".repeat(pad), None, colour);
         }
@@ -177,7 +192,7 @@ pub fn more_line(more: &More) -> String {
 pub fn render_text(picture: &Picture, colour: bool) -> String {
     let width = cell_width(picture);
     let names: Vec<String> = picture.rows.iter().map(row_name).collect();
-    let name_width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let name_width = names.iter().map(|n| shown_width(n)).max().unwrap_or(0);
     let drawn: Vec<Styled> = picture
         .rows
         .iter()
