@@ -40,8 +40,13 @@ fn main() -> ExitCode {
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/trainer_pools.toml"),
         PathBuf::from,
     );
-    let pools = match Pools::from_toml_file(&path) {
-        Ok(pools) => pools,
+    let pools = match Pools::from_toml_file_with_warnings(&path) {
+        Ok((pools, warnings)) => {
+            if !warnings.is_empty() {
+                eprintln!("{:?}", miette::Report::new(warnings));
+            }
+            pools
+        }
         Err(err) => {
             // Spanned diagnostics, pointing into the file.
             eprintln!("{:?}", miette::Report::new(err));

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::config::{ConfigErrors, PoolDefaults, PoolField, load_struct_pools};
+use crate::config::{ConfigErrors, ConfigWarnings, PoolDefaults, PoolField, load_struct_pools};
 use crate::source::{ReadError, ReadLimits, SourceFile};
 use crate::{
     Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, PoolSpec, ResourcePool,
@@ -57,31 +57,38 @@ impl PoolAttrs {
     }
 }
 
+/// A derived struct's pools, in field order, and the file's warnings.
+pub type Loaded<const N: usize> = ([PoolSpec; N], ConfigWarnings);
+
 fn load<const N: usize>(
     source: &SourceFile,
     attrs: &[PoolAttrs],
-) -> Result<[PoolSpec; N], ConfigErrors> {
+) -> Result<Loaded<N>, ConfigErrors> {
     let fields: Vec<PoolField> = attrs.iter().map(PoolAttrs::field).collect();
-    let specs = load_struct_pools(source, &fields)?;
-    Ok(specs.try_into().unwrap_or_else(|specs: Vec<PoolSpec>| {
-        unreachable!("{} pools loaded for {N} fields", specs.len())
-    }))
+    let loaded = load_struct_pools(source, &fields)?;
+    let specs = loaded
+        .specs
+        .try_into()
+        .unwrap_or_else(|specs: Vec<PoolSpec>| {
+            unreachable!("{} pools loaded for {N} fields", specs.len())
+        });
+    Ok((specs, loaded.warnings))
 }
 
-/// `from_toml_str`.
+/// `from_toml_str` and `from_toml_str_with_warnings`.
 pub fn load_pools_str<const N: usize>(
     src: &str,
     file_name: &str,
     attrs: &[PoolAttrs],
-) -> Result<[PoolSpec; N], ConfigErrors> {
+) -> Result<Loaded<N>, ConfigErrors> {
     load(&SourceFile::new(file_name, src), attrs)
 }
 
-/// `from_toml_file`.
+/// `from_toml_file` and `from_toml_file_with_warnings`.
 pub fn load_pools_file<const N: usize>(
     path: &Path,
     attrs: &[PoolAttrs],
-) -> Result<[PoolSpec; N], LoadPoolsError> {
+) -> Result<Loaded<N>, LoadPoolsError> {
     let source = SourceFile::read(path, ReadLimits::default())?;
     Ok(load(&source, attrs)?)
 }
@@ -90,7 +97,7 @@ pub fn load_pools_file<const N: usize>(
 /// derive has checked the literal values, so this does not fail.
 pub fn fixed_pools<const N: usize>(attrs: &[PoolAttrs]) -> [PoolSpec; N] {
     match load(&SourceFile::new("<attributes>", ""), attrs) {
-        Ok(specs) => specs,
+        Ok((specs, _)) => specs,
         Err(errors) => panic!("the pools fixed by attributes are invalid: {errors:?}"),
     }
 }

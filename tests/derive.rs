@@ -231,6 +231,34 @@ fn gpus_per_node_and_nnodes_fix_the_slots_as_process_on_nodes_does() {
 }
 
 #[test]
+fn warnings_of_a_file_that_loads_are_kept_when_asked_for() {
+    // Uneven node-slots load (verl runs them) but are worth a warning.
+    let text = "[global_pool]\nprocess_on_nodes = [8, 4]\n";
+    let (pools, warnings) = Pools::from_toml_str_with_warnings(text, "pools.toml").unwrap();
+    assert_eq!(pools.global_pool.process_on_nodes, [8, 4]);
+    let codes: Vec<String> = warnings
+        .diagnostics
+        .iter()
+        .filter_map(|d| miette::Diagnostic::code(d).map(|c| c.to_string()))
+        .collect();
+    assert_eq!(codes, ["resource_pool::config::uneven_slots"]);
+    assert_eq!(warnings.to_string(), "1 warning in `pools.toml`");
+    // The plain loader gives the same pools.
+    assert_eq!(Pools::from_toml_str(text, "pools.toml").unwrap(), pools);
+    let (_, none) =
+        Pools::from_toml_str_with_warnings("[global_pool]\nprocess_on_nodes = [8]\n", "p.toml")
+            .unwrap();
+    assert!(none.is_empty());
+    // From a file too.
+    let dir = std::env::temp_dir().join(format!("resource-pool-derive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pools.toml");
+    std::fs::write(&path, text).unwrap();
+    let (_, from_file) = Pools::from_toml_file_with_warnings(&path).unwrap();
+    assert_eq!(from_file.diagnostics.len(), 1);
+}
+
+#[test]
 fn separate_worker_groups_need_their_cpus_in_the_file_too() {
     #[derive(ResourcePools, Debug)]
     #[resource_pools(role = MyRole)]

@@ -269,9 +269,19 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
                 src: &str,
                 file_name: &str,
             ) -> ::core::result::Result<Self, ::resource_pool::config::ConfigErrors> {
-                let [#(#fields),*] =
+                ::core::result::Result::Ok(Self::from_toml_str_with_warnings(src, file_name)?.0)
+            }
+
+            /// As [`from_toml_str`](Self::from_toml_str), and the file's warnings (uneven
+            /// node-slots, ...), which that drops: a miette diagnostic, empty when there is
+            /// none.
+            #vis fn from_toml_str_with_warnings(
+                src: &str,
+                file_name: &str,
+            ) -> ::core::result::Result<(Self, ::resource_pool::config::ConfigWarnings), ::resource_pool::config::ConfigErrors> {
+                let ([#(#fields),*], warnings) =
                     ::resource_pool::__private::load_pools_str::<#count>(src, file_name, Self::__POOL_ATTRS)?;
-                ::core::result::Result::Ok(Self { #(#fields),* })
+                ::core::result::Result::Ok((Self { #(#fields),* }, warnings))
             }
 
             /// Reads and loads the pools from a TOML file, as
@@ -279,9 +289,16 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
             #vis fn from_toml_file(
                 path: impl ::core::convert::AsRef<::std::path::Path>,
             ) -> ::core::result::Result<Self, ::resource_pool::LoadPoolsError> {
-                let [#(#fields),*] =
+                ::core::result::Result::Ok(Self::from_toml_file_with_warnings(path)?.0)
+            }
+
+            /// As [`from_toml_file`](Self::from_toml_file), and the file's warnings.
+            #vis fn from_toml_file_with_warnings(
+                path: impl ::core::convert::AsRef<::std::path::Path>,
+            ) -> ::core::result::Result<(Self, ::resource_pool::config::ConfigWarnings), ::resource_pool::LoadPoolsError> {
+                let ([#(#fields),*], warnings) =
                     ::resource_pool::__private::load_pools_file::<#count>(path.as_ref(), Self::__POOL_ATTRS)?;
-                ::core::result::Result::Ok(Self { #(#fields),* })
+                ::core::result::Result::Ok((Self { #(#fields),* }, warnings))
             }
 
             #fixed

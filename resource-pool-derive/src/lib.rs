@@ -170,6 +170,9 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 ///   CLI's config (`process_on_nodes = [8, 8]`, or `gpus_per_node` and `nnodes`;
 ///   `accelerator`, `max_colocate_count`, `accelerator_type`, `bundle_resources`) and no
 ///   `[mapping]`: the mapping is the code. Errors are miette diagnostics with spans.
+/// - `Pools::from_toml_str_with_warnings` and `Pools::from_toml_file_with_warnings`: the
+///   same, and the file's warnings (`resource_pool::config::ConfigWarnings`: uneven
+///   node-slots, ...), which the plain loaders drop.
 /// - `Pools::fixed() -> Pools`, when every pool fixes its node-slots: no file at all.
 /// - `pools.into_manager() -> ResourcePoolManager<MyRole>` (and `try_into_manager`,
 ///   which returns an error instead of panicking when a `PoolSpec` was built by hand and

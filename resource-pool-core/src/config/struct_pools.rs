@@ -36,6 +36,47 @@ pub struct ConfigErrors {
     pub diagnostics: Vec<ConfigDiagnostic>,
 }
 
+/// The warnings of a file that loaded (uneven node-slots, ...), with the file to show
+/// them in; empty when there are none.
+#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
+#[error("{} in `{}`", warnings(.diagnostics), .source_file.name())]
+#[diagnostic(
+    code(resource_pool::config::warnings),
+    severity(Warning),
+    help("the pools loaded; each warning says what to look at")
+)]
+pub struct ConfigWarnings {
+    /// The file.
+    #[source_code]
+    pub source_file: SourceFile,
+    /// Every warning.
+    #[related]
+    pub diagnostics: Vec<ConfigDiagnostic>,
+}
+
+impl ConfigWarnings {
+    /// Whether there is no warning.
+    pub fn is_empty(&self) -> bool {
+        self.diagnostics.is_empty()
+    }
+}
+
+fn warnings(diagnostics: &[ConfigDiagnostic]) -> String {
+    match diagnostics.len() {
+        1 => "1 warning".to_owned(),
+        n => format!("{n} warnings"),
+    }
+}
+
+/// A derived struct's pools, loaded, with the file's warnings.
+#[derive(Clone, Debug)]
+pub struct LoadedPools {
+    /// The pools, in field order.
+    pub specs: Vec<PoolSpec>,
+    /// What the lint warns about (the file loaded all the same).
+    pub warnings: ConfigWarnings,
+}
+
 fn problems(diagnostics: &[ConfigDiagnostic]) -> String {
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     match errors {
@@ -56,7 +97,7 @@ impl fmt::Display for PoolField {
 pub fn load_struct_pools(
     source: &SourceFile,
     fields: &[PoolField],
-) -> Result<Vec<PoolSpec>, ConfigErrors> {
+) -> Result<LoadedPools, ConfigErrors> {
     let (root, errors) = toml_walk::parse(source);
     if !errors.is_empty() {
         // Recovered trees are guesses: report the syntax alone.
@@ -121,8 +162,17 @@ pub fn load_struct_pools(
             .map(|(field, doc)| doc.as_ref()?.build(&field.defaults))
             .collect()
     };
-    specs.ok_or(ConfigErrors {
-        source_file: source.clone(),
-        diagnostics,
-    })
+    match specs {
+        Some(specs) => Ok(LoadedPools {
+            specs,
+            warnings: ConfigWarnings {
+                source_file: source.clone(),
+                diagnostics,
+            },
+        }),
+        None => Err(ConfigErrors {
+            source_file: source.clone(),
+            diagnostics,
+        }),
+    }
 }
