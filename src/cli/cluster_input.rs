@@ -18,6 +18,9 @@ use resource_pool::source::SourceFile;
 use super::Context;
 use super::report::Finding;
 
+/// The name of a file read from standard input (`--slurm -`), as reports show it.
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// The variable that names a cluster file when no cluster source is given (before
 /// `RAY_ADDRESS`).
 pub const CLUSTER_VARIABLE: &str = "RESOURCE_POOL_CLUSTER";
@@ -135,7 +138,7 @@ fn read_file_or_stdin(
                 "stdin is larger than {limit} bytes"
             )))]);
         }
-        return SourceFile::from_bytes("<stdin>", bytes).map_err(|e| vec![Finding::unreadable(e)]);
+        return SourceFile::from_bytes(STDIN_NAME, bytes).map_err(|e| vec![Finding::unreadable(e)]);
     }
     SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::unreadable(e)])
 }

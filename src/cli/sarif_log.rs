@@ -102,7 +102,7 @@ pub fn render(findings: &[Finding], main_file: Option<&str>) -> Value {
 
 /// Whether a name is a file's (not stdin's or the command line's).
 fn is_file(name: &str) -> bool {
-    name != "<stdin>" && name != resource_pool::config::OVERRIDES_NAME
+    name != super::cluster_input::STDIN_NAME && name != resource_pool::config::OVERRIDES_NAME
 }
 
 /// A path as a URI reference: relative paths stay relative.
