@@ -743,17 +743,7 @@ proptest! {
     fn the_config_schema_agrees_with_the_lint((root, judged) in config()) {
         let text = toml::to_string(&root).expect("the config is TOML");
         let loaded = load_config(&SourceFile::new("c.toml", text.clone()), &LintOptions::default());
-        let schema = config_validator();
-        let instance = serde_json::to_value(&root).expect("JSON");
-        let lint_accepts = !loaded.has_errors();
-        let schema_accepts = schema.is_valid(&instance);
-        if lint_accepts {
-            prop_assert!(schema_accepts, "the schema refuses what lint accepts:\n{text}\n{:#?}",
-                errors(schema, &instance));
-        } else if judged {
-            prop_assert!(!schema_accepts, "the schema accepts what lint refuses:\n{text}\n{:?}",
-                loaded.diagnostics);
-        }
+        agrees(config_validator(), &root, &text, judged, &loaded.diagnostics, loaded.has_errors())?;
     }
 
     /// The same for cluster files and their reader.
@@ -761,18 +751,35 @@ proptest! {
     fn the_cluster_schema_agrees_with_the_reader((root, judged) in cluster()) {
         let text = toml::to_string(&root).expect("the cluster is TOML");
         let loaded = load_cluster(&SourceFile::new("c.toml", text.clone()), &ClusterLimits::default());
-        let schema = cluster_validator();
-        let instance = serde_json::to_value(&root).expect("JSON");
-        let reader_accepts = !loaded.has_errors();
-        let schema_accepts = schema.is_valid(&instance);
-        if reader_accepts {
-            prop_assert!(schema_accepts, "the schema refuses what the reader accepts:\n{text}\n{:#?}",
-                errors(schema, &instance));
-        } else if judged {
-            prop_assert!(!schema_accepts, "the schema accepts what the reader refuses:\n{text}\n{:?}",
-                loaded.diagnostics);
-        }
+        agrees(cluster_validator(), &root, &text, judged, &loaded.diagnostics, loaded.has_errors())?;
     }
+}
+
+/// The schema accepts `root` when the reader found no error, and, when `judged` (nothing
+/// in it is for the reader alone to see), refuses it when the reader found one.
+fn agrees<D: std::fmt::Debug>(
+    schema: &jsonschema::Validator,
+    root: &toml::Table,
+    text: &str,
+    judged: bool,
+    diagnostics: &[D],
+    reader_refuses: bool,
+) -> Result<(), TestCaseError> {
+    let instance = serde_json::to_value(root).expect("JSON");
+    let schema_accepts = schema.is_valid(&instance);
+    if !reader_refuses {
+        prop_assert!(
+            schema_accepts,
+            "the schema refuses what the reader accepts:\n{text}\n{:#?}",
+            errors(schema, &instance)
+        );
+    } else if judged {
+        prop_assert!(
+            !schema_accepts,
+            "the schema accepts what the reader refuses:\n{text}\n{diagnostics:?}"
+        );
+    }
+    Ok(())
 }
 
 fn config_validator() -> &'static jsonschema::Validator {
