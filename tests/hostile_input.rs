@@ -2,6 +2,8 @@
 //! case per limit. Memory is measured with a counting allocator (per thread, so that the
 //! tests running beside each other do not count into each other).
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -141,7 +143,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// Runs `resource-pool ARGS...`, killing it after `timeout`; `None` when it had to be
 /// killed, else its exit code and stderr.
 fn run_cli(args: &[&str], timeout: Duration) -> Option<(i32, String)> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_resource-pool"))
+    let mut child = common::resource_pool()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

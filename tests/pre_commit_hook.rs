@@ -1,8 +1,9 @@
 //! The pre-commit hook file (`.pre-commit-hooks.yaml`): its fields, read as text
 //! (no YAML crate), and the binary run with the hook's entry on example files.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 fn hook_text() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml");
@@ -39,11 +40,9 @@ fn hook_entry_names_this_binary() {
 fn run_entry(files: &[&str]) -> std::process::Output {
     let entry = field(&hook_text(), "entry").expect("entry");
     let args: Vec<&str> = entry.split_whitespace().skip(1).collect();
-    Command::new(env!("CARGO_BIN_EXE_resource-pool"))
+    common::resource_pool()
         .args(&args)
         .args(files)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs")
 }

@@ -17,6 +17,8 @@
 //! with `accelerator_type:H100` and `my_custom`; 127.0.0.4 NPU 8/CPU 32. Scenarios shape
 //! it further by holding resources with groups pinned through `node:<ip>`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -815,12 +817,8 @@ fn wrong_ports_fail_clearly_within_the_budget() {
 }
 
 fn cli(args: &[&str], ray_address: Option<&str>) -> std::process::Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_resource-pool"));
-    command
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env_remove("RAY_ADDRESS");
+    let mut command = common::resource_pool();
+    command.args(args);
     if let Some(address) = ray_address {
         command.env("RAY_ADDRESS", address);
     }
