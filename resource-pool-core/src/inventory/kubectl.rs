@@ -10,8 +10,9 @@
 //! Mapping: `CPU` = `cpu`, `GPU` = `nvidia.com/gpu` + `amd.com/gpu`, `NPU` = the sum of
 //! every `huawei.com/Ascend*` key (`huawei.com/Ascend910`, `huawei.com/Ascend310P`, ...),
 //! `memory` = `memory` in bytes; other resources (`pods`, `ephemeral-storage`,
-//! `hugepages-*`, ...) are ignored and not validated. total = capacity, available =
-//! allocatable minus what pods request (either falls back to the other when missing).
+//! `hugepages-*`, ...) are ignored and not validated. total = allocatable (what pods can
+//! ever get: capacity less the kubelet's system reservations; capacity when a node has
+//! no allocatable), available = total minus what pods request.
 //! The labels in [`KEPT_LABELS`] are kept as node labels, verbatim. A node whose `Ready`
 //! condition is not `"True"` (or that has none), or that is cordoned
 //! (`spec.unschedulable: true`), is not alive and gets an [`InventoryNote::DeadNode`].
@@ -335,13 +336,14 @@ pub fn kubectl_inventory(nodes: Vec<KubeNode>, pods: &[PodRequest]) -> Inventory
         for pod in pods.iter().filter(|p| p.node == kube.name) {
             add_saturating(&mut used, &pod.request);
         }
-        let (total, allocatable) = match (kube.capacity.is_empty(), kube.allocatable.is_empty()) {
-            (true, false) => (kube.allocatable.clone(), kube.allocatable),
-            (false, true) => (kube.capacity.clone(), kube.capacity),
-            _ => (kube.capacity, kube.allocatable),
+        // What pods can ever get: allocatable (capacity less what the kubelet reserves for
+        // the system), capacity when a node states no allocatable.
+        let total = if kube.allocatable.is_empty() {
+            kube.capacity
+        } else {
+            kube.allocatable
         };
-        let mut node =
-            Node::new(kube.name.clone(), allocatable.saturating_sub(&used)).with_total(total);
+        let mut node = Node::new(kube.name.clone(), total.saturating_sub(&used)).with_total(total);
         node.address = kube.address;
         node.labels = kube.labels;
         if let Some(unusable) = kube.unusable {
