@@ -8,7 +8,8 @@
 //! a toleration will not land there.
 //!
 //! Mapping: `CPU` = `cpu`, `GPU` = `nvidia.com/gpu` + `amd.com/gpu`, `NPU` = the sum of
-//! every `huawei.com/Ascend*` key (`huawei.com/Ascend910`, `huawei.com/Ascend310P`, ...),
+//! every `huawei.com/Ascend<model>` key (`huawei.com/Ascend910`, `huawei.com/Ascend310P`,
+//! ...; not the virtual-NPU slices such as `huawei.com/Ascend910-4c`),
 //! `memory` = `memory` in bytes; other resources (`pods`, `ephemeral-storage`,
 //! `hugepages-*`, ...) are ignored and not validated. total = allocatable (what pods can
 //! ever get: capacity less the kubelet's system reservations; capacity when a node has
@@ -246,9 +247,17 @@ fn model_name(key: &str) -> Option<&'static str> {
         "cpu" => Some(names::CPU),
         "memory" => Some(names::MEMORY),
         "nvidia.com/gpu" | "amd.com/gpu" => Some(names::GPU),
-        k if k.starts_with("huawei.com/Ascend") => Some(names::NPU),
+        k if is_whole_ascend(k) => Some(names::NPU),
         _ => None,
     }
+}
+
+/// A key of whole Ascend NPUs (`huawei.com/Ascend910`, `huawei.com/Ascend310P`), not of the
+/// device plugin's virtual NPUs (`huawei.com/Ascend910-4c`: slices of one chip, which Ray's
+/// NPU resource does not count).
+fn is_whole_ascend(key: &str) -> bool {
+    key.strip_prefix("huawei.com/Ascend")
+        .is_some_and(|model| !model.is_empty() && model.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
 /// One node of `kubectl get nodes -o json`.

@@ -155,3 +155,21 @@ fn a_node_listed_twice_is_an_error_on_both_names() {
     assert_eq!(span.offset(), text.rfind("\"a\"").expect("second"));
     assert_eq!(first.offset(), text.find("\"a\"").expect("first"));
 }
+
+#[test]
+fn whole_ascend_npus_count_and_virtual_slices_do_not() {
+    assert!(is_whole_ascend("huawei.com/Ascend910"));
+    assert!(is_whole_ascend("huawei.com/Ascend310P"));
+    assert!(!is_whole_ascend("huawei.com/Ascend910-4c"));
+    assert!(!is_whole_ascend("huawei.com/Ascend310P-1c.1cpu"));
+    assert!(!is_whole_ascend("huawei.com/Ascend"));
+    let text = r#"{"kind":"Node","metadata":{"name":"n"},
+        "status":{"allocatable":{"huawei.com/Ascend910":"8","huawei.com/Ascend910-4c":"4"},
+        "conditions":[{"type":"Ready","status":"True"}]}}"#;
+    let nodes = parse_kubectl_nodes(text).expect("parses");
+    let inventory = kubectl_inventory(nodes, &[]);
+    assert_eq!(
+        inventory.cluster.nodes[0].available.get("NPU"),
+        Amount::from_whole(8).unwrap_or_default()
+    );
+}
