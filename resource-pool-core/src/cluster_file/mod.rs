@@ -305,8 +305,10 @@ fn read_node(
             _ => {}
         }
     }
-    // Labelled on the id when there is one, else on the whole entry.
-    for required in NODE_KEYS.iter().filter(|k| k.required) {
+    // Labelled on the id when there is one, else on the whole entry. A node read whole
+    // has them all: the loop runs for broken nodes only (clusters have 100,000s of nodes).
+    let complete = has_id && has_available;
+    for required in NODE_KEYS.iter().filter(|k| k.required && !complete) {
         if toml_walk::get(table, required.name).is_none() {
             out.push(StructureError::MissingKey {
                 key: required.name,
