@@ -14,6 +14,7 @@ pub mod file_keys;
 pub mod fuzzing;
 pub mod inventory;
 pub mod json_schema;
+mod line_index;
 pub mod lint;
 pub mod model;
 pub mod placement;

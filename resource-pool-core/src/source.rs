@@ -3,9 +3,11 @@
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
+
+use crate::line_index::LineIndex;
 
 /// A byte range in a source file.
 pub type Span = Range<usize>;
@@ -106,6 +108,8 @@ pub struct SourceFile {
     name: Arc<str>,
     text: Arc<str>,
     layer: Option<(usize, Arc<str>)>,
+    /// Built on the first line or snippet asked for; shared by clones.
+    lines: Arc<OnceLock<LineIndex>>,
 }
 
 impl fmt::Debug for SourceFile {
@@ -124,6 +128,7 @@ impl SourceFile {
             name: name.into(),
             text: text.into(),
             layer: None,
+            lines: Arc::default(),
         }
     }
 
@@ -139,6 +144,7 @@ impl SourceFile {
             name: self.name.clone(),
             text: text.into(),
             layer: Some((start, layer_name.into())),
+            lines: Arc::default(),
         }
     }
 
@@ -232,8 +238,123 @@ impl SourceFile {
     /// The 1-based line and column (in characters) of a byte offset, as editors count
     /// them; a tab counts as one column.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        line_col_in(&self.text, offset)
+        let text: &str = &self.text;
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let lines = self.lines();
+        let line = lines.line_of(offset);
+        let line_start = lines.line_start(line);
+        let mut column =
+            lines.chars_before(text, offset) - lines.chars_before(text, line_start) + 1;
+        // A BOM is not a column anyone sees.
+        if line_start == 0 && offset > 0 && text.starts_with('\u{feff}') {
+            column -= 1;
+        }
+        (line + 1, column)
     }
+
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
+
+    /// miette's snippet of `span` in `text` (the file's own text, a prefix of the whole),
+    /// read from a few lines before the span rather than from the start of the file: the
+    /// same contents, with lines counted from the start.
+    fn snippet<'a>(
+        &'a self,
+        text: &'a str,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<MietteSpanContents<'a>, MietteError> {
+        let lines = self.lines();
+        if let Some(clipped) = clip_long_line(text, lines, span, before) {
+            return Ok(clipped);
+        }
+        let first = lines.line_of(span.offset()).saturating_sub(before + 1);
+        let start = lines.line_start(first);
+        if lines.lone_cr || start == 0 || start > text.len() {
+            let inner = text.read_span(span, before, after)?;
+            return Ok(MietteSpanContents::new(
+                inner.data(),
+                *inner.span(),
+                inner.line(),
+                inner.column(),
+                inner.line_count(),
+            ));
+        }
+        let local = SourceSpan::new((span.offset() - start).into(), span.len());
+        let inner = text[start..].read_span(&local, before, after)?;
+        Ok(MietteSpanContents::new(
+            inner.data(),
+            SourceSpan::new((inner.span().offset() + start).into(), inner.span().len()),
+            inner.line() + first,
+            inner.column(),
+            inner.line_count() + first,
+        ))
+    }
+}
+
+/// Lines longer than this (in bytes) are shown clipped around the span: a minified JSON
+/// file is one line of megabytes, and each snippet would print all of it.
+const LONG_LINE: usize = 400;
+/// The bytes shown on either side of a span in a clipped line.
+const CLIP_CONTEXT: usize = 80;
+
+/// The snippet of a span that lies on one line longer than [`LONG_LINE`]: that line from a
+/// little before the span to a little after it, without context lines. `None` for spans
+/// on ordinary lines (or spread over several).
+fn clip_long_line<'a>(
+    text: &'a str,
+    lines: &LineIndex,
+    span: &SourceSpan,
+    before: usize,
+) -> Option<MietteSpanContents<'a>> {
+    let start = span.offset();
+    let end = start + span.len();
+    if end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return None;
+    }
+    let line = lines.line_of(start);
+    if lines.line_of(end.saturating_sub(1).max(start)) != line {
+        return None;
+    }
+    let line_start = lines.line_start(line);
+    // The next line's start, less its `\n` (a `\r` before it is cut below).
+    let line_end = lines
+        .next_line_start(line)
+        .map_or(text.len(), |next| next - 1);
+    if line_end - line_start <= LONG_LINE || span.len() > LONG_LINE {
+        return None;
+    }
+    // Only what is shown is searched for a `\r`: the line may be megabytes long.
+    let shown_end = (end + CLIP_CONTEXT).min(line_end);
+    let line_end = text
+        .as_bytes()
+        .get(end..shown_end)
+        .and_then(|shown| shown.iter().position(|&b| b == b'\r'))
+        .map_or(line_end, |i| end + i);
+    let mut from = if before == 0 {
+        start
+    } else {
+        start.saturating_sub(CLIP_CONTEXT).max(line_start)
+    };
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let mut to = (end + CLIP_CONTEXT).min(line_end);
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    Some(MietteSpanContents::new(
+        &text.as_bytes()[from..to],
+        SourceSpan::new(from.into(), to - from),
+        line,
+        0,
+        0,
+    ))
 }
 
 /// The 1-based line and column (in characters) of a byte offset in `text`.
@@ -287,9 +408,12 @@ impl SourceCode for SourceFile {
                 .with_language("toml"),
             ));
         }
-        let inner = self
-            .base_text()
-            .read_span(span, context_lines_before, context_lines_after)?;
+        let inner = self.snippet(
+            self.base_text(),
+            span,
+            context_lines_before,
+            context_lines_after,
+        )?;
         // miette counts the column of a span's start (what its report header shows) in
         // bytes; people count characters, and do not see a BOM.
         let column = if context_lines_before == 0 {
@@ -350,5 +474,69 @@ mod tests {
     fn non_utf8_is_refused_with_its_offset() {
         let err = SourceFile::from_bytes("x.toml", b"ab\xffcd".to_vec()).unwrap_err();
         assert!(matches!(err, ReadError::NotUtf8 { offset: 2, .. }));
+    }
+
+    #[test]
+    fn a_span_on_a_long_line_shows_a_window_of_it() {
+        let text = format!("first\n{}X{}\nlast\n", "a".repeat(5000), "b".repeat(5000));
+        let file = SourceFile::new("long.json", text.as_str());
+        let at = text.find('X').unwrap();
+        let contents = file
+            .read_span(&SourceSpan::new(at.into(), 1), 1, 1)
+            .unwrap();
+        let shown = std::str::from_utf8(contents.data()).unwrap();
+        assert_eq!(shown, format!("{}X{}", "a".repeat(80), "b".repeat(80)));
+        assert_eq!(contents.line(), 1);
+        assert_eq!(contents.span().offset(), at - 80);
+        // The header's position is the span's own, in characters.
+        let header = file.read_span(&SourceSpan::new(at.into(), 1), 0, 0).unwrap();
+        assert_eq!(header.span().offset(), at);
+        assert_eq!(header.column(), 5000);
+        // Ordinary lines are shown whole, with their context.
+        let short = file.read_span(&SourceSpan::new(0.into(), 5), 0, 1).unwrap();
+        assert!(std::str::from_utf8(short.data()).unwrap().starts_with("first\n"));
+    }
+
+    proptest::proptest! {
+        /// Snippets read from a few lines before the span are miette's own, read from the
+        /// start of the file; and lines and columns are a scan's.
+        #[test]
+        fn snippets_and_positions_are_those_of_a_full_scan(
+            text in "([a-z ]{0,12}\n|\r\n|é|中){0,300}",
+            at in 0usize..4000,
+            len in 0usize..30,
+            before in 0usize..4,
+            after in 0usize..4,
+        ) {
+            let file = SourceFile::new("f.toml", text.as_str());
+            let mut at = at.min(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + len).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            proptest::prop_assert_eq!(file.line_col(at), line_col_in(&text, at));
+            let span = SourceSpan::new(at.into(), end - at);
+            let fast = file.snippet(&text, &span, before, after);
+            let slow = text.as_str().read_span(&span, before, after);
+            match (fast, slow) {
+                (Ok(fast), Ok(slow)) => {
+                    proptest::prop_assert_eq!(fast.data(), slow.data());
+                    proptest::prop_assert_eq!(fast.span(), slow.span());
+                    proptest::prop_assert_eq!(fast.line(), slow.line());
+                    proptest::prop_assert_eq!(fast.column(), slow.column());
+                    proptest::prop_assert_eq!(fast.line_count(), slow.line_count());
+                }
+                (Err(_), Err(_)) => {}
+                (fast, slow) => proptest::prop_assert!(
+                    false,
+                    "one failed: {:?} vs {:?}",
+                    fast.is_ok(),
+                    slow.is_ok()
+                ),
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::json_spans::{Step, offset_of_line_column, span_of};
+use super::json_spans::{Locator, Step, offset_of_line_column};
 use super::{Inventory, InventoryNote, NodeRef};
 use crate::model::{Amount, Cluster, Node, Resources, names};
 
@@ -409,6 +409,7 @@ struct Reader<'t> {
     text: &'t str,
     kind: &'static str,
     errors: Vec<KubectlError>,
+    spans: Locator<'t>,
 }
 
 impl<'t> Reader<'t> {
@@ -417,6 +418,7 @@ impl<'t> Reader<'t> {
             text,
             kind,
             errors: Vec::new(),
+            spans: Locator::new(text, "items"),
         }
     }
 
@@ -439,7 +441,8 @@ impl<'t> Reader<'t> {
     }
 
     fn span(&self, path: &[Step<'_>]) -> miette::SourceSpan {
-        span_of(self.text, path)
+        self.spans
+            .span(path)
             .map(|range| (range.start, range.len()).into())
             .unwrap_or_else(|| (0, 0).into())
     }

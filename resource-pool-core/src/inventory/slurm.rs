@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::json_spans::{Step, span_of};
+use super::json_spans::{Locator, Step};
 use super::{Inventory, InventoryNote, NodeRef};
 use crate::model::{Amount, Cluster, Node, Resources, names};
 
@@ -111,9 +111,10 @@ pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
     let mut errors = Vec::new();
     let mut nodes = Vec::new();
     let mut notes = Vec::new();
-    // Spans are looked up only for errors: each lookup scans the text.
+    // Spans are looked up only for errors, each from its node's start.
+    let locator = Locator::new(text, "nodes");
     let span = |path: &[Step<'_>]| -> miette::SourceSpan {
-        let range = span_of(text, path).unwrap_or(0..0);
+        let range = locator.span(path).unwrap_or(0..0);
         (range.start, range.len()).into()
     };
     let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(doc.nodes.len());
