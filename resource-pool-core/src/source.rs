@@ -489,12 +489,18 @@ mod tests {
         assert_eq!(contents.line(), 1);
         assert_eq!(contents.span().offset(), at - 80);
         // The header's position is the span's own, in characters.
-        let header = file.read_span(&SourceSpan::new(at.into(), 1), 0, 0).unwrap();
+        let header = file
+            .read_span(&SourceSpan::new(at.into(), 1), 0, 0)
+            .unwrap();
         assert_eq!(header.span().offset(), at);
         assert_eq!(header.column(), 5000);
         // Ordinary lines are shown whole, with their context.
         let short = file.read_span(&SourceSpan::new(0.into(), 5), 0, 1).unwrap();
-        assert!(std::str::from_utf8(short.data()).unwrap().starts_with("first\n"));
+        assert!(
+            std::str::from_utf8(short.data())
+                .unwrap()
+                .starts_with("first\n")
+        );
     }
 
     proptest::proptest! {
