@@ -389,7 +389,7 @@ impl<R: CommandRunner> LocalMachine<R> {
     /// Reads the machine now; every problem at once.
     pub fn load(&self) -> Result<Inventory, Vec<LocalMachineError>> {
         let mut errors = Vec::new();
-        let nvidia = match self.nvml.gpus() {
+        let nvidia = match self.nvml.gpus_within(crate::nvml_gpus::NVML_TIMEOUT) {
             Some(gpus) => Some(Some(gpus)),
             None => self.tool("nvidia-smi", NVIDIA_SMI_ARGS, parse_nvidia_smi, &mut errors),
         };

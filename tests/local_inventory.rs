@@ -320,3 +320,17 @@ fn nvml_without_memory_still_counts_gpus_and_cuda_visible_devices_applies() {
         "{stdout}"
     );
 }
+
+#[test]
+fn nvml_that_hangs_is_left_behind_after_its_timeout() {
+    // The wait is the real 10 s: NVML is given as long as a tool.
+    let tools = fake_tools(
+        "nvml-hangs",
+        &[("nvidia-smi", prints("nvidia-smi-8xh100.csv"))],
+    );
+    let env = with_nvml(&[("FAKE_NVML_HANGS", "1")]);
+    let output = run_with(&tools, &["inventory", "--local"], &env);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("GPU = 8,"), "{stdout}");
+}

@@ -4,10 +4,12 @@
  *   FAKE_NVML_GPUS        how many GPUs (default 2), named "NVIDIA H100 80GB HBM3"
  *   FAKE_NVML_INIT_FAILS  when set, nvmlInit_v2 returns NVML_ERROR_DRIVER_NOT_LOADED
  *   FAKE_NVML_NO_MEMORY   when set, the _v2 memory query is not supported (old drivers)
+ *   FAKE_NVML_HANGS       when set, nvmlInit_v2 never returns (a wedged driver)
  * Signatures as in nvml.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int nvmlReturn_t;
 enum { NVML_SUCCESS = 0, NVML_ERROR_INVALID_ARGUMENT = 2, NVML_ERROR_NOT_SUPPORTED = 3,
@@ -29,6 +31,7 @@ static unsigned int gpu_count(void) {
 }
 
 nvmlReturn_t nvmlInit_v2(void) {
+    while (getenv("FAKE_NVML_HANGS")) sleep(3600);
     return getenv("FAKE_NVML_INIT_FAILS") ? NVML_ERROR_DRIVER_NOT_LOADED : NVML_SUCCESS;
 }
 
