@@ -368,25 +368,32 @@ mod tests {
         })
     }
 
+    fn print(value: &Value, pretty: bool) -> String {
+        if pretty {
+            serde_json::to_string_pretty(value)
+        } else {
+            serde_json::to_string(value)
+        }
+        .expect("serializes")
+    }
+
+    fn steps(path: &[PathBuf]) -> Vec<Step<'_>> {
+        path.iter()
+            .map(|s| match s {
+                PathBuf::Key(k) => Step::Key(k),
+                PathBuf::Index(i) => Step::Index(*i),
+            })
+            .collect()
+    }
+
     proptest! {
         #[test]
         fn every_path_spans_its_value(value in json_value(), pretty in any::<bool>()) {
-            let text = if pretty {
-                serde_json::to_string_pretty(&value)
-            } else {
-                serde_json::to_string(&value)
-            }
-            .expect("serializes");
+            let text = print(&value, pretty);
             // Compare against the document as read back, so floats are compared as parsed.
             let doc: Value = serde_json::from_str(&text).expect("parses");
             for path in paths(&doc) {
-                let steps: Vec<Step<'_>> = path
-                    .iter()
-                    .map(|s| match s {
-                        PathBuf::Key(k) => Step::Key(k),
-                        PathBuf::Index(i) => Step::Index(*i),
-                    })
-                    .collect();
+                let steps = steps(&path);
                 let range = span_of(&text, &steps);
                 prop_assert!(range.is_some(), "{path:?} in {text}");
                 let range = range.unwrap_or_default();
@@ -401,22 +408,11 @@ mod tests {
             pretty in any::<bool>(),
         ) {
             let doc = serde_json::json!({ "kind": "List", "items": items });
-            let text = if pretty {
-                serde_json::to_string_pretty(&doc)
-            } else {
-                serde_json::to_string(&doc)
-            }
-            .expect("serializes");
+            let text = print(&doc, pretty);
             let doc: Value = serde_json::from_str(&text).expect("parses");
             let locator = Locator::new(&text, "items");
             for path in paths(&doc) {
-                let steps: Vec<Step<'_>> = path
-                    .iter()
-                    .map(|s| match s {
-                        PathBuf::Key(k) => Step::Key(k),
-                        PathBuf::Index(i) => Step::Index(*i),
-                    })
-                    .collect();
+                let steps = steps(&path);
                 prop_assert_eq!(locator.span(&steps), span_of(&text, &steps), "{:?}", path);
             }
             // Past the last item, and into something that is not there.
