@@ -165,7 +165,7 @@ impl SourceFile {
     pub fn locate(&self, offset: usize) -> (&str, usize, usize) {
         match &self.layer {
             Some((start, name)) if offset >= *start => {
-                let (line, column) = line_col_in(&self.text[*start..], offset - start);
+                let (line, column) = self.line_col_from(*start, offset);
                 (name, line, column)
             }
             _ => {
@@ -238,8 +238,14 @@ impl SourceFile {
     /// The 1-based line and column (in characters) of a byte offset, as editors count
     /// them; a tab counts as one column.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        self.line_col_from(0, offset)
+    }
+
+    /// The 1-based line and column of an offset, lines counted from `origin`: the start of
+    /// the text, or of the layer (a line start).
+    fn line_col_from(&self, origin: usize, offset: usize) -> (usize, usize) {
         let text: &str = &self.text;
-        let mut offset = offset.min(text.len());
+        let mut offset = offset.clamp(origin, text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
@@ -249,10 +255,10 @@ impl SourceFile {
         let mut column =
             lines.chars_before(text, offset) - lines.chars_before(text, line_start) + 1;
         // A BOM is not a column anyone sees.
-        if line_start == 0 && offset > 0 && text.starts_with('\u{feff}') {
+        if line_start == origin && offset > origin && text[origin..].starts_with('\u{feff}') {
             column -= 1;
         }
-        (line + 1, column)
+        (line - lines.line_of(origin) + 1, column)
     }
 
     fn lines(&self) -> &LineIndex {
@@ -357,23 +363,6 @@ fn clip_long_line<'a>(
     ))
 }
 
-/// The 1-based line and column (in characters) of a byte offset in `text`.
-fn line_col_in(text: &str, offset: usize) -> (usize, usize) {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let mut column = before[line_start..].chars().count() + 1;
-    // A BOM is not a column anyone sees.
-    if line_start == 0 && before.starts_with('\u{feff}') {
-        column -= 1;
-    }
-    (line, column)
-}
-
 impl SourceCode for SourceFile {
     fn read_span<'a>(
         &'a self,
@@ -390,7 +379,7 @@ impl SourceCode for SourceFile {
             let local = SourceSpan::new((span.offset() - start).into(), span.len());
             let inner = layer.read_span(&local, context_lines_before, context_lines_after)?;
             let column = if context_lines_before == 0 {
-                line_col_in(layer, inner.span().offset()).1 - 1
+                self.line_col_from(*start, inner.span().offset() + start).1 - 1
             } else {
                 inner.column()
             };
@@ -451,6 +440,24 @@ pub fn did_you_mean<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The 1-based line and column (in characters) of a byte offset in `text`, by a scan:
+    /// what the line index must agree with.
+    fn line_col_in(text: &str, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let mut column = before[line_start..].chars().count() + 1;
+        // A BOM is not a column anyone sees.
+        if line_start == 0 && before.starts_with('\u{feff}') {
+            column -= 1;
+        }
+        (line, column)
+    }
 
     #[test]
     fn columns_count_characters_not_bytes() {
@@ -524,6 +531,13 @@ mod tests {
                 end -= 1;
             }
             proptest::prop_assert_eq!(file.line_col(at), line_col_in(&text, at));
+            // In a layer, lines count from the layer's start.
+            let layered = file.with_layer("command line", &text);
+            let start = layered.layer_start().unwrap_or_default();
+            let (name, line, column) = layered.locate(start + at);
+            proptest::prop_assert_eq!(name, "command line");
+            proptest::prop_assert_eq!((line, column), line_col_in(&text, at));
+            proptest::prop_assert_eq!(layered.locate(at), ("f.toml", line, column));
             let span = SourceSpan::new(at.into(), end - at);
             let fast = file.snippet(&text, &span, before, after);
             let slow = text.as_str().read_span(&span, before, after);
