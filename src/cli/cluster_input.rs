@@ -74,9 +74,7 @@ pub struct ClusterInput {
 /// Reads the cluster, or says why not (exit 2).
 pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     if let Some(path) = &args.cluster {
-        let source = SourceFile::read(path, context.read_limits)
-            .map_err(|e| vec![Finding::unreadable(e)])?;
-        return from_file(&source, context);
+        return from_path(path, context);
     }
     if let Some(path) = &args.slurm {
         return from_slurm(path, context);
@@ -90,9 +88,7 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     if args.ray.is_none()
         && let Some(path) = std::env::var_os(CLUSTER_VARIABLE).filter(|p| !p.is_empty())
     {
-        let source = SourceFile::read(std::path::Path::new(&path), context.read_limits)
-            .map_err(|e| vec![Finding::unreadable(e)])?;
-        return from_file(&source, context);
+        return from_path(std::path::Path::new(&path), context);
     }
     let url = match &args.ray {
         Some(url) => url.clone(),
@@ -243,13 +239,12 @@ pub fn read_cluster_noting(
     }
 }
 
-fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
-    let loaded = load_cluster(source, &context.cluster_limits);
-    let findings: Vec<Finding> = loaded
-        .diagnostics
-        .into_iter()
-        .map(|d| Finding::in_file(d, source))
-        .collect();
+/// Reads and loads a cluster file (`--cluster`, `RESOURCE_POOL_CLUSTER`).
+fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    let source =
+        SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::unreadable(e)])?;
+    let loaded = load_cluster(&source, &context.cluster_limits);
+    let findings = in_file(loaded.diagnostics, &source);
     match loaded.cluster {
         Some(cluster) => {
             let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
@@ -264,7 +259,7 @@ fn from_file(source: &SourceFile, context: &Context) -> Result<ClusterInput, Vec
     }
 }
 
-/// Neither `--cluster` nor `--ray` nor an http `RAY_ADDRESS`.
+/// No cluster source: no flag, no `RESOURCE_POOL_CLUSTER`, no http `RAY_ADDRESS`.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[error("no cluster to check against")]
 #[diagnostic(
