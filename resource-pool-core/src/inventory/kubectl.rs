@@ -513,6 +513,21 @@ impl<'t> Reader<'t> {
         }
     }
 
+    /// The mapped resources of the resource list `value` at `path`, shown as `shown` if
+    /// it is not an object; none when it is absent.
+    fn resource_list<'d>(
+        &mut self,
+        path: &[Step<'d>],
+        value: Option<&'d Value>,
+        shown: &str,
+        place: &str,
+    ) -> Resources {
+        match self.object(path, value, shown) {
+            Some(map) => self.resources(path, map, place),
+            None => Resources::new(),
+        }
+    }
+
     /// The mapped resources of a resource list (`capacity`, `requests`, ...).
     fn resources<'d>(
         &mut self,
@@ -562,10 +577,8 @@ impl<'t> Reader<'t> {
         let list = |reader: &mut Self, key: &'static str| -> Resources {
             let at = with(&status_path, &[Step::Key(key)]);
             let shown = format!("status.{key}");
-            match reader.object(&at, item.pointer(&format!("/status/{key}")), &shown) {
-                Some(map) => reader.resources(&at, map, &format!("node `{name}` {shown}")),
-                None => Resources::new(),
-            }
+            let value = item.pointer(&format!("/status/{key}"));
+            reader.resource_list(&at, value, &shown, &format!("node `{name}` {shown}"))
         };
         let capacity = list(self, "capacity");
         let allocatable = list(self, "allocatable");
@@ -698,15 +711,13 @@ impl<'t> Reader<'t> {
         }
         add_saturating(&mut request, &sidecars);
         let mut request = max_each(&request, &init_peak);
-        let overhead_path = with(&spec_path, &[Step::Key("overhead")]);
-        if let Some(map) = self.object(
-            &overhead_path,
+        let overhead = self.resource_list(
+            &with(&spec_path, &[Step::Key("overhead")]),
             item.pointer("/spec/overhead"),
             "spec.overhead",
-        ) {
-            let overhead = self.resources(&overhead_path, map, &format!("pod `{pod}` overhead"));
-            add_saturating(&mut request, &overhead);
-        }
+            &format!("pod `{pod}` overhead"),
+        );
+        add_saturating(&mut request, &overhead);
         Some(PodRequest {
             pod,
             node: node.to_owned(),
@@ -739,10 +750,12 @@ impl<'t> Reader<'t> {
             let read = |reader: &mut Self, which: &'static str| -> Resources {
                 let list_path = with(&container_path, &[Step::Key("resources"), Step::Key(which)]);
                 let value = container.get("resources").and_then(|r| r.get(which));
-                match reader.object(&list_path, value, &format!("resources.{which}")) {
-                    Some(map) => reader.resources(&list_path, map, &place(which)),
-                    None => Resources::new(),
-                }
+                reader.resource_list(
+                    &list_path,
+                    value,
+                    &format!("resources.{which}"),
+                    &place(which),
+                )
             };
             let requests = read(self, "requests");
             let limits = read(self, "limits");
