@@ -61,13 +61,6 @@ impl ConfigWarnings {
     }
 }
 
-fn warnings(diagnostics: &[ConfigDiagnostic]) -> String {
-    match diagnostics.len() {
-        1 => "1 warning".to_owned(),
-        n => format!("{n} warnings"),
-    }
-}
-
 /// A derived struct's pools, loaded, with the file's warnings.
 #[derive(Clone, Debug)]
 pub struct LoadedPools {
@@ -78,10 +71,19 @@ pub struct LoadedPools {
 }
 
 fn problems(diagnostics: &[ConfigDiagnostic]) -> String {
-    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-    match errors {
-        1 => "1 error".to_owned(),
-        n => format!("{n} errors"),
+    counted(diagnostics.iter().filter(|d| d.is_error()).count(), "error")
+}
+
+fn warnings(diagnostics: &[ConfigDiagnostic]) -> String {
+    counted(diagnostics.len(), "warning")
+}
+
+/// `1 error`, `3 errors`.
+fn counted(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
     }
 }
 
