@@ -1,6 +1,7 @@
 //! Rules on one pool's table.
 
 use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, SlotSource};
+use crate::file_keys::VERL_SET_RESOURCES;
 use crate::model::{Accelerator, names};
 use crate::source::{did_you_mean, to_source_span};
 
@@ -201,7 +202,7 @@ fn lint_bundle_resources(pool: &PoolDoc, out: &mut Vec<ConfigDiagnostic>) {
     for (name, _) in &pool.bundle_resources {
         let problem = if name.value.is_empty() {
             Some(("is empty", "give the custom resource its Ray name"))
-        } else if [names::CPU, names::GPU, names::NPU].contains(&name.value.as_str()) {
+        } else if VERL_SET_RESOURCES.contains(&name.value.as_str()) {
             Some((
                 "is set by verl itself",
                 "CPUs per bundle come from max_colocate_count and the accelerator from `accelerator`",
