@@ -149,6 +149,21 @@ fn lines_with_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// The non-blank lines of a `KEY : VALUE` text (npu-smi, /proc/meminfo): each line's
+/// offset, the line, the line trimmed, and its key and value trimmed (`None` without a
+/// `:`).
+fn key_value_lines(text: &str) -> impl Iterator<Item = (usize, &str, &str, Option<(&str, &str)>)> {
+    lines_with_offsets(text).filter_map(|(start, line)| {
+        let trimmed = line.trim();
+        (!trimmed.is_empty()).then(|| {
+            let pair = trimmed
+                .split_once(':')
+                .map(|(key, value)| (key.trim(), value.trim()));
+            (start, line, trimmed, pair)
+        })
+    })
+}
+
 /// The span of `part`, a sub-slice of `line` which starts at `line_start`.
 fn span_of(line_start: usize, line: &str, part: &str) -> miette::SourceSpan {
     let at = (part.as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
@@ -238,20 +253,16 @@ pub fn parse_npu_smi(text: &str) -> Result<Vec<AscendCard>, Vec<LocalError>> {
     let mut cards: Vec<AscendCard> = Vec::new();
     let mut errors = Vec::new();
     let mut total: Option<(u32, miette::SourceSpan)> = None;
+    let mut ids = std::collections::HashSet::new();
     let error = |detail: String, span| LocalError::NpuSmi { detail, span };
-    for (start, line) in lines_with_offsets(text) {
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let Some((key, value)) = trimmed.split_once(':') else {
+    for (start, line, trimmed, pair) in key_value_lines(text) {
+        let Some((key, value)) = pair else {
             errors.push(error(
                 "not a `KEY : VALUE` line".into(),
                 span_of(start, line, trimmed),
             ));
             continue;
         };
-        let (key, value) = (key.trim(), value.trim());
         let number = |errors: &mut Vec<LocalError>| match value.parse::<u32>() {
             Ok(n) => Some(n),
             Err(_) => {
@@ -270,7 +281,7 @@ pub fn parse_npu_smi(text: &str) -> Result<Vec<AscendCard>, Vec<LocalError>> {
             }
             "NPU ID" => {
                 if let Some(npu_id) = number(&mut errors) {
-                    if cards.iter().any(|c| c.npu_id == npu_id) {
+                    if !ids.insert(npu_id) {
                         errors.push(error(
                             format!("NPU ID {npu_id} is listed twice"),
                             span_of(start, line, value),
@@ -325,25 +336,20 @@ pub fn parse_meminfo(text: &str) -> Result<MemInfo, Vec<LocalError>> {
     let mut available = None;
     let mut free = None;
     let error = |detail: String, span| LocalError::Meminfo { detail, span };
-    for (start, line) in lines_with_offsets(text) {
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let Some((key, value)) = trimmed.split_once(':') else {
+    for (start, line, trimmed, pair) in key_value_lines(text) {
+        let Some((key, value)) = pair else {
             errors.push(error(
                 "not a `Key:  VALUE kB` line".into(),
                 span_of(start, line, trimmed),
             ));
             continue;
         };
-        let slot = match key.trim() {
+        let slot = match key {
             "MemTotal" => &mut total,
             "MemAvailable" => &mut available,
             "MemFree" => &mut free,
             _ => continue,
         };
-        let value = value.trim();
         let kib = value
             .strip_suffix("kB")
             .map(str::trim_end)
@@ -354,10 +360,7 @@ pub fn parse_meminfo(text: &str) -> Result<MemInfo, Vec<LocalError>> {
         match bytes {
             Some(bytes) => *slot = Some(bytes),
             None => errors.push(error(
-                format!(
-                    "`{}` is `{value}`, not a size such as `263921808 kB`",
-                    key.trim()
-                ),
+                format!("`{key}` is `{value}`, not a size such as `263921808 kB`"),
                 span_of(start, line, value),
             )),
         }
