@@ -104,11 +104,7 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         .with_timeout(Duration::from_millis(args.ray_timeout_ms))
         .with_max_body_bytes(args.ray_max_body);
     let inventory = source.load().map_err(|e| vec![Finding::bare(e)])?;
-    let dead = inventory
-        .notes
-        .iter()
-        .filter(|n| matches!(n, InventoryNote::DeadNode { .. }))
-        .count();
+    let dead = inventory.dead_node_notes().count();
     Ok(ClusterInput {
         cluster: inventory.cluster,
         notes: inventory.notes,

@@ -32,6 +32,15 @@ pub struct Inventory {
     pub notes: Vec<InventoryNote>,
 }
 
+impl Inventory {
+    /// The notes of dead nodes, one per node the source reported dead.
+    pub fn dead_node_notes(&self) -> impl Iterator<Item = &InventoryNote> {
+        self.notes
+            .iter()
+            .filter(|n| matches!(n, InventoryNote::DeadNode { .. }))
+    }
+}
+
 /// Something that can list a cluster's nodes: a cluster file, a live Ray cluster.
 pub trait InventorySource {
     /// A short human name of the source, for messages (`ray at http://head:8265`).

@@ -376,11 +376,7 @@ mod tests {
         // gpu03 is drained (array state), cpu01 is down (string state, older Slurm).
         assert!(!nodes[2].alive);
         assert!(!nodes[3].alive);
-        let dead: Vec<_> = inventory
-            .notes
-            .iter()
-            .filter(|n| matches!(n, InventoryNote::DeadNode { .. }))
-            .collect();
+        let dead: Vec<_> = inventory.dead_node_notes().collect();
         assert_eq!(dead.len(), 2);
         assert!(dead[0].to_string().contains("DRAIN"));
     }

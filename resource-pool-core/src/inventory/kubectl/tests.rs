@@ -64,11 +64,7 @@ fn nodes_map_and_not_ready_is_dead() {
     );
     assert_eq!(nodes[2].available.get("NPU"), whole(8));
     assert!(!nodes[3].alive);
-    let dead: Vec<_> = inventory
-        .notes
-        .iter()
-        .filter(|n| matches!(n, InventoryNote::DeadNode { .. }))
-        .collect();
+    let dead: Vec<_> = inventory.dead_node_notes().collect();
     assert_eq!(dead.len(), 1);
     assert!(dead[0].to_string().contains("Ready=Unknown"), "{}", dead[0]);
 }
