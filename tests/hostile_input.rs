@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use miette::Diagnostic;
 use resource_pool_core::check::{CheckDiagnostic, CheckOptions, NoSpans, check};
-use resource_pool_core::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
 use resource_pool_core::config::{ConfigDiagnostic, load_config};
+use resource_pool_core::inventory::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
 use resource_pool_core::inventory::ray_json::{self, RayJsonError};
 use resource_pool_core::lint::LintOptions;
 use resource_pool_core::placement::{PlacementOptions, check_placement};

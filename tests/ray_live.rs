@@ -855,7 +855,7 @@ fn cli_against_the_live_cluster(url: &str, idle: &Inventory) {
     );
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     let source = resource_pool::source::SourceFile::new("inventory.toml", text.as_str());
-    let loaded = resource_pool::cluster_file::load_cluster(&source, &Default::default());
+    let loaded = resource_pool::inventory::cluster_file::load_cluster(&source, &Default::default());
     assert!(
         loaded.diagnostics.is_empty(),
         "{text}\n{:?}",

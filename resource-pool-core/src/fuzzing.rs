@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::cluster_file::{ClusterLimits, cluster_to_toml, load_cluster};
 use crate::config::{config_to_toml, load_config};
+use crate::inventory::cluster_file::{ClusterLimits, cluster_to_toml, load_cluster};
 use crate::inventory::local::{
     LocalFacts, local_inventory, parse_meminfo, parse_npu_smi, parse_nvidia_smi,
 };

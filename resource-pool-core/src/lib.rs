@@ -3,11 +3,10 @@
 //! placement-group scheduler.
 //!
 //! The pipeline a config travels, one module each: [`model`] (the types), [`source`]
-//! (files and spans), [`config`] and [`cluster_file`] (parse, with spans), [`lint`]
+//! (files and spans), [`config`] and [`inventory::cluster_file`] (parse, with spans), [`lint`]
 //! (rules), then the placement check and Ray's simulation.
 
 pub mod check;
-pub mod cluster_file;
 pub mod config;
 pub mod file_keys;
 #[doc(hidden)]

@@ -4,7 +4,7 @@
 mod common;
 
 use proptest::prelude::*;
-use resource_pool_core::cluster_file::{
+use resource_pool_core::inventory::cluster_file::{
     ClusterDiagnostic, ClusterLimits, cluster_to_toml, load_cluster,
 };
 use resource_pool_core::source::SourceFile;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::Cluster;
-use resource_pool::cluster_file::load_cluster;
+use resource_pool::inventory::cluster_file::load_cluster;
 use resource_pool::inventory::kubectl::{
     kubectl_inventory, parse_kubectl_nodes, parse_kubectl_pods,
 };

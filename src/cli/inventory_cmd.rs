@@ -1,7 +1,7 @@
 //! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --local)`: the
 //! cluster as cluster TOML.
 
-use resource_pool::cluster_file::cluster_to_toml;
+use resource_pool::inventory::cluster_file::cluster_to_toml;
 
 use super::cluster_input::{ClusterArgs, read_cluster};
 use super::report::Finding;

@@ -17,7 +17,7 @@ mod workflow_commands;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use resource_pool::cluster_file::ClusterLimits;
+use resource_pool::inventory::cluster_file::ClusterLimits;
 use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
 use resource_pool::source::ReadLimits;
 

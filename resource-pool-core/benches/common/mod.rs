@@ -12,8 +12,8 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use resource_pool_core::cluster_file::cluster_to_toml;
 use resource_pool_core::config::config_to_toml;
+use resource_pool_core::inventory::cluster_file::cluster_to_toml;
 use resource_pool_core::model::{
     Accelerator, Amount, Cluster, Node, NodeSlot, PoolSpec, ResourcePool, ResourcePoolManager,
     Resources, RoleName,

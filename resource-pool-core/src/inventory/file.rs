@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
+use super::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
 use super::{Inventory, InventoryError, InventorySource};
-use crate::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
 use crate::source::{ReadLimits, SourceFile};
 
-/// Reads a cluster file (see [`crate::cluster_file`]) each time it is loaded.
+/// Reads a cluster file (see [`super::cluster_file`]) each time it is loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileSource {
     /// The file.

@@ -10,6 +10,7 @@
 //! endpoints, and the HTTP client lives in the facade crate. [`slurm`] and [`kubectl`] read
 //! the JSON those tools print.
 
+pub mod cluster_file;
 mod file;
 mod json_spans;
 pub mod kubectl;
