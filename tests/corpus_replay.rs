@@ -19,6 +19,7 @@ type Target = fn(&[u8]);
 const TARGETS: &[(&str, Target)] = &[
     ("config_toml", fuzzing::config_toml),
     ("cluster_toml", fuzzing::cluster_toml),
+    ("cluster_json", fuzzing::cluster_json),
     ("ray_json", fuzzing::ray_json),
     ("placement", placement),
     ("verl_launch", fuzzing::verl_launch),

@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::config::{config_to_toml, load_config};
-use crate::inventory::cluster_file::{ClusterLimits, cluster_to_toml, load_cluster};
+use crate::inventory::cluster_file::{
+    ClusterDiagnostic, ClusterFormat, ClusterLimits, cluster_to_json, cluster_to_toml,
+    load_cluster, load_cluster_as,
+};
 use crate::inventory::local::{
     LocalFacts, local_inventory, parse_meminfo, parse_npu_smi, parse_nvidia_smi,
 };
@@ -109,46 +112,103 @@ pub fn verl_launch(bytes: &[u8]) {
     }
 }
 
-/// Cluster TOML bytes: parse with the default limits. A cluster read has no error, and
-/// its printed TOML reads back, without error, to an equal cluster.
+/// Cluster TOML bytes: read with the default limits and with a limit of 2 nodes. Every
+/// label lies in the file; a cluster read has no error, and prints (as TOML and as JSON)
+/// to a file that reads back, without error, to an equal cluster. Under cargo-fuzz
+/// (`cfg(fuzzing)`) the streaming reader must also give what the tree reader gives: the
+/// same diagnostics, cluster and spans.
 pub fn cluster_toml(bytes: &[u8]) {
     let Ok(source) = SourceFile::from_bytes("fuzz.toml", bytes.to_vec()) else {
         return;
     };
-    let limits = ClusterLimits::default();
-    let loaded = load_cluster(&source, &limits);
+    for limits in [ClusterLimits::default(), ClusterLimits { max_nodes: 2 }] {
+        let loaded = load_cluster_as(&source, ClusterFormat::Toml, &limits);
+        #[cfg(fuzzing)]
+        {
+            let tree =
+                crate::inventory::cluster_file::tree_reader::load_cluster_tree(&source, &limits);
+            assert_eq!(
+                loaded.diagnostics, tree.diagnostics,
+                "the readers' diagnostics differ"
+            );
+            assert_eq!(loaded.cluster, tree.cluster, "the readers' clusters differ");
+            assert_eq!(loaded.spans, tree.spans, "the readers' spans differ");
+        }
+        assert_cluster_file(&loaded, &source);
+    }
+}
+
+/// Cluster JSON bytes: as [`cluster_toml`], without the tree reader; and the syntax is
+/// serde_json's: the reader finds a syntax error exactly when serde_json does, but for a
+/// key repeated in one object (refused here, the last one wins in serde_json) and numbers
+/// out of `f64`'s range (an amount too large here, an error in serde_json).
+pub fn cluster_json(bytes: &[u8]) {
+    let Ok(source) = SourceFile::from_bytes("fuzz.json", bytes.to_vec()) else {
+        return;
+    };
+    let loaded = load_cluster_as(&source, ClusterFormat::Json, &ClusterLimits::default());
+    assert_cluster_file(&loaded, &source);
+    let syntax = loaded.diagnostics.iter().find(|d| d.is_syntax());
+    let text = source.text();
+    match (syntax, serde_json::from_str::<serde_json::Value>(text)) {
+        (None, Ok(_)) | (Some(_), Err(_)) => {}
+        (Some(ClusterDiagnostic::JsonSyntax { message, .. }), Ok(_)) => {
+            assert!(
+                message.starts_with("duplicate key"),
+                "serde_json reads it: {message}"
+            );
+        }
+        (None, Err(error)) => assert!(
+            error.to_string().contains("number out of range") || text.starts_with('\u{feff}'),
+            "serde_json does not read it ({error}), the cluster reader does"
+        ),
+        (Some(other), Ok(_)) => panic!("not a JSON syntax error: {other}"),
+    }
+}
+
+/// What holds of any cluster file read: labels in the file, a cluster exactly when no
+/// error, one span per node, and a cluster that prints and reads back.
+fn assert_cluster_file(
+    loaded: &crate::inventory::cluster_file::LoadedCluster,
+    source: &SourceFile,
+) {
     for diagnostic in &loaded.diagnostics {
-        assert_labels_in_file(diagnostic, &source);
+        assert_labels_in_file(diagnostic, source);
     }
     let Some(cluster) = &loaded.cluster else {
         assert!(loaded.has_errors(), "no cluster but no error either");
         return;
     };
+    assert!(!loaded.has_errors(), "a cluster despite errors");
     assert_eq!(loaded.spans.len(), cluster.nodes.len());
     assert_cluster_round_trips(cluster);
 }
 
 fn assert_cluster_round_trips(cluster: &Cluster) {
-    let printed = cluster_to_toml(cluster);
-    let again = load_cluster(
-        &SourceFile::new("printed.toml", printed.as_str()),
-        &ClusterLimits::default(),
-    );
-    if cluster.nodes.is_empty() {
-        // A cluster file needs a node; an empty cluster prints as an empty file.
-        assert!(again.cluster.is_none());
-        return;
+    for (name, printed) in [
+        ("printed.toml", cluster_to_toml(cluster)),
+        ("printed.json", cluster_to_json(cluster)),
+    ] {
+        let again = load_cluster(
+            &SourceFile::new(name, printed.as_str()),
+            &ClusterLimits::default(),
+        );
+        if cluster.nodes.is_empty() {
+            // A cluster file needs a node; an empty cluster prints as a file without one.
+            assert!(again.cluster.is_none());
+            continue;
+        }
+        assert!(
+            !again.has_errors(),
+            "the printed cluster has errors: {:?}\n{printed}",
+            again.diagnostics
+        );
+        assert_eq!(
+            again.cluster.as_ref(),
+            Some(cluster),
+            "the printed cluster differs:\n{printed}"
+        );
     }
-    assert!(
-        !again.has_errors(),
-        "the printed cluster has errors: {:?}\n{printed}",
-        again.diagnostics
-    );
-    assert_eq!(
-        again.cluster.as_ref(),
-        Some(cluster),
-        "the printed cluster differs:\n{printed}"
-    );
 }
 
 /// Ray dashboard JSON bytes: each endpoint's parser on the whole input, and, when the

@@ -16,7 +16,8 @@ pub(crate) type Key<'i> = toml::Spanned<Cow<'i, str>>;
 pub(crate) type Value<'i> = toml::Spanned<DeValue<'i>>;
 
 /// Problems of a TOML file's structure, common to every file format we read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum StructureError {
     /// The file is not valid TOML (or repeats a key).
     #[error("invalid TOML: {message}")]
@@ -26,6 +27,7 @@ pub enum StructureError {
         message: String,
         /// Where.
         #[label("here")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A key that the format does not have.
@@ -40,6 +42,7 @@ pub enum StructureError {
         help: String,
         /// Where.
         #[label("unknown key")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A value of the wrong type.
@@ -57,6 +60,7 @@ pub enum StructureError {
         found: &'static str,
         /// Where.
         #[label("{found}")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A number outside what the key allows.
@@ -71,6 +75,7 @@ pub enum StructureError {
         help: String,
         /// Where.
         #[label("{problem}")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A key that must be given.
@@ -88,6 +93,7 @@ pub enum StructureError {
         example: &'static str,
         /// The table's header or key.
         #[label("needs `{key}`")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 }
@@ -141,9 +147,22 @@ pub(crate) fn check_keys<K: KnownKey>(
     table_name: &str,
     out: &mut Vec<StructureError>,
 ) {
+    let keys = entries(table)
+        .into_iter()
+        .map(|(key, _)| (key.get_ref().as_ref(), key.span()));
+    unknown_keys(keys, known, table_name, out);
+}
+
+/// Reports every key of `keys` (names and spans, in file order) not in `known`: the one
+/// wording of an unknown key, whichever reader found it.
+pub(crate) fn unknown_keys<'k, K: KnownKey>(
+    keys: impl IntoIterator<Item = (&'k str, std::ops::Range<usize>)>,
+    known: &[K],
+    table_name: &str,
+    out: &mut Vec<StructureError>,
+) {
     let names = || known.iter().map(KnownKey::key_name);
-    for (key, _) in entries(table) {
-        let name = key.get_ref().as_ref();
+    for (name, span) in keys {
         if !names().any(|known| known == name) {
             let help = match did_you_mean(name, names()) {
                 Some(close) => format!("did you mean `{close}`?"),
@@ -156,7 +175,7 @@ pub(crate) fn check_keys<K: KnownKey>(
                 key: name.to_owned(),
                 table: table_name.to_owned(),
                 help,
-                span: to_source_span(&key.span()),
+                span: to_source_span(&span),
             });
         }
     }
@@ -209,7 +228,9 @@ pub(crate) fn string(
     }
 }
 
-/// A boolean value.
+/// A boolean value (only the tree reader of cluster files, kept as a test oracle, reads
+/// one).
+#[cfg(any(test, fuzzing))]
 pub(crate) fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<bool> {
     match value.get_ref() {
         DeValue::Boolean(b) => Some(*b),
@@ -292,18 +313,8 @@ pub(crate) fn amount(
     out: &mut Vec<StructureError>,
 ) -> Option<Spanned<Amount>> {
     let parsed = match value.get_ref() {
-        DeValue::Integer(int) => match i128::from_str_radix(int.as_str(), int.radix()) {
-            Ok(n) if n < 0 => Err(AmountError::Negative),
-            Ok(n) => u64::try_from(n)
-                .ok()
-                .and_then(Amount::from_whole)
-                .ok_or(AmountError::TooLarge),
-            Err(_) => Err(AmountError::TooLarge),
-        },
-        DeValue::Float(f) => match f.as_str().parse::<f64>() {
-            Ok(x) => Amount::from_f64(x),
-            Err(_) => Err(AmountError::NotFinite),
-        },
+        DeValue::Integer(int) => integer_amount(int.as_str(), int.radix()),
+        DeValue::Float(f) => float_amount(f.as_str()),
         _ => {
             out.push(wrong_type(key, "a number", value));
             return None;
@@ -312,21 +323,50 @@ pub(crate) fn amount(
     match parsed {
         Ok(amount) => Some(Spanned::new(amount, value.span())),
         Err(err) => {
-            let help = match err {
-                AmountError::TooFine => "Ray counts resources in steps of 0.0001".to_owned(),
-                AmountError::TooLarge => format!("amounts are at most {}", Amount::MAX_WHOLE),
-                AmountError::Negative | AmountError::NotFinite => {
-                    "amounts are finite numbers of at least 0".to_owned()
-                }
-            };
-            out.push(StructureError::BadNumber {
-                key: key.to_owned(),
-                problem: err.to_string(),
-                help,
-                span: to_source_span(&value.span()),
-            });
+            out.push(bad_amount(key, err, &value.span()));
             None
         }
+    }
+}
+
+/// The amount of an integer's digits (sign included, no `_`) in `radix`.
+pub(crate) fn integer_amount(digits: &str, radix: u32) -> Result<Amount, AmountError> {
+    match i128::from_str_radix(digits, radix) {
+        Ok(n) if n < 0 => Err(AmountError::Negative),
+        Ok(n) => u64::try_from(n)
+            .ok()
+            .and_then(Amount::from_whole)
+            .ok_or(AmountError::TooLarge),
+        Err(_) => Err(AmountError::TooLarge),
+    }
+}
+
+/// The amount of a float's text (`1.5`, `1e3`, `nan`, `inf`).
+pub(crate) fn float_amount(text: &str) -> Result<Amount, AmountError> {
+    match text.parse::<f64>() {
+        Ok(x) => Amount::from_f64(x),
+        Err(_) => Err(AmountError::NotFinite),
+    }
+}
+
+/// The problem of a number that is not an amount, at `span`.
+pub(crate) fn bad_amount(
+    key: &str,
+    err: AmountError,
+    span: &std::ops::Range<usize>,
+) -> StructureError {
+    let help = match err {
+        AmountError::TooFine => "Ray counts resources in steps of 0.0001".to_owned(),
+        AmountError::TooLarge => format!("amounts are at most {}", Amount::MAX_WHOLE),
+        AmountError::Negative | AmountError::NotFinite => {
+            "amounts are finite numbers of at least 0".to_owned()
+        }
+    };
+    StructureError::BadNumber {
+        key: key.to_owned(),
+        problem: err.to_string(),
+        help,
+        span: to_source_span(span),
     }
 }
 

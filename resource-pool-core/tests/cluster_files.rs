@@ -1,11 +1,12 @@
-//! Cluster files: every problem with its span, and the printed form reads back.
+//! Cluster files, TOML and JSON: every problem with its span, and the printed form reads
+//! back.
 
 #[macro_use]
 mod common;
 
 use proptest::prelude::*;
 use resource_pool_core::inventory::cluster_file::{
-    ClusterDiagnostic, ClusterLimits, cluster_to_toml, load_cluster,
+    ClusterDiagnostic, ClusterLimits, cluster_to_json, cluster_to_toml, load_cluster,
 };
 use resource_pool_core::source::SourceFile;
 use resource_pool_core::{Amount, Cluster, Node, Resources};
@@ -20,6 +21,24 @@ fn load(text: &str) -> Vec<ClusterDiagnostic> {
 
 fn report(text: &str) -> String {
     common::report("cluster.toml", text, &load(text))
+}
+
+fn json_report(text: &str) -> String {
+    let loaded = load_cluster(
+        &SourceFile::new("cluster.json", text),
+        &ClusterLimits::default(),
+    );
+    common::report("cluster.json", text, &loaded.diagnostics)
+}
+
+/// A snapshot test of `json_report($text)`.
+macro_rules! json_snapshot {
+    ($name:ident, $text:expr) => {
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(json_report($text));
+        }
+    };
 }
 
 snapshot!(syntax, "[[nodes]\nid = \"a\"\n");
@@ -43,6 +62,20 @@ snapshot!(
 snapshot!(
     available_over_total,
     "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\ntotal = { GPU = 4 }\n"
+);
+
+json_snapshot!(
+    json_syntax,
+    "{\"nodes\": [\n  {\"id\": \"a\", \"available\": {\"GPU\": 8}}\n  {\"id\": \"b\"}\n]}\n"
+);
+json_snapshot!(
+    json_duplicate_key,
+    "{\"nodes\": [{\"id\": \"a\", \"id\": \"b\"}]}"
+);
+json_snapshot!(json_not_an_object, "[{\"id\": \"a\"}]");
+json_snapshot!(
+    json_problems,
+    "{\"nodes\": [\n  {\"id\": \"a\", \"available\": {\"GPU\": -8, \"CPU\": \"96\", \"x\": 1e-5}, \"label\": {}},\n  {\"address\": \"10.0.0.1\", \"alive\": null},\n  {\"id\": \"c\", \"available\": {\"GPU\": 8}, \"total\": {\"GPU\": 4}},\n  {\"id\": \"c\", \"available\": {}},\n  7\n], \"nods\": []}\n"
 );
 
 #[test]
@@ -132,9 +165,10 @@ proptest! {
             }
         }
         let cluster = Cluster::new(nodes);
-        let text = cluster_to_toml(&cluster);
-        let loaded = load_cluster(&SourceFile::new("c.toml", text.as_str()), &ClusterLimits::default());
-        prop_assert!(loaded.diagnostics.is_empty(), "{text}\n{:?}", loaded.diagnostics);
-        prop_assert_eq!(loaded.cluster, Some(cluster));
+        for (name, text) in [("c.toml", cluster_to_toml(&cluster)), ("c.json", cluster_to_json(&cluster))] {
+            let loaded = load_cluster(&SourceFile::new(name, text.as_str()), &ClusterLimits::default());
+            prop_assert!(loaded.diagnostics.is_empty(), "{text}\n{:?}", loaded.diagnostics);
+            prop_assert_eq!(loaded.cluster, Some(cluster.clone()));
+        }
     }
 }

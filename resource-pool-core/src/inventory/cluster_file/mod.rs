@@ -1,4 +1,4 @@
-//! Reading cluster files: the nodes a layout is checked against.
+//! Reading cluster files: the nodes a layout is checked against, in TOML or JSON.
 //!
 //! ```toml
 //! [[nodes]]
@@ -9,19 +9,40 @@
 //! alive = true                       # optional, default true
 //! labels = { zone = "a" }            # optional
 //! ```
+//!
+//! The same in JSON: `{"nodes": [{"id": "node-a", "available": {"GPU": 8, "CPU": 96}}]}`
+//! ([`ClusterFormat::of`] tells them apart by extension, else by content).
+//!
+//! Cluster files are long lists of small tables (100,000 nodes make 6 MB), so neither
+//! reader builds the file's tree: the TOML reader walks the events of toml's own parser
+//! (`toml_parser`, see `toml_reader`), the JSON reader scans the bytes itself, and each
+//! hands one node entry at a time to the node reader, which keeps the node (its resources
+//! shared with every equal node's) and its id's span. Every problem of the file is
+//! reported at once, each on its span: syntax errors alone (what a broken file holds is a
+//! guess), else unknown keys, wrong types, bad amounts, missing keys, ids used twice and
+//! more available than in total.
 
+mod diagnostics;
+mod document;
+mod json_reader;
+mod nodes;
+mod toml_reader;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod tree_reader;
 mod write;
 
-pub use write::cluster_to_toml;
+#[cfg(test)]
+mod json_tests;
+#[cfg(test)]
+mod tests;
 
-use std::collections::BTreeMap;
+pub use diagnostics::ClusterDiagnostic;
+pub use document::ClusterFormat;
+pub use write::{cluster_to_json, cluster_to_toml};
 
-use miette::SourceSpan;
-
-use crate::file_keys::{CLUSTER_KEYS, NODE_KEYS};
-use crate::model::{Cluster, Node, Resources};
-use crate::source::{SourceFile, Span, Spanned, to_source_span};
-use crate::toml_walk::{self, StructureError};
+use crate::model::Cluster;
+use crate::source::{SourceFile, Span};
 
 /// Limits on cluster files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,96 +64,11 @@ impl Default for ClusterLimits {
     }
 }
 
-/// A problem of a cluster file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
-pub enum ClusterDiagnostic {
-    /// Syntax, unknown keys, wrong types and bad numbers.
-    #[error(transparent)]
-    #[diagnostic(transparent)]
-    Structure(#[from] StructureError),
-
-    /// The file lists no node.
-    #[error("the cluster has no nodes")]
-    #[diagnostic(
-        code(resource_pool::cluster::no_nodes),
-        help("list nodes as [[nodes]] entries with `id` and `available`")
-    )]
-    NoNodes {
-        /// The start of the file or the `nodes` key.
-        #[label("no [[nodes]]")]
-        span: SourceSpan,
-    },
-
-    /// Two nodes share an id.
-    #[error("node id `{id}` is used twice")]
-    #[diagnostic(
-        code(resource_pool::cluster::duplicate_node),
-        help("give every node its own id")
-    )]
-    DuplicateNode {
-        /// The id.
-        id: String,
-        /// The second use.
-        #[label("used again here")]
-        span: SourceSpan,
-        /// The first use.
-        #[label("first used here")]
-        first: SourceSpan,
-    },
-
-    /// More nodes than the limit.
-    #[error("the cluster lists {count} nodes, more than the limit of {limit}")]
-    #[diagnostic(
-        code(resource_pool::cluster::too_many_nodes),
-        help("raise the limit with --max-nodes")
-    )]
-    TooManyNodes {
-        /// The nodes listed.
-        count: usize,
-        /// The limit.
-        limit: usize,
-        /// The `nodes` key.
-        #[label("too many nodes")]
-        span: SourceSpan,
-    },
-
-    /// A node has more of a resource available than in total.
-    #[error("node `{node}` has more `{resource}` available ({available}) than in total ({total})")]
-    #[diagnostic(
-        code(resource_pool::cluster::available_over_total),
-        severity(Warning),
-        help("`available` is what is free now, `total` what the node has; check both")
-    )]
-    AvailableOverTotal {
-        /// The node.
-        node: String,
-        /// The resource.
-        resource: String,
-        /// Free now.
-        available: String,
-        /// In total.
-        total: String,
-        /// The available amount.
-        #[label("more than the total")]
-        span: SourceSpan,
-    },
-}
-
-impl ClusterDiagnostic {
-    /// Whether this is an error.
-    pub fn is_error(&self) -> bool {
-        use miette::Diagnostic;
-        matches!(self.severity(), None | Some(miette::Severity::Error))
-    }
-}
-
 /// Where a node stands in its file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeSpans {
-    /// The `id` value.
+    /// The `id` value (the whole entry when it has none).
     pub id: Span,
-    /// Each available amount, by resource name.
-    pub available: BTreeMap<String, Span>,
 }
 
 /// A cluster file read: the cluster when it is valid, and every problem.
@@ -155,184 +91,21 @@ impl LoadedCluster {
     }
 }
 
-/// Reads a cluster file, collecting every problem.
+/// Reads a cluster file in the format [`ClusterFormat::of`] its name and text, collecting
+/// every problem.
 pub fn load_cluster(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluster {
-    let (root, mut errors) = toml_walk::parse(source);
-    if !errors.is_empty() {
-        // Recovered trees are guesses: report the syntax alone.
-        let diagnostics = errors.into_iter().map(ClusterDiagnostic::from).collect();
-        return LoadedCluster {
-            source: source.clone(),
-            cluster: None,
-            spans: Vec::new(),
-            diagnostics,
-        };
-    }
-    let root = root.get_ref();
-    toml_walk::check_keys(root, CLUSTER_KEYS, "the cluster file", &mut errors);
-    let mut diagnostics = Vec::new();
-    let mut nodes = Vec::new();
-    let mut spans: Vec<NodeSpans> = Vec::new();
-    let mut unreadable = false;
-    match toml_walk::get(root, "nodes") {
-        None => diagnostics.push(ClusterDiagnostic::NoNodes {
-            span: to_source_span(&(0..0)),
-        }),
-        Some((key, value)) => {
-            if let Some(items) = toml_walk::array("nodes", value, &mut errors) {
-                if items.is_empty() {
-                    diagnostics.push(ClusterDiagnostic::NoNodes {
-                        span: to_source_span(&key.span()),
-                    });
-                }
-                if items.len() > limits.max_nodes {
-                    diagnostics.push(ClusterDiagnostic::TooManyNodes {
-                        count: items.len(),
-                        limit: limits.max_nodes,
-                        span: to_source_span(&key.span()),
-                    });
-                } else {
-                    nodes.reserve(items.len());
-                    for item in items {
-                        match read_node(item, &mut errors) {
-                            Some((node, node_spans)) => {
-                                nodes.push(node);
-                                spans.push(node_spans);
-                            }
-                            None => unreadable = true,
-                        }
-                    }
-                }
-            }
-        }
-    }
-    check_nodes(&nodes, &spans, &mut diagnostics);
-    let mut all: Vec<ClusterDiagnostic> = errors.into_iter().map(ClusterDiagnostic::from).collect();
-    all.extend(diagnostics);
-    let valid = !unreadable && !all.iter().any(ClusterDiagnostic::is_error);
-    LoadedCluster {
-        source: source.clone(),
-        cluster: valid.then(|| Cluster::new(nodes)),
-        spans,
-        diagnostics: all,
-    }
+    let format = ClusterFormat::of(source.name(), source.base_text());
+    load_cluster_as(source, format, limits)
 }
 
-fn check_nodes(nodes: &[Node], spans: &[NodeSpans], out: &mut Vec<ClusterDiagnostic>) {
-    let mut first_use: std::collections::HashMap<&str, &Span> =
-        std::collections::HashMap::with_capacity(nodes.len());
-    for (node, node_spans) in nodes.iter().zip(spans) {
-        if let Some(first) = first_use.get(node.id.as_str()) {
-            out.push(ClusterDiagnostic::DuplicateNode {
-                id: node.id.clone(),
-                span: to_source_span(&node_spans.id),
-                first: to_source_span(first),
-            });
-        } else {
-            first_use.insert(&node.id, &node_spans.id);
-        }
-        if let Some(total) = &node.total {
-            for (name, available) in node.available.iter() {
-                let all = total.get(name);
-                if available > all {
-                    out.push(ClusterDiagnostic::AvailableOverTotal {
-                        node: node.id.clone(),
-                        resource: name.to_owned(),
-                        available: available.to_string(),
-                        total: all.to_string(),
-                        span: to_source_span(
-                            node_spans.available.get(name).unwrap_or(&node_spans.id),
-                        ),
-                    });
-                }
-            }
-        }
+/// Reads a cluster file in the given format, collecting every problem.
+pub fn load_cluster_as(
+    source: &SourceFile,
+    format: ClusterFormat,
+    limits: &ClusterLimits,
+) -> LoadedCluster {
+    match format {
+        ClusterFormat::Toml => toml_reader::read_toml(source, limits),
+        ClusterFormat::Json => json_reader::read_json(source, limits),
     }
-}
-
-fn read_node(
-    item: &toml_walk::Value<'_>,
-    out: &mut Vec<StructureError>,
-) -> Option<(Node, NodeSpans)> {
-    let table = toml_walk::table("nodes entry", item, out)?;
-    let id_text = toml_walk::get(table, "id")
-        .and_then(|(_, v)| toml_walk::string("id", v, out))
-        .map(|s| format!("node `{}`", s.value))
-        .unwrap_or_else(|| "a node".to_owned());
-    toml_walk::check_keys(table, NODE_KEYS, &id_text, out);
-    let after_keys = out.len();
-    let mut node = Node {
-        alive: true,
-        ..Node::default()
-    };
-    let mut spans = NodeSpans {
-        id: item.span(),
-        available: BTreeMap::new(),
-    };
-    let mut has_id = false;
-    let mut has_available = false;
-    for (key, value) in toml_walk::entries(table) {
-        match key.get_ref().as_ref() {
-            "id" => {
-                if let Some(id) = toml_walk::string("id", value, &mut Vec::new()) {
-                    node.id = id.value;
-                    spans.id = id.span;
-                    has_id = true;
-                }
-            }
-            "address" => node.address = toml_walk::string("address", value, out).map(|s| s.value),
-            "alive" => node.alive = toml_walk::boolean("alive", value, out).unwrap_or(true),
-            "available" => {
-                if let Some(items) = toml_walk::resources("available", value, out) {
-                    node.available = to_resources(&items, Some(&mut spans.available));
-                    has_available = true;
-                }
-            }
-            "total" => {
-                node.total = toml_walk::resources("total", value, out)
-                    .map(|items| to_resources(&items, None));
-            }
-            "labels" => {
-                if let Some(labels) = toml_walk::table("labels", value, out) {
-                    for (name, label) in toml_walk::entries(labels) {
-                        let shown = format!("labels.{}", name.get_ref());
-                        if let Some(text) = toml_walk::string(&shown, label, out) {
-                            node.labels.insert(name.get_ref().to_string(), text.value);
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    // Labelled on the id when there is one, else on the whole entry. A node read whole
-    // has them all: the loop runs for broken nodes only (clusters have 100,000s of nodes).
-    let complete = has_id && has_available;
-    for required in NODE_KEYS.iter().filter(|k| k.required && !complete) {
-        if toml_walk::get(table, required.name).is_none() {
-            out.push(StructureError::MissingKey {
-                key: required.name,
-                table: id_text.clone(),
-                example: required.example,
-                span: to_source_span(&spans.id),
-            });
-        }
-    }
-    // An unknown key alone leaves the node usable; anything else does not.
-    let readable = out.len() == after_keys;
-    (readable && has_id && has_available).then_some((node, spans))
-}
-
-fn to_resources(
-    items: &[(Spanned<String>, Spanned<crate::model::Amount>)],
-    mut spans: Option<&mut BTreeMap<String, Span>>,
-) -> Resources {
-    let mut resources = Resources::new();
-    for (name, amount) in items {
-        resources.set(name.value.clone(), amount.value);
-        if let Some(spans) = spans.as_deref_mut() {
-            spans.insert(name.value.clone(), amount.span.clone());
-        }
-    }
-    resources
 }

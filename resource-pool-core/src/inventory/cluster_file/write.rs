@@ -1,4 +1,4 @@
-//! Printing a cluster as cluster TOML: snapshots of live clusters.
+//! Printing a cluster as a cluster file, TOML or JSON: snapshots of live clusters.
 
 use std::fmt::Write;
 
@@ -41,5 +41,51 @@ pub fn cluster_to_toml(cluster: &Cluster) -> String {
             let _ = writeln!(out, "labels = {{ {} }}", items.join(", "));
         }
     }
+    out
+}
+
+fn json_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+fn json_resources(resources: &Resources) -> String {
+    let items: Vec<String> = resources
+        .iter()
+        .map(|(name, amount)| format!("{}: {amount}", json_string(name)))
+        .collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+/// The cluster file of a cluster as JSON, one node per line, nodes in order. Reading it
+/// back gives the same cluster.
+pub fn cluster_to_json(cluster: &Cluster) -> String {
+    let mut out = String::from("{\"nodes\": [");
+    for (i, node) in cluster.nodes.iter().enumerate() {
+        out.push_str(if i > 0 { ",\n  " } else { "\n  " });
+        let _ = write!(out, "{{\"id\": {}", json_string(&node.id));
+        if let Some(address) = &node.address {
+            let _ = write!(out, ", \"address\": {}", json_string(address));
+        }
+        if !node.alive {
+            out.push_str(", \"alive\": false");
+        }
+        let _ = write!(out, ", \"available\": {}", json_resources(&node.available));
+        if let Some(total) = &node.total {
+            let _ = write!(out, ", \"total\": {}", json_resources(total));
+        }
+        if !node.labels.is_empty() {
+            let items: Vec<String> = node
+                .labels
+                .iter()
+                .map(|(k, v)| format!("{}: {}", json_string(k), json_string(v)))
+                .collect();
+            let _ = write!(out, ", \"labels\": {{{}}}", items.join(", "));
+        }
+        out.push('}');
+    }
+    if !cluster.nodes.is_empty() {
+        out.push('\n');
+    }
+    out.push_str("]}\n");
     out
 }

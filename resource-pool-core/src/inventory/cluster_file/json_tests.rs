@@ -1,0 +1,254 @@
+//! The JSON reader: a document written as TOML and as JSON reads to the same cluster and
+//! the same problems (in each format's words, on each file's spans); JSON syntax is what
+//! serde_json accepts.
+
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+use super::*;
+
+/// A value of the abstract document, written in either format.
+#[derive(Clone, Debug)]
+enum Item {
+    Text(&'static str),
+    /// A number, as both formats write it.
+    Number(&'static str),
+    Bool(bool),
+    List(Vec<Item>),
+    Map(Vec<(String, Item)>),
+}
+
+impl Item {
+    fn toml(&self) -> String {
+        match self {
+            Item::Text(s) => format!("{s:?}"),
+            Item::Number(n) => (*n).to_owned(),
+            Item::Bool(b) => b.to_string(),
+            Item::List(items) => {
+                let items: Vec<String> = items.iter().map(Item::toml).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Item::Map(entries) => {
+                let entries: Vec<String> = entries
+                    .iter()
+                    .map(|(k, v)| format!("{k:?} = {}", v.toml()))
+                    .collect();
+                format!("{{ {} }}", entries.join(", "))
+            }
+        }
+    }
+
+    fn json(&self) -> String {
+        match self {
+            Item::Text(s) => format!("{s:?}"),
+            Item::Number(n) => (*n).to_owned(),
+            Item::Bool(b) => b.to_string(),
+            Item::List(items) => {
+                let items: Vec<String> = items.iter().map(Item::json).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Item::Map(entries) => {
+                let entries: Vec<String> = entries
+                    .iter()
+                    .map(|(k, v)| format!("{k:?}: {}", v.json()))
+                    .collect();
+                format!("{{{}}}", entries.join(", "))
+            }
+        }
+    }
+}
+
+fn number() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "8",
+        "0",
+        "96",
+        "-1",
+        "-0",
+        "1.5",
+        "0.25",
+        "1e3",
+        "2E-2",
+        "0.00001",
+        "1e300",
+        "99999999999999999999",
+        "12345678901234567890123",
+    ])
+}
+
+fn scalar() -> impl Strategy<Value = Item> {
+    prop_oneof![
+        prop::sample::select(vec!["a", "b", "node-1", "é中", "x\"y", "tab\t", ""])
+            .prop_map(Item::Text),
+        number().prop_map(Item::Number),
+        any::<bool>().prop_map(Item::Bool),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Item> {
+    scalar().prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Item::List),
+            prop::collection::vec(("[a-c]", inner), 0..3).prop_map(|e| Item::Map(dedup(e))),
+        ]
+    })
+}
+
+fn dedup(entries: Vec<(String, Item)>) -> Vec<(String, Item)> {
+    let mut out: Vec<(String, Item)> = Vec::new();
+    for (k, v) in entries {
+        if !out.iter().any(|(seen, _)| *seen == k) {
+            out.push((k, v));
+        }
+    }
+    out
+}
+
+fn resources() -> impl Strategy<Value = Item> {
+    let name = prop::sample::select(vec!["GPU", "CPU", "NPU", "accelerator_type:H100", "x"]);
+    let amount = prop_oneof![4 => number().prop_map(Item::Number), 1 => scalar()];
+    prop::collection::vec((name.prop_map(str::to_owned), amount), 0..4)
+        .prop_map(|e| Item::Map(dedup(e)))
+}
+
+fn node() -> impl Strategy<Value = Item> {
+    let entry = prop_oneof![
+        4 => prop_oneof![4 => prop::sample::select(vec!["a", "b", "c", "d"]).prop_map(Item::Text), 1 => value()]
+            .prop_map(|v| ("id".to_owned(), v)),
+        4 => prop_oneof![4 => resources(), 1 => value()].prop_map(|v| ("available".to_owned(), v)),
+        2 => prop_oneof![4 => resources(), 1 => value()].prop_map(|v| ("total".to_owned(), v)),
+        1 => value().prop_map(|v| ("address".to_owned(), v)),
+        1 => value().prop_map(|v| ("alive".to_owned(), v)),
+        1 => prop_oneof![Just(Item::Map(vec![("zone".into(), Item::Text("a"))])), value()]
+            .prop_map(|v| ("labels".to_owned(), v)),
+        1 => value().prop_map(|v| ("availble".to_owned(), v)),
+    ];
+    prop::collection::vec(entry, 0..6).prop_map(|e| Item::Map(dedup(e)))
+}
+
+/// A whole cluster document: `nodes` (usually a list of nodes) and maybe other keys.
+fn document() -> impl Strategy<Value = Vec<(String, Item)>> {
+    let nodes = prop_oneof![
+        8 => prop::collection::vec(prop_oneof![8 => node(), 1 => value()], 0..5).prop_map(Item::List),
+        1 => value(),
+    ];
+    (
+        prop::option::of(nodes),
+        prop::option::of(value().prop_map(|v| ("other".to_owned(), v))),
+    )
+        .prop_map(|(nodes, other)| {
+            let mut entries = Vec::new();
+            if let Some(nodes) = nodes {
+                entries.push(("nodes".to_owned(), nodes));
+            }
+            entries.extend(other);
+            entries
+        })
+}
+
+/// A diagnostic in words common to both formats: its code and message.
+fn words(diagnostic: &ClusterDiagnostic) -> String {
+    let code = miette::Diagnostic::code(diagnostic).map(|c| c.to_string());
+    format!("{code:?} {diagnostic}")
+        .replace("an object", "a table")
+        .replace("found object", "found table")
+        .replace("found integer", "found number")
+        .replace("found float", "found number")
+}
+
+proptest! {
+    #![proptest_config(Config::with_cases(1500))]
+
+    /// The same document as TOML (top-level keys as `key = value`) and as JSON: the same
+    /// cluster, the same problems in the same order; each label within its file.
+    #[test]
+    fn json_reads_as_toml_does(doc in document()) {
+        let toml: String = doc.iter().map(|(k, v)| format!("{k} = {}\n", v.toml())).collect();
+        let json = format!(
+            "{{{}}}",
+            doc.iter().map(|(k, v)| format!("{k:?}: {}", v.json())).collect::<Vec<_>>().join(",\n")
+        );
+        let from_toml = load_cluster(&SourceFile::new("c.toml", toml.as_str()), &ClusterLimits::default());
+        let from_json = load_cluster(&SourceFile::new("c.json", json.as_str()), &ClusterLimits::default());
+        prop_assert!(!from_toml.diagnostics.iter().any(ClusterDiagnostic::is_syntax), "{toml}\n{:?}", from_toml.diagnostics);
+        let toml_words: Vec<String> = from_toml.diagnostics.iter().map(words).collect();
+        let json_words: Vec<String> = from_json.diagnostics.iter().map(words).collect();
+        prop_assert_eq!(toml_words, json_words, "{}\n{}", toml, json);
+        prop_assert_eq!(&from_toml.cluster, &from_json.cluster);
+        for diagnostic in &from_json.diagnostics {
+            for label in miette::Diagnostic::labels(diagnostic).into_iter().flatten() {
+                prop_assert!(label.offset() + label.len() <= json.len());
+            }
+        }
+    }
+
+    /// What is JSON is what serde_json reads (but for a key repeated in one object, which
+    /// serde_json lets the last win and we refuse, and numbers past `f64`'s range), on
+    /// documents with one edit.
+    #[test]
+    fn json_syntax_is_serde_json_s(doc in document(), at in any::<prop::sample::Index>(), edit in 0..4u8, c in prop::sample::select(vec!['{', '}', '[', ']', ',', ':', '"', '\\', '0', 'e', '-', '.', ' ', 'n', '\u{1}'])) {
+        let mut json = format!(
+            "{{{}}}",
+            doc.iter().map(|(k, v)| format!("{k:?}: {}", v.json())).collect::<Vec<_>>().join(", ")
+        );
+        let mut i = at.index(json.len() + 1);
+        while !json.is_char_boundary(i) {
+            i -= 1;
+        }
+        match edit {
+            0 => {}
+            1 => json.insert(i, c),
+            _ if i < json.len() => {
+                let mut end = i + 1;
+                while !json.is_char_boundary(end) {
+                    end += 1;
+                }
+                json.replace_range(i..end, "");
+            }
+            _ => {}
+        }
+        let ours = load_cluster(&SourceFile::new("c.json", json.as_str()), &ClusterLimits::default());
+        let syntax: Vec<&ClusterDiagnostic> = ours.diagnostics.iter().filter(|d| d.is_syntax()).collect();
+        let serde = serde_json::from_str::<serde_json::Value>(&json);
+        match (syntax.first(), &serde) {
+            (None, Ok(_)) | (Some(_), Err(_)) => {}
+            (Some(ClusterDiagnostic::JsonSyntax { message, .. }), Ok(_)) if message.starts_with("duplicate key") => {}
+            // A number past f64's range: too large an amount to us, no JSON to serde_json.
+            (None, Err(error)) if error.to_string().contains("number out of range") => {}
+            (ours, serde) => prop_assert!(false, "ours {ours:?}, serde_json {serde:?}: {json}"),
+        }
+    }
+}
+
+#[test]
+fn nesting_stops_where_serde_json_s_does() {
+    for depth in [126, 127, 128, 129, 200_000] {
+        let json = format!("{{\"x\": {}{}}}", "[".repeat(depth), "]".repeat(depth));
+        let ours = load_cluster(
+            &SourceFile::new("c.json", json.as_str()),
+            &ClusterLimits::default(),
+        );
+        let serde_ok = serde_json::from_str::<serde_json::Value>(&json).is_ok();
+        let ours_ok = !ours.diagnostics.iter().any(ClusterDiagnostic::is_syntax);
+        assert_eq!(ours_ok, serde_ok, "depth {depth}");
+    }
+}
+
+#[test]
+fn printed_json_reads_back() {
+    let text = "[[nodes]]\nid = \"a\\\"b\"\naddress = \"10.0.0.1\"\nalive = false\navailable = { GPU = 8, \"accelerator_type:H100\" = 0.0001 }\ntotal = { GPU = 8, CPU = 96.5, \"accelerator_type:H100\" = 1 }\nlabels = { zone = \"é\" }\n\n[[nodes]]\nid = \"b\"\navailable = {}\n";
+    let cluster = load_cluster(&SourceFile::new("c.toml", text), &ClusterLimits::default())
+        .cluster
+        .expect("valid");
+    let json = cluster_to_json(&cluster);
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&json).is_ok(),
+        "{json}"
+    );
+    let again = load_cluster(
+        &SourceFile::new("<stdin>", json.as_str()),
+        &ClusterLimits::default(),
+    );
+    assert!(again.diagnostics.is_empty(), "{:?}", again.diagnostics);
+    assert_eq!(again.cluster, Some(cluster));
+}
