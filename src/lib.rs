@@ -158,9 +158,9 @@ fn load(
     source: &resource_pool::source::SourceFile,
     set: &SetArgs,
     options: &LintOptions,
-) -> Result<resource_pool::config::LoadedConfig, Vec<report::Finding>> {
+) -> Result<resource_pool::load::LoadedConfig, Vec<report::Finding>> {
     let overrides = set.overrides().map_err(|finding| vec![finding])?;
-    resource_pool::config::load_config_with(source, &overrides, options).map_err(|failure| {
+    resource_pool::load::load_config_with(source, &overrides, options).map_err(|failure| {
         failure
             .errors
             .into_iter()
