@@ -6,6 +6,7 @@
 //! Everything is written through [`to_stdout`] and [`to_stderr`]: `print!` panics when the
 //! reader has gone (`resource-pool check ... | head`), so the lints forbid it here.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+#![forbid(unsafe_code)]
 
 mod check_cmd;
 mod cluster_input;

@@ -526,12 +526,18 @@ fn json_diagnostics_carry_their_typed_fields_as_data() {
     // Ray's hang: the pending group, Ray's order step by step, and the fix.
     let result = check("small_pool_first", "big_and_small");
     let data = &diagnostic(&result, "resource_pool::ray::hangs")["data"];
-    assert_eq!((&data["pool"], &data["slot"]), (&"global_pool".into(), &0.into()));
+    assert_eq!(
+        (&data["pool"], &data["slot"]),
+        (&"global_pool".into(), &0.into())
+    );
     assert_eq!(data["placement_exists"], true);
     assert_eq!(data["state"], "NO_RESOURCES");
     let steps = data["order"]["steps"].as_array().expect("steps");
     assert_eq!(steps[0]["kind"], "placed");
-    assert_eq!(steps[0]["group"], serde_json::json!({"pool": "reward_pool", "slot": 0}));
+    assert_eq!(
+        steps[0]["group"],
+        serde_json::json!({"pool": "reward_pool", "slot": 0})
+    );
     assert_eq!(steps[0]["node"], "big");
     assert_eq!(steps[1]["kind"], "pends");
     assert_eq!(
@@ -541,7 +547,12 @@ fn json_diagnostics_carry_their_typed_fields_as_data() {
     // Spans and prose are not data: the JSON has file, line, column and help for them.
     assert!(data.get("span").is_none() && data.get("help").is_none());
     // A config diagnostic carries its fields too.
-    let lint = json(&run(&["lint", "--format", "json", "tests/data/lint/many_problems.toml"]));
+    let lint = json(&run(&[
+        "lint",
+        "--format",
+        "json",
+        "tests/data/lint/many_problems.toml",
+    ]));
     let data = &diagnostic(&lint, "resource_pool::config::incomplete_slot_form")["data"];
     assert_eq!(
         data,
