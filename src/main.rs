@@ -1,7 +1,6 @@
 //! The `resource-pool` command.
-
-mod cli;
+#![forbid(unsafe_code)]
 
 fn main() -> std::process::ExitCode {
-    cli::run()
+    resource_pool_cli::run()
 }

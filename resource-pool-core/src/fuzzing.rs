@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets (`fuzz/fuzz_targets/`), shared with the corpus replay
-//! test (`tests/corpus_replay.rs`) so that both run exactly the same checks.
+//! test (`tests/it/corpus_replay.rs`) so that both run exactly the same checks.
 //!
 //! Every function takes an input, runs it through the public API and panics when an
 //! invariant does not hold; an input that is merely invalid (bad TOML, bad JSON) is fine.
@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::config::{config_to_toml, load_config};
+use crate::config::config_to_toml;
 use crate::inventory::cluster_file::{
     ClusterDiagnostic, ClusterFormat, ClusterLimits, cluster_to_json, cluster_to_toml,
     load_cluster, load_cluster_as,
@@ -18,6 +18,7 @@ use crate::inventory::local::{
 };
 use crate::inventory::{kubectl, ray_json, slurm};
 use crate::lint::LintOptions;
+use crate::load::load_config;
 use crate::model::{Amount, Cluster, NodeSlot, Resources};
 use crate::placement::{PlacementOptions, PlacementOutcome, check_placement};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RaySimOptions, RayVerdict, simulate};
@@ -114,26 +115,21 @@ pub fn verl_launch(bytes: &[u8]) {
 
 /// Cluster TOML bytes: read with the default limits and with a limit of 2 nodes. Every
 /// label lies in the file; a cluster read has no error, and prints (as TOML and as JSON)
-/// to a file that reads back, without error, to an equal cluster. Under cargo-fuzz
-/// (`cfg(fuzzing)`) the streaming reader must also give what the tree reader gives: the
-/// same diagnostics, cluster and spans.
+/// to a file that reads back, without error, to an equal cluster. And the streaming reader
+/// gives what the tree reader gives: the same diagnostics, cluster and spans.
 pub fn cluster_toml(bytes: &[u8]) {
     let Ok(source) = SourceFile::from_bytes("fuzz.toml", bytes.to_vec()) else {
         return;
     };
     for limits in [ClusterLimits::default(), ClusterLimits { max_nodes: 2 }] {
         let loaded = load_cluster_as(&source, ClusterFormat::Toml, &limits);
-        #[cfg(fuzzing)]
-        {
-            let tree =
-                crate::inventory::cluster_file::tree_reader::load_cluster_tree(&source, &limits);
-            assert_eq!(
-                loaded.diagnostics, tree.diagnostics,
-                "the readers' diagnostics differ"
-            );
-            assert_eq!(loaded.cluster, tree.cluster, "the readers' clusters differ");
-            assert_eq!(loaded.spans, tree.spans, "the readers' spans differ");
-        }
+        let tree = crate::inventory::cluster_file::tree_reader::load_cluster_tree(&source, &limits);
+        assert_eq!(
+            loaded.diagnostics, tree.diagnostics,
+            "the readers' diagnostics differ"
+        );
+        assert_eq!(loaded.cluster, tree.cluster, "the readers' clusters differ");
+        assert_eq!(loaded.spans, tree.spans, "the readers' spans differ");
         assert_cluster_file(&loaded, &source);
     }
 }

@@ -55,7 +55,8 @@ impl Default for ReadLimits {
 }
 
 /// Why a file cannot be read as text.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum ReadError {
     /// The operating system refused (missing, a directory, no permission, a loop).
     #[error("cannot read `{path}`: {source}")]
@@ -68,6 +69,7 @@ pub enum ReadError {
         path: String,
         /// What the OS said.
         #[source]
+        #[serde(serialize_with = "crate::source::as_text")]
         source: std::io::Error,
     },
     /// The file is larger than the limit.
@@ -95,6 +97,18 @@ pub enum ReadError {
         offset: usize,
     },
 }
+
+/// Serialises a value as its text (`Display`): the error-like fields of diagnostics in
+/// their JSON `data` (`#[serde(serialize_with = "crate::source::as_text")]`).
+pub fn as_text<T: fmt::Display, S: serde::Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// The name of a file read from standard input (`--slurm -`), as reports show it.
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// The text of one file and the name it is shown under. Cheap to clone.
 ///

@@ -39,6 +39,7 @@ pub enum StructureError {
         /// The table it stands in, in words (`pool \`global_pool\``).
         table: String,
         /// A suggestion or the list of known keys.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// Where.
         #[label("unknown key")]
@@ -72,6 +73,7 @@ pub enum StructureError {
         /// What is wrong (`is negative`).
         problem: String,
         /// What to write instead.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// Where.
         #[label("{problem}")]
@@ -230,7 +232,7 @@ pub(crate) fn string(
 
 /// A boolean value (only the tree reader of cluster files, kept as a test oracle, reads
 /// one).
-#[cfg(any(test, fuzzing))]
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<bool> {
     match value.get_ref() {
         DeValue::Boolean(b) => Some(*b),

@@ -27,7 +27,7 @@ mod document;
 mod json_reader;
 mod nodes;
 mod toml_reader;
-#[cfg(any(test, fuzzing))]
+#[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod tree_reader;
 mod write;
