@@ -1,4 +1,4 @@
-//! `resource-pool check CONFIG (--cluster CLUSTER.toml | --ray URL)`
+//! `resource-pool check CONFIG (--cluster CLUSTER.toml|json | --ray URL)`
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -85,7 +85,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             ..RaySimOptions::default()
         },
     };
-    let mut run = CheckRun::check(&loaded, input.cluster, notes, input.dead, &options);
+    let mut run = CheckRun::check(&loaded, input.cluster, notes, &options);
     let written = write_plan(
         plan_svg.as_deref(),
         run.report.as_ref(),

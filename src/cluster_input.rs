@@ -26,9 +26,9 @@ pub const CLUSTER_VARIABLE: &str = "RESOURCE_POOL_CLUSTER";
 /// The cluster options shared by `check` and `inventory`.
 #[derive(Debug, clap::Args)]
 pub struct ClusterArgs {
-    /// A cluster file (TOML); default: the file `RESOURCE_POOL_CLUSTER` names, when no
-    /// other source is given.
-    #[arg(long, value_name = "CLUSTER.toml", conflicts_with = "ray")]
+    /// A cluster file, TOML or JSON (by its extension; `-` reads stdin, either format);
+    /// default: the file `RESOURCE_POOL_CLUSTER` names, when no other source is given.
+    #[arg(long, value_name = "CLUSTER.toml|json|-", conflicts_with = "ray")]
     pub cluster: Option<PathBuf>,
     /// A live Ray cluster's dashboard (`http://HEAD:8265`); default: `RAY_ADDRESS` when it
     /// is an http URL. A token for dashboards that need one comes from
@@ -59,14 +59,12 @@ pub struct ClusterArgs {
 
 /// A cluster read, what its source noticed, and the file it came from (for spans).
 pub struct ClusterInput {
-    /// The nodes.
+    /// The nodes, dead ones included with `alive = false` (the `Inventory` contract).
     pub cluster: Cluster,
     /// What the source noticed (dead nodes, held groups, ...).
     pub notes: Vec<InventoryNote>,
     /// Problems of the cluster file (warnings only: errors make the cluster unreadable).
     pub findings: Vec<Finding>,
-    /// Dead nodes the source reported.
-    pub dead: usize,
 }
 
 /// Reads the cluster, or says why not (exit 2).
@@ -102,13 +100,7 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         .with_timeout(Duration::from_millis(args.ray_timeout_ms))
         .with_max_body_bytes(args.ray_max_body);
     let inventory = source.load().map_err(|e| vec![Finding::bare(e)])?;
-    let dead = inventory.dead_node_notes().count();
-    Ok(ClusterInput {
-        cluster: inventory.cluster,
-        notes: inventory.notes,
-        findings: Vec::new(),
-        dead,
-    })
+    Ok(from_inventory(inventory))
 }
 
 fn read_file_or_stdin(
@@ -150,14 +142,12 @@ fn in_file<E: resource_pool::report::Reportable>(
         .collect()
 }
 
-/// An inventory whose dead nodes are in the cluster (`alive = false`).
+/// What an inventory source read.
 fn from_inventory(inventory: resource_pool::inventory::Inventory) -> ClusterInput {
-    let dead = inventory.cluster.nodes.iter().filter(|n| !n.alive).count();
     ClusterInput {
         cluster: inventory.cluster,
         notes: inventory.notes,
         findings: Vec::new(),
-        dead,
     }
 }
 
@@ -233,22 +223,17 @@ pub fn read_cluster_noting(
     }
 }
 
-/// Reads and loads a cluster file (`--cluster`, `RESOURCE_POOL_CLUSTER`).
+/// Reads and loads a cluster file (`--cluster`, `RESOURCE_POOL_CLUSTER`), TOML or JSON.
 fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
-    let source =
-        SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::unreadable(e)])?;
+    let source = read_file_or_stdin(path, context)?;
     let loaded = load_cluster(&source, &context.cluster_limits);
     let findings = in_file(loaded.diagnostics, &source);
     match loaded.cluster {
-        Some(cluster) => {
-            let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
-            Ok(ClusterInput {
-                cluster,
-                notes: Vec::new(),
-                findings,
-                dead,
-            })
-        }
+        Some(cluster) => Ok(ClusterInput {
+            cluster,
+            notes: Vec::new(),
+            findings,
+        }),
         None => Err(findings),
     }
 }

@@ -104,7 +104,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             .map(attach),
     );
     findings.extend(
-        check_against_slots(&input.cluster, &report.slots, input.dead)
+        check_against_slots(&input.cluster, &report.slots)
             .into_iter()
             .map(Finding::bare),
     );

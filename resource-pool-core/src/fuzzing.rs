@@ -209,8 +209,9 @@ fn assert_cluster_round_trips(cluster: &Cluster) {
 
 /// Ray dashboard JSON bytes: each endpoint's parser on the whole input, and, when the
 /// input holds three bodies separated by NUL bytes (nodes, cluster status, placement
-/// groups), the whole inventory. An inventory holds only alive nodes, each with no more
-/// available than its total, and prints as a cluster file that reads back equal.
+/// groups), the whole inventory. Every node has no more available than its total; each
+/// dead node (in the cluster, not alive, nothing available) has one dead-node note; the
+/// cluster prints as a cluster file that reads back equal.
 pub fn ray_json(bytes: &[u8]) {
     let _ = ray_json::parse_nodes(bytes);
     let _ = ray_json::parse_cluster_status(bytes);
@@ -223,8 +224,20 @@ pub fn ray_json(bytes: &[u8]) {
     let Ok(inventory) = ray_json::parse_inventory(nodes, status, groups) else {
         return;
     };
+    let dead = inventory.cluster.nodes.iter().filter(|n| !n.alive).count();
+    assert_eq!(
+        dead,
+        inventory.dead_node_notes().count(),
+        "one note per dead node"
+    );
     for node in &inventory.cluster.nodes {
-        assert!(node.alive, "dead node `{}` in the inventory", node.id);
+        if !node.alive {
+            assert!(
+                node.available.is_empty(),
+                "dead node `{}` has resources free",
+                node.id
+            );
+        }
         let total = node.total.as_ref().expect("Ray states every node's total");
         assert!(
             total.covers(&node.available),

@@ -55,7 +55,7 @@ pub fn cluster_schema() -> Value {
     schema.insert(
         "description".into(),
         "The nodes of a cluster and their resources, as `resource-pool check --cluster` \
-         reads them and `resource-pool inventory` writes them."
+         reads them and `resource-pool inventory` writes them, in TOML or JSON."
             .into(),
     );
     let mut node = generator.table(NODE_KEYS);

@@ -15,11 +15,11 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use resource_pool_core::inventory::Inventory;
 use resource_pool_core::inventory::local::{
     LocalError, LocalFacts, NPU_SMI_ARGS, NVIDIA_SMI_ARGS, local_inventory, parse_meminfo,
     parse_npu_smi, parse_nvidia_smi,
 };
+use resource_pool_core::inventory::{Inventory, InventoryError, InventorySource};
 use resource_pool_core::source::{ReadLimits, SourceFile};
 
 use crate::nvml_gpus::NvmlLibrary;
@@ -125,6 +125,88 @@ pub enum LocalMachineError {
         /// The output, named after the command that printed it.
         output: SourceFile,
     },
+}
+
+impl std::fmt::Display for LocalMachineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LocalMachineError::Tool(error) => std::fmt::Display::fmt(error, f),
+            LocalMachineError::Output { error, .. } => std::fmt::Display::fmt(error, f),
+        }
+    }
+}
+
+impl std::error::Error for LocalMachineError {}
+
+/// As its problem's data (the output's text is not part of it).
+impl serde::Serialize for LocalMachineError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            LocalMachineError::Tool(error) => error.serialize(serializer),
+            LocalMachineError::Output { error, .. } => error.serialize(serializer),
+        }
+    }
+}
+
+/// The problem's own diagnostic, shown in the output it is about.
+impl miette::Diagnostic for LocalMachineError {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.inner().code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.inner().severity()
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.inner().help()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.inner().labels()
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        match self {
+            LocalMachineError::Tool(_) => None,
+            LocalMachineError::Output { output, .. } => Some(output),
+        }
+    }
+}
+
+impl LocalMachineError {
+    fn inner(&self) -> &dyn miette::Diagnostic {
+        match self {
+            LocalMachineError::Tool(error) => error,
+            LocalMachineError::Output { error, .. } => error,
+        }
+    }
+}
+
+/// Every problem of a probe of this machine, as one diagnostic (what
+/// [`InventorySource::load`] returns): each problem is a related diagnostic.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("this machine's resources could not be read")]
+#[diagnostic(
+    code(resource_pool::local::unreadable_machine),
+    help("fix the problems listed below, or describe the node in a cluster file")
+)]
+pub struct LocalMachineErrors {
+    /// Every problem.
+    #[related]
+    pub errors: Vec<LocalMachineError>,
+}
+
+/// This machine as an inventory source: one node, always alive (it is probed from
+/// itself).
+impl<R: CommandRunner> InventorySource for LocalMachine<R> {
+    fn name(&self) -> String {
+        format!(
+            "this machine ({})",
+            self.hostname.clone().unwrap_or_else(hostname)
+        )
+    }
+
+    fn load(&self) -> Result<Inventory, InventoryError> {
+        LocalMachine::load(self)
+            .map_err(|errors| InventoryError::source(LocalMachineErrors { errors }))
+    }
 }
 
 /// Runs programs with `std::process`: a timeout, bounded output.
@@ -585,6 +667,32 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn as_an_inventory_source_one_alive_node_or_every_problem_in_one() {
+        let source: &dyn InventorySource = &machine(Recorded(HashMap::new()));
+        assert_eq!(source.name(), "this machine (node-a)");
+        let inventory = source.load().expect("loads");
+        assert_eq!(inventory.cluster.nodes.len(), 1);
+        assert!(inventory.cluster.nodes[0].alive);
+
+        let mut answers: HashMap<_, Answer> = HashMap::new();
+        answers.insert("npu-smi", || Ok(Some("NPU ID : x\n".into())));
+        let broken = LocalMachine::new(Recorded(answers)).with_meminfo_text("MemTotal: 1 kB\n");
+        let error = InventorySource::load(&broken).expect_err("fails");
+        let diagnostic = error.as_diagnostic();
+        let code = diagnostic.code().map(|c| c.to_string());
+        assert_eq!(
+            code.as_deref(),
+            Some("resource_pool::local::unreadable_machine")
+        );
+        let related: Vec<_> = diagnostic.related().into_iter().flatten().collect();
+        assert_eq!(related.len(), 2);
+        // Each problem shows its own output.
+        assert!(related.iter().all(|d| d.source_code().is_some()));
+        let npu = related[0].code().map(|c| c.to_string());
+        assert_eq!(npu.as_deref(), Some("resource_pool::local::npu_smi"));
     }
 
     /// A shell script in a fresh directory, for the real runner.

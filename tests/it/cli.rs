@@ -444,6 +444,54 @@ fn inventory_prints_a_cluster_file_that_reads_back() {
     assert_eq!(again.stdout, output.stdout);
 }
 
+#[test]
+fn json_cluster_files_read_as_toml_ones_do() {
+    // `inventory --format json` writes the cluster file as JSON; `--cluster` reads it by
+    // its extension, and from stdin by its content.
+    let toml = run(&["inventory", "--cluster", "examples/clusters/busy.toml"]);
+    let printed = run(&[
+        "inventory",
+        "--cluster",
+        "examples/clusters/busy.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(printed.status.code(), Some(0));
+    let value: Value = serde_json::from_slice(&printed.stdout).expect("JSON");
+    assert!(value["nodes"].as_array().is_some_and(|n| !n.is_empty()));
+    let dir = tempdir();
+    let path = dir.join("busy.json");
+    std::fs::write(&path, &printed.stdout).unwrap();
+    let from_file = run(&["inventory", "--cluster", path.to_str().unwrap()]);
+    assert_eq!(from_file.stdout, toml.stdout);
+    let text = String::from_utf8(printed.stdout.clone()).unwrap();
+    let from_stdin = crate::common::run_with_stdin(&["inventory", "--cluster", "-"], Some(&text));
+    assert_eq!(
+        from_stdin.stdout,
+        toml.stdout,
+        "{}",
+        String::from_utf8_lossy(&from_stdin.stderr)
+    );
+    // A broken JSON file: its problem on its span, exit 2.
+    std::fs::write(
+        &path,
+        "{\"nodes\": [{\"id\": \"a\", \"available\": {\"GPU\": -1}}]}",
+    )
+    .unwrap();
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let value = json(&output);
+    assert_eq!(codes(&value), ["resource_pool::toml::bad_number"]);
+    assert_eq!(value["diagnostics"][0]["column"], 45);
+}
+
 /// A fresh directory under the target dir (no tempfile dependency).
 fn tempdir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};

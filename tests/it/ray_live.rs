@@ -725,24 +725,27 @@ fn live_cluster() {
         );
         std::thread::sleep(Duration::from_millis(500));
     };
+    // The dead node stays in the cluster, not alive (the Inventory contract).
     assert!(
         dead.cluster
             .nodes
             .iter()
-            .all(|n| n.address.as_deref() != Some("127.0.0.4"))
+            .filter(|n| n.address.as_deref() == Some("127.0.0.4"))
+            .all(|n| !n.alive)
     );
+    assert_eq!(dead.cluster.alive().count(), 2);
     assert_eq!(
         ray_view(&mut harness).keys().cloned().collect::<Vec<_>>(),
         ["127.0.0.2", "127.0.0.3"]
     );
-    let npu_notes = check_against_slots(&dead.cluster, &slots_of(&[npu(&[8])]), 1);
+    let npu_notes = check_against_slots(&dead.cluster, &slots_of(&[npu(&[8])]));
     assert!(
         npu_notes.iter().any(
             |n| matches!(n, ClusterFinding::AcceleratorMismatch { wanted, .. } if wanted == "NPU")
         ),
         "{npu_notes:?}"
     );
-    let three = check_against_slots(&dead.cluster, &slots_of(&[gpu(&[8, 8, 8])]), 1);
+    let three = check_against_slots(&dead.cluster, &slots_of(&[gpu(&[8, 8, 8])]));
     assert!(
         three.contains(&ClusterFinding::TooFewAliveNodes {
             alive: 2,

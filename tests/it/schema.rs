@@ -169,6 +169,36 @@ fn every_example_cluster_passes_the_cluster_schema() {
 }
 
 #[test]
+fn every_json_example_cluster_and_json_inventory_passes_the_cluster_schema() {
+    let schema = validator(&cluster_schema());
+    let mut checked = 0;
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/clusters"))
+        .expect("examples/clusters")
+    {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let instance: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).expect("readable"))
+                    .expect("JSON");
+            let problems = errors(&schema, &instance);
+            assert!(problems.is_empty(), "{}: {problems:#?}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no JSON example cluster");
+    let output = run(&[
+        "inventory",
+        "--cluster",
+        "examples/clusters/busy.toml",
+        "--format",
+        "json",
+    ]);
+    let instance: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let problems = errors(&schema, &instance);
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
 fn the_inventory_of_each_source_passes_the_cluster_schema() {
     let schema = validator(&cluster_schema());
     for args in [
@@ -751,6 +781,14 @@ proptest! {
     fn the_cluster_schema_agrees_with_the_reader((root, judged) in cluster()) {
         let text = toml::to_string(&root).expect("the cluster is TOML");
         let loaded = load_cluster(&SourceFile::new("c.toml", text.clone()), &ClusterLimits::default());
+        agrees(cluster_validator(), &root, &text, judged, &loaded.diagnostics, loaded.has_errors())?;
+    }
+
+    /// And for the same cluster files written as JSON: one schema for both formats.
+    #[test]
+    fn the_cluster_schema_agrees_with_the_json_reader((root, judged) in cluster()) {
+        let text = serde_json::to_string_pretty(&root).expect("the cluster is JSON");
+        let loaded = load_cluster(&SourceFile::new("c.json", text.clone()), &ClusterLimits::default());
         agrees(cluster_validator(), &root, &text, judged, &loaded.diagnostics, loaded.has_errors())?;
     }
 }

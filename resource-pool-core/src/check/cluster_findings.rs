@@ -73,16 +73,12 @@ fn dead_suffix(dead: usize) -> String {
 
 /// The findings that need the config as well as the cluster: fewer alive nodes than the
 /// node-slots need, `GPU` asked where the cluster has only `NPU` (or the reverse), and
-/// resources asked for that no alive node declares.
-///
-/// `dead` is the number of dead nodes the source reported (for the message only).
-pub fn check_against_slots(
-    cluster: &Cluster,
-    slots: &[NodeSlot],
-    dead: usize,
-) -> Vec<ClusterFinding> {
+/// resources asked for that no alive node declares. Dead nodes are in the cluster (the
+/// [`Inventory`](crate::inventory::Inventory) contract): the messages count them.
+pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<ClusterFinding> {
     let mut notes = Vec::new();
     let alive: Vec<_> = cluster.alive().collect();
+    let dead = cluster.nodes.len() - alive.len();
     let declares = |name: &str| {
         alive.iter().any(|node| {
             !node
@@ -202,8 +198,10 @@ mod tests {
 
     #[test]
     fn too_few_nodes_is_reported() {
-        let cluster = Cluster::new(vec![node("a", "GPU", 8, 32)]);
-        let notes = check_against_slots(&cluster, &slots(PoolSpec::with_slots([8, 8])), 1);
+        let mut down = node("b", "GPU", 8, 32);
+        down.alive = false;
+        let cluster = Cluster::new(vec![node("a", "GPU", 8, 32), down]);
+        let notes = check_against_slots(&cluster, &slots(PoolSpec::with_slots([8, 8])));
         assert_eq!(
             notes,
             [ClusterFinding::TooFewAliveNodes {
@@ -218,13 +216,13 @@ mod tests {
             "resource_pool::inventory::too_few_nodes"
         );
         // Two 4s fit one 8-GPU node.
-        assert!(check_against_slots(&cluster, &slots(PoolSpec::with_slots([4, 4])), 0).is_empty());
+        assert!(check_against_slots(&cluster, &slots(PoolSpec::with_slots([4, 4]))).is_empty());
     }
 
     #[test]
     fn npu_against_gpu_is_reported() {
         let cluster = Cluster::new(vec![node("a", "NPU", 8, 32)]);
-        let notes = check_against_slots(&cluster, &slots(PoolSpec::with_slots([8])), 0);
+        let notes = check_against_slots(&cluster, &slots(PoolSpec::with_slots([8])));
         assert_eq!(
             notes,
             [ClusterFinding::AcceleratorMismatch {
@@ -237,7 +235,7 @@ mod tests {
             accelerator: Accelerator::Npu,
             ..PoolSpec::with_slots([8])
         };
-        assert!(check_against_slots(&cluster, &slots(npu), 0).is_empty());
+        assert!(check_against_slots(&cluster, &slots(npu)).is_empty());
     }
 
     #[test]
@@ -247,7 +245,7 @@ mod tests {
             accelerator_type: Some("accelerator_type:H100".into()),
             ..PoolSpec::with_slots([8])
         };
-        let notes = check_against_slots(&cluster, &slots(spec), 0);
+        let notes = check_against_slots(&cluster, &slots(spec));
         assert_eq!(
             notes,
             [ClusterFinding::MissingResource {

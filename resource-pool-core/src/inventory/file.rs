@@ -6,7 +6,9 @@ use super::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
 use super::{Inventory, InventoryError, InventorySource};
 use crate::source::{ReadLimits, SourceFile};
 
-/// Reads a cluster file (see [`super::cluster_file`]) each time it is loaded.
+/// Reads a cluster file (see [`super::cluster_file`]), TOML or JSON, each time it is
+/// loaded: its nodes as written, `alive = false` ones included (the file says so itself,
+/// so there is no dead-node note), and no other note.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileSource {
     /// The file.

@@ -23,7 +23,8 @@
 //! 70 % of the memory available when the raylet starts: the object store takes 30 %), and
 //! Ray also declares `accelerator_type:…` and `object_store_memory`, which are not
 //! declared here. The GPU name becomes the label `gpu_product` and the NPU product name
-//! `npu_product`, when all cards share one.
+//! `npu_product`, when all cards share one. The node is alive: the machine is probed from
+//! itself (the [`Inventory`] contract has no dead node to report here).
 
 use super::{Inventory, InventoryNote};
 use crate::model::{Amount, Cluster, Node, Resources, names};

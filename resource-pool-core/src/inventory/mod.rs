@@ -25,9 +25,20 @@ use std::fmt;
 use crate::model::{Cluster, Resources};
 
 /// A cluster as a source saw it, with what the source noticed on the way.
+///
+/// The contract every source keeps ([`FileSource`], Ray's dashboard
+/// ([`ray_json::assemble`]), Slurm, kubectl, this machine ([`local::local_inventory`])):
+/// every node the source lists is in `cluster`, the dead (down, drained, cordoned,
+/// stopped) ones too, with `alive = false`. The checks place nothing on a dead node and
+/// count it in their messages ("only 3 are alive (1 node is dead)"); reports draw it. A
+/// source that knows why a node is dead adds one [`InventoryNote::DeadNode`] for it, with
+/// the reason and what brings it back (a cluster file says `alive = false` itself, and
+/// this machine is alive whenever it is probed). A dead node's `available` is what its
+/// source reports free on it (Ray reports nothing for a dead node: empty), and its
+/// `total` what it has.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Inventory {
-    /// The nodes that can host groups (dead nodes are left out and reported in `notes`).
+    /// Every node listed, alive or dead.
     pub cluster: Cluster,
     /// Findings about the cluster, in the order they were made.
     pub notes: Vec<InventoryNote>,
@@ -194,8 +205,9 @@ pub const RAY_DEAD_NODE_REMEDY: &str =
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
 pub enum InventoryNote {
-    /// A node is listed but dead: it hosts nothing and was left out of the cluster.
-    #[error("node {node} is dead{}; it was left out", reason_suffix(.reason))]
+    /// A node is listed but dead: it is in the cluster with `alive = false` and hosts
+    /// nothing.
+    #[error("node {node} is dead{}; nothing is placed on it", reason_suffix(.reason))]
     #[diagnostic(
         code(resource_pool::inventory::dead_node),
         severity(Warning),

@@ -27,13 +27,12 @@ pub struct CheckRun {
 impl CheckRun {
     /// Checks a loaded config on a cluster, as `resource-pool check` does: the config's
     /// diagnostics, then `notes` (what the cluster's source said about it), then the
-    /// cluster against the node-slots and the placement and Ray's order. `dead` is the
-    /// number of dead nodes the source reported (it appears in the messages).
+    /// cluster against the node-slots and the placement and Ray's order. The cluster holds
+    /// its dead nodes too (the `Inventory` contract).
     pub fn check(
         config: &LoadedConfig,
         cluster: Cluster,
         notes: Vec<Finding>,
-        dead: usize,
         options: &CheckOptions,
     ) -> CheckRun {
         let source = &config.source;
@@ -52,7 +51,7 @@ impl CheckRun {
             };
         };
         let report = check(manager, &cluster, config, options);
-        let mut run = CheckRun::from_report(findings, report, cluster, dead);
+        let mut run = CheckRun::from_report(findings, report, cluster);
         let diagnostics = run
             .report
             .as_ref()
@@ -69,9 +68,8 @@ impl CheckRun {
         cluster: Cluster,
         options: &CheckOptions,
     ) -> CheckRun {
-        let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
         let report = check(manager, &cluster, &NoSpans, options);
-        let mut run = CheckRun::from_report(Vec::new(), report, cluster, dead);
+        let mut run = CheckRun::from_report(Vec::new(), report, cluster);
         let diagnostics = run
             .report
             .as_ref()
@@ -82,14 +80,9 @@ impl CheckRun {
     }
 
     /// The run with the cluster's findings against the node-slots added.
-    fn from_report(
-        mut findings: Vec<Finding>,
-        report: CheckReport,
-        cluster: Cluster,
-        dead: usize,
-    ) -> CheckRun {
+    fn from_report(mut findings: Vec<Finding>, report: CheckReport, cluster: Cluster) -> CheckRun {
         findings.extend(
-            check_against_slots(&cluster, &report.slots, dead)
+            check_against_slots(&cluster, &report.slots)
                 .into_iter()
                 .map(Finding::bare),
         );
