@@ -9,10 +9,10 @@ use resource_pool::ray_sim::RaySimOptions;
 
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::{
-    Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
-    to_stderr, to_stdout,
+    Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_serialized,
+    read, to_stderr, to_stdout,
 };
-use resource_pool::report::json::check_result as json_result;
+use resource_pool::report::json::check_result_of;
 use resource_pool::report::{CheckRun, Finding, human_report};
 
 /// Arguments of `check`.
@@ -134,7 +134,7 @@ pub(super) fn unreadable(
 ) -> Outcome {
     match format {
         Format::Github | Format::Sarif => print_for_ci(format, &findings, main_file),
-        Format::Json => print_json(&json_result(
+        Format::Json => print_serialized(&check_result_of(
             &findings,
             None,
             &resource_pool::Cluster::default(),
@@ -153,7 +153,7 @@ pub(super) fn emit(
     main_file: Option<&str>,
 ) {
     match format {
-        Format::Json => print_json(&json_result(findings, report, cluster)),
+        Format::Json => print_serialized(&check_result_of(findings, report, cluster)),
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
             if context.quiet {

@@ -265,6 +265,17 @@ fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
+/// Prints a value as JSON on stdout, written as it is serialised (no text of it all in
+/// memory; a closed stdout ends the writing, as [`to_stdout`] ignores it).
+fn print_serialized(value: &impl serde::Serialize) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if serde_json::to_writer_pretty(&mut out, value).is_ok() {
+        let _ = out.write_all(b"\n");
+    }
+    let _ = out.flush();
+}
+
 /// Prints JSON on stdout.
 fn print_json(value: &serde_json::Value) {
     // Serialising a Value cannot fail.

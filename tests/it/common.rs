@@ -42,9 +42,14 @@ pub fn run_with_stdin(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the binary runs");
     let mut input = child.stdin.take().expect("stdin");
-    input
-        .write_all(stdin.unwrap_or("").as_bytes())
-        .expect("stdin written");
+    // A binary that refuses its arguments exits without reading stdin: the pipe closes.
+    if let Err(error) = input.write_all(stdin.unwrap_or("").as_bytes()) {
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "stdin: {error}"
+        );
+    }
     drop(input);
     child.wait_with_output().expect("the binary ends")
 }

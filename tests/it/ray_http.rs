@@ -191,6 +191,64 @@ fn res(pairs: &[(&str, u64)]) -> Resources {
     pairs.iter().map(|&(name, n)| (name, whole(n))).collect()
 }
 
+/// Large answers in the recorded shape, shared with the benches.
+#[path = "../../resource-pool-core/benches/common/ray_bodies.rs"]
+#[allow(dead_code)]
+mod ray_bodies;
+
+#[test]
+fn a_cluster_of_10k_nodes_is_read_whole() {
+    // 10,000 nodes (10 dead) and 1,000 placed groups of 8 bundles: the size the bench
+    // times (not here); here every node, note and amount must come out right.
+    let bodies = std::sync::Arc::new(ray_bodies::ray_bodies(10_000, 10, 1_000));
+    let served = std::sync::Arc::clone(&bodies);
+    let server = FakeDashboard::start(move |seen: &Seen| {
+        match seen.target.split('?').next().unwrap_or_default() {
+            "/api/v0/nodes" => Reply::Json(served.nodes.clone().into_bytes()),
+            "/api/cluster_status" => Reply::Json(served.cluster_status.clone().into_bytes()),
+            "/api/v0/placement_groups" => Reply::Json(served.placement_groups.clone().into_bytes()),
+            _ => Reply::Status(404, "404: Not Found"),
+        }
+    });
+    let inventory = source(&server)
+        .with_timeout(Duration::from_secs(60))
+        .with_read_timeout(Duration::from_secs(30))
+        .load()
+        .expect("load");
+    let cluster = &inventory.cluster;
+    assert_eq!(cluster.nodes.len(), 10_000);
+    assert_eq!(cluster.alive().count(), 9_990);
+    let held = res(&[("CPU", 72), ("GPU", 0), ("accelerator_type:H100", 1)]);
+    let idle = res(&[("CPU", 96), ("GPU", 8), ("accelerator_type:H100", 1)]);
+    // Sorted by address: 10.0.0.0 is node 0, which holds group 0.
+    assert_eq!(cluster.nodes[0].address.as_deref(), Some("10.0.0.0"));
+    let free: Vec<&Resources> = cluster.alive().map(|n| &n.available).collect();
+    assert_eq!(free.iter().filter(|r| ***r == held).count(), 1_000);
+    assert_eq!(free.iter().filter(|r| ***r == idle).count(), 8_990);
+    let count = |code: &str| {
+        inventory
+            .notes
+            .iter()
+            .filter(|n| n.code_str() == code)
+            .count()
+    };
+    assert_eq!(count("resource_pool::inventory::held_by_group"), 1_000);
+    assert_eq!(count("resource_pool::inventory::dead_node"), 10);
+    assert_eq!(
+        inventory.notes.len(),
+        1_010,
+        "{:?}",
+        inventory.notes.first()
+    );
+    assert!(
+        cluster
+            .nodes
+            .iter()
+            .filter(|n| !n.alive)
+            .all(|n| n.available.is_empty())
+    );
+}
+
 #[test]
 fn recorded_cluster_is_read_node_by_node() {
     let server = FakeDashboard::start(fixtures("heldpg"));

@@ -7,13 +7,15 @@
 // Each bench binary uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod ray_bodies;
+
 use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use resource_pool_core::config::config_to_toml;
-use resource_pool_core::inventory::cluster_file::cluster_to_toml;
+use resource_pool_core::inventory::cluster_file::{cluster_to_json, cluster_to_toml};
 use resource_pool_core::model::{
     Accelerator, Amount, Cluster, Node, NodeSlot, PoolSpec, ResourcePool, ResourcePoolManager,
     Resources, RoleName,
@@ -378,6 +380,10 @@ pub fn write_data(dir: &Path) -> io::Result<PathBuf> {
                 &dir.join(format!("{kind}-{n}.cluster.toml")),
                 &cluster_to_toml(cluster),
             )?;
+            write_if_changed(
+                &dir.join(format!("{kind}-{n}.cluster.json")),
+                &cluster_to_json(cluster),
+            )?;
         }
         for sc in scenarios(n, &clusters[1].1) {
             let config = format!("{}-{n}.config.toml", sc.name.replace('/', "-"));
@@ -398,7 +404,30 @@ pub fn write_data(dir: &Path) -> io::Result<PathBuf> {
     }
     let manifest = dir.join("manifest.json");
     write_if_changed(&manifest, &format!("[\n  {}\n]\n", entries.join(",\n  ")))?;
+    for (nodes, dead, groups) in RAY_SIZES {
+        write_ray_data(&dir.join(format!("ray-{nodes}")), nodes, dead, groups)?;
+    }
     Ok(manifest)
+}
+
+/// The live clusters served to `resource-pool check --ray` by `scripts/bench`: nodes, of
+/// them dead, placed groups.
+pub const RAY_SIZES: [(usize, usize, usize); 2] = [(2_000, 2, 200), (10_000, 10, 1_000)];
+
+/// A dashboard's answers as files a static HTTP server serves at the endpoints' paths
+/// (`DIR/api/v0/nodes`, ...; the query is not part of the path), and `config.toml`: verl's
+/// default layout on the nodes left idle.
+pub fn write_ray_data(dir: &Path, nodes: usize, dead: usize, groups: usize) -> io::Result<()> {
+    let bodies = ray_bodies::ray_bodies(nodes, dead, groups);
+    fs::create_dir_all(dir.join("api/v0"))?;
+    write_if_changed(&dir.join("api/v0/nodes"), &bodies.nodes)?;
+    write_if_changed(&dir.join("api/cluster_status"), &bodies.cluster_status)?;
+    write_if_changed(
+        &dir.join("api/v0/placement_groups"),
+        &bodies.placement_groups,
+    )?;
+    let idle = nodes - dead - groups;
+    write_if_changed(&dir.join("config.toml"), &verl_default(idle, 0).to_toml())
 }
 
 /// Nodes of one GPU count (CPU 3 per GPU, never binding) for the adversarial packings.
