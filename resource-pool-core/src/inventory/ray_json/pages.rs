@@ -158,17 +158,22 @@ pub fn parse_cluster_status(body: &[u8]) -> Result<ClusterUsage, RayJsonError> {
     else {
         return Ok(ClusterUsage { by_node: None });
     };
-    let mut by_node = BTreeMap::new();
-    for (node, usage) in raw {
-        let mut out = BTreeMap::new();
-        for (key, (used, total)) in usage {
-            let what = || format!("node {node}: {key}");
-            let used = amount(endpoint, || format!("{} (used)", what()), used)?;
-            let total = amount(endpoint, || format!("{} (total)", what()), total)?;
-            out.insert(key, Usage { used, total });
-        }
-        by_node.insert(node, out);
-    }
+    // Collected from the sorted maps serde read: each map is built in bulk, not key by key.
+    let by_node = raw
+        .into_iter()
+        .map(|(node, usage)| {
+            let out = usage
+                .into_iter()
+                .map(|(key, (used, total))| {
+                    let what = || format!("node {node}: {key}");
+                    let used = amount(endpoint, || format!("{} (used)", what()), used)?;
+                    let total = amount(endpoint, || format!("{} (total)", what()), total)?;
+                    Ok((key, Usage { used, total }))
+                })
+                .collect::<Result<BTreeMap<_, _>, RayJsonError>>()?;
+            Ok((node, out))
+        })
+        .collect::<Result<BTreeMap<_, _>, RayJsonError>>()?;
     Ok(ClusterUsage {
         by_node: Some(by_node),
     })

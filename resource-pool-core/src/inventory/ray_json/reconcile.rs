@@ -71,20 +71,24 @@ pub fn assemble(
         });
     }
 
-    // What live groups reserve, per node id.
-    let mut reserved: BTreeMap<&str, Resources> = BTreeMap::new();
+    // What live groups reserve, per node id and resource (summed, saturating), then as
+    // one list per node.
+    let mut sums: HashMap<&str, BTreeMap<&str, Amount>> = HashMap::new();
     for group in groups.groups.iter().filter(|g| g.is_live()) {
         for bundle in &group.bundles {
             if let Some(node) = &bundle.node_id {
-                let sum = reserved.entry(node.as_str()).or_default();
+                let sum = sums.entry(node.as_str()).or_default();
                 for (name, amount) in bundle.resources.iter() {
-                    if sum.add(name, amount).is_none() {
-                        sum.set(name, Amount::from_units(u64::MAX));
-                    }
+                    let held = sum.entry(name).or_default();
+                    *held = held.saturating_add(amount);
                 }
             }
         }
     }
+    let reserved: HashMap<&str, Resources> = sums
+        .into_iter()
+        .map(|(node, sum)| (node, sum.into_iter().collect()))
+        .collect();
 
     if usage.by_node.is_none() {
         notes.push(InventoryNote::UsageFromPlacementGroups {
@@ -217,7 +221,7 @@ fn from_usage(
     for (name, _) in total.iter() {
         by_key.entry(to_camel_case(name)).or_default().push(name);
     }
-    let mut available = Resources::new();
+    let mut available = Vec::with_capacity(total.len());
     let mut ambiguous = Vec::new();
     for (key, exact) in by_key {
         if let [name] = exact.as_slice() {
@@ -226,15 +230,15 @@ fn from_usage(
                 Some(usage) => own_total.min(usage.total).saturating_sub(usage.used),
                 None => own_total,
             };
-            available.set(*name, free.min(cap.get(name)));
+            available.push((*name, free.min(cap.get(name))));
         } else {
             for name in exact {
-                available.set(name, cap.get(name));
+                available.push((name, cap.get(name)));
                 ambiguous.push(name.to_owned());
             }
         }
     }
-    (available, ambiguous)
+    (available.into_iter().collect(), ambiguous)
 }
 
 /// Nodes sorted by address (as IP when it parses), then id: a stable order for output.

@@ -135,13 +135,15 @@ pub(super) fn resources(
     owner: &str,
     raw: Option<BTreeMap<String, f64>>,
 ) -> Result<Resources, RayJsonError> {
-    let mut out = Resources::new();
+    // Collected once (the names are unique), not set one by one: a node's list is built
+    // in one allocation.
+    let mut out = Vec::new();
     for (name, value) in raw.unwrap_or_default() {
         if names::is_ray_internal(&name) {
             continue;
         }
         let amount = amount(endpoint, || format!("{owner}: {name}"), value)?;
-        out.set(name, amount);
+        out.push((name, amount));
     }
-    Ok(out)
+    Ok(out.into_iter().collect())
 }
