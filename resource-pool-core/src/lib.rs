@@ -19,6 +19,7 @@ mod line_index;
 pub mod lint;
 pub mod model;
 pub mod placement;
+pub mod pool_serde;
 pub mod ray_sim;
 pub mod source;
 #[cfg(test)]

@@ -115,5 +115,28 @@ pub(crate) fn pools_struct(
 
             #manager
         }
+
+        #[doc(hidden)]
+        const _: () = {
+            #[automatically_derived]
+            impl<'de> ::resource_pool::__private::serde::Deserialize<'de> for #ident {
+                fn deserialize<D>(_: D) -> ::core::result::Result<Self, D::Error>
+                where
+                    D: ::resource_pool::__private::serde::Deserializer<'de>,
+                {
+                    ::core::unreachable!()
+                }
+            }
+
+            #[automatically_derived]
+            impl ::resource_pool::__private::serde::Serialize for #ident {
+                fn serialize<S>(&self, _: S) -> ::core::result::Result<S::Ok, S::Error>
+                where
+                    S: ::resource_pool::__private::serde::Serializer,
+                {
+                    ::core::unreachable!()
+                }
+            }
+        };
     }
 }

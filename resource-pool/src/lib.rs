@@ -48,7 +48,7 @@ pub mod report;
 // The core's pipeline, one module per stage (see `resource_pool_core`).
 pub use resource_pool_core::{
     check, cluster_file, config, file_keys, inventory, json_schema, lint, model, placement,
-    ray_sim, source, verl_settings,
+    pool_serde, ray_sim, source, verl_settings,
 };
 // The types a trainer names.
 #[cfg(feature = "fuzzing")]
@@ -71,8 +71,9 @@ pub mod __private {
     pub use serde;
 
     pub use crate::derived::{
-        PoolAttrs, RoleVariants, fixed_pools, load_pools_file, load_pools_str, manager,
-        unwrap_manager,
+        PoolAttrs, RoleVariants, deserialize_pools, fixed_pools, load_pools_file, load_pools_str,
+        manager, unwrap_manager,
     };
+    pub use crate::pool_serde::serialize_struct_pools as serialize_pools;
     pub use crate::role_error::{deserialize_role, parse_role};
 }
