@@ -20,7 +20,6 @@ pub mod lint;
 pub mod load;
 pub mod model;
 pub mod placement;
-pub mod pool_serde;
 pub mod ray_sim;
 pub mod source;
 #[cfg(test)]

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use crate::config::{ConfigErrors, ConfigWarnings, PoolDefaults, PoolField, load_struct_pools};
-use crate::pool_serde::deserialize_struct_pools;
+use crate::config::{ConfigErrors, ConfigWarnings, PoolDefaults, PoolField};
+use crate::load::{deserialize_struct_pools, load_struct_pools};
 use crate::source::{ReadError, ReadLimits, SourceFile};
 use crate::{
     Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, PoolSpec, ResourcePool,

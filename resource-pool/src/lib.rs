@@ -48,7 +48,7 @@ pub mod report;
 // The core's pipeline, one module per stage (see `resource_pool_core`).
 pub use resource_pool_core::{
     check, cluster_file, config, file_keys, inventory, json_schema, lint, load, model, placement,
-    pool_serde, ray_sim, source, verl_settings,
+    ray_sim, source, verl_settings,
 };
 // The types a trainer names.
 #[cfg(feature = "fuzzing")]
@@ -74,6 +74,6 @@ pub mod __private {
         PoolAttrs, RoleVariants, deserialize_pools, fixed_pools, load_pools_file, load_pools_str,
         manager, unwrap_manager,
     };
-    pub use crate::pool_serde::serialize_struct_pools as serialize_pools;
+    pub use crate::load::serialize_struct_pools as serialize_pools;
     pub use crate::role_error::{deserialize_role, parse_role};
 }

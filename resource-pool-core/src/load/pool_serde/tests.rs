@@ -6,7 +6,8 @@ use proptest::prelude::*;
 use serde::Deserialize;
 
 use super::*;
-use crate::config::{PoolField, load_struct_pools};
+use crate::config::PoolField;
+use crate::load::load_struct_pools;
 use crate::model::Accelerator;
 
 /// What the spanned reader (a derived struct's loader, one field with verl's defaults)

@@ -102,7 +102,7 @@ impl Serialize for ResourcesForm<'_> {
 /// Reads the pools of a `#[derive(ResourcePools)]` struct from any serde format: one
 /// pool table per field, under the field's name, each with the field's attribute values
 /// as its defaults and its worker groups, exactly as
-/// [`load_struct_pools`](crate::config::load_struct_pools) reads them from a file; a key
+/// [`load_struct_pools`](crate::load::load_struct_pools) reads them from a file; a key
 /// that is no field is refused. The pools come back in field order.
 pub fn deserialize_struct_pools<'de, D: Deserializer<'de>>(
     deserializer: D,
