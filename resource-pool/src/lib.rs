@@ -44,6 +44,8 @@ pub mod ray_http;
 pub mod render;
 #[cfg(feature = "report")]
 pub mod report;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 // The core's pipeline, one module per stage (see `resource_pool_core`).
 pub use resource_pool_core::{
