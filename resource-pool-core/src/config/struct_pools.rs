@@ -19,7 +19,7 @@ pub struct PoolField {
 }
 
 /// Every problem of a file that does not load, with the file to show them in.
-#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("{} in `{}`", problems(.diagnostics), .source_file.name())]
 #[diagnostic(
     code(resource_pool::config::invalid),
@@ -28,6 +28,7 @@ pub struct PoolField {
 pub struct ConfigErrors {
     /// The file.
     #[source_code]
+    #[serde(skip)]
     pub source_file: SourceFile,
     /// Every problem, errors and warnings.
     #[related]
@@ -36,7 +37,7 @@ pub struct ConfigErrors {
 
 /// The warnings of a file that loaded (uneven node-slots, ...), with the file to show
 /// them in; empty when there are none.
-#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("{} in `{}`", warnings(.diagnostics), .source_file.name())]
 #[diagnostic(
     code(resource_pool::config::warnings),
@@ -46,6 +47,7 @@ pub struct ConfigErrors {
 pub struct ConfigWarnings {
     /// The file.
     #[source_code]
+    #[serde(skip)]
     pub source_file: SourceFile,
     /// Every warning.
     #[related]
