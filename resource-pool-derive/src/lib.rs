@@ -320,7 +320,35 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// A struct whose pools all fix their node-slots may leave the whole table out with
-/// `#[serde(default = "Pools::fixed")]` on the config's field.
+/// `#[serde(default = "Pools::fixed")]` on the config's field, and it writes back
+/// (`Serialize`) as it reads:
+///
+/// ```
+/// # use resource_pool::{PoolSpec, ResourcePools, Role};
+/// # #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// # enum MyRole { Actor }
+/// #[derive(ResourcePools, Debug, PartialEq)]
+/// #[resource_pools(role = MyRole)]
+/// struct Pools {
+///     #[pool(roles(Actor), gpus_per_node = 8, nnodes = 2)]
+///     global_pool: PoolSpec,
+/// }
+///
+/// #[derive(serde::Deserialize, serde::Serialize)]
+/// struct TrainerConfig {
+///     #[serde(default = "Pools::fixed")]
+///     pools: Pools,
+/// }
+///
+/// let config: TrainerConfig = toml::from_str("").unwrap();
+/// assert_eq!(config.pools, Pools::fixed());
+/// let written = toml::to_string(&config).unwrap();
+/// assert_eq!(
+///     written,
+///     "[pools.global_pool]\nprocess_on_nodes = [8, 8]\naccelerator = \"GPU\"\nmax_colocate_count = 3\n"
+/// );
+/// assert_eq!(toml::from_str::<TrainerConfig>(&written).unwrap().pools, Pools::fixed());
+/// ```
 ///
 /// # Errors at compile time
 ///

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::check::CheckOptions;
-use crate::cluster_file::{self, ClusterLimits, cluster_to_toml};
+use crate::cluster_file::{self, ClusterLimits};
 use crate::placement::PlacementOptions;
 use crate::report::{CheckRun, Finding, render_human};
 use crate::source::{ReadLimits, SourceFile};
@@ -14,7 +14,8 @@ use crate::{Cluster, ResourcePoolManager, RoleKey};
 
 /// A layout that does not place (or that Ray would not place in verl's order) on a
 /// cluster. Its `Display` is what `resource-pool check` prints for people, without colour:
-/// the diagnostics, the plan and the summary line, then the cluster as a cluster file.
+/// the diagnostics, the plan and the summary line. (proptest prints the cluster itself, as
+/// a cluster file: see [`TestCluster`](super::TestCluster).)
 pub struct LayoutFailure {
     /// The check, as the CLI computes it.
     pub run: Box<CheckRun>,
@@ -30,9 +31,7 @@ impl LayoutFailure {
 impl fmt::Display for LayoutFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "the layout does not place on this cluster:")?;
-        write!(f, "{}", self.rendered())?;
-        writeln!(f, "the cluster, as a cluster file:")?;
-        write!(f, "{}", cluster_to_toml(&self.run.cluster))
+        write!(f, "{}", self.rendered())
     }
 }
 
