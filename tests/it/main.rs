@@ -7,6 +7,7 @@
 mod common;
 
 mod ci_formats;
+mod docs_examples;
 mod cli;
 mod cli_settings;
 mod corpus_replay;
