@@ -4,6 +4,7 @@
 mod diagnostics;
 mod placement_findings;
 mod ray_findings;
+pub mod verl_findings;
 
 pub use diagnostics::CheckDiagnostic;
 

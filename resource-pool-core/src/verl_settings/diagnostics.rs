@@ -1,10 +1,256 @@
-//! Every problem of a verl launch command, in verl's terms. Spans are in the launch's
-//! span space (see [`SpanSpace`](super::SpanSpace)): the YAML first, then the command line.
+//! Every problem of a verl launch command, in verl's terms, as data: typed fields that the
+//! `#[error]`/`#[help]` texts format (and that serialise as the JSON `data` object). Spans
+//! are in the launch's span space (see [`SpanSpace`](super::SpanSpace)): the YAML first,
+//! then the command line.
+
+use std::fmt;
 
 use miette::SourceSpan;
+use serde::Serialize;
+
+use super::hydra::OverrideProblem;
+use super::keys::Kind;
+use super::settings::OriginKind;
+
+/// A list shown as `a, b and c`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Listed<T>(pub Vec<T>);
+
+impl<T: fmt::Display> fmt::Display for Listed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(if i + 1 == self.0.len() { " and " } else { ", " })?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A key and the value it holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KeyValue {
+    /// The dotted key.
+    pub key: &'static str,
+    /// Its value.
+    pub value: String,
+}
+
+impl fmt::Display for KeyValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.key, self.value)
+    }
+}
+
+/// Where Ray places a pool's groups.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PoolPlacement {
+    /// The pool.
+    pub pool: String,
+    /// The node of each placed group, in order.
+    pub nodes: Vec<String>,
+}
+
+impl fmt::Display for PoolPlacement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "places {} on ", self.pool)?;
+        for (i, node) in self.nodes.iter().take(6).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(node)?;
+        }
+        if self.nodes.len() > 6 {
+            f.write_str(", …")?;
+        }
+        Ok(())
+    }
+}
+
+/// Where Ray puts the pools before one pends, as `places A on x, and `.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Placements(pub Vec<PoolPlacement>);
+
+impl fmt::Display for Placements {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        if !self.0.is_empty() {
+            f.write_str(", and ")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why Ray's order hangs where a placement exists, or may.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HangCause {
+    /// A placement exists; verl's creation order and Ray's spreading miss it.
+    OrderMissesPlacement,
+    /// Ray's choice among equally good nodes decides it.
+    TieBreaks,
+    /// Some tie-breaks place everything, some hang.
+    DependsOnTies,
+}
+
+impl fmt::Display for HangCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HangCause::OrderMissesPlacement => {
+                "a placement exists, but verl creates global_pool first and Ray spreads each group onto the emptiest node, and verl cannot pin groups"
+            }
+            HangCause::TieBreaks => "Ray's choice among equally good nodes decides it",
+            HangCause::DependsOnTies => {
+                "some of Ray's tie-breaks place everything and some hang: the launch may hang on one run and not the next"
+            }
+        })
+    }
+}
+
+/// What to change so that Ray places every group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HangRemedy {
+    /// Resize the pools, or fold the reward pool into global_pool.
+    ResizePools,
+    /// Node-slots as large as the nodes.
+    NodeSizedSlots,
+}
+
+impl fmt::Display for HangRemedy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HangRemedy::ResizePools => {
+                "give the pools sizes that fit the nodes Ray leaves free (for example one reward node per spare node), or set reward_model.enable_resource_pool=False to run the reward model in global_pool"
+            }
+            HangRemedy::NodeSizedSlots => {
+                "use node-slots as large as the nodes (trainer.n_gpus_per_node = the accelerators per node)"
+            }
+        })
+    }
+}
+
+/// Nodes of one accelerator count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NodeSize {
+    /// Accelerators per node.
+    pub accelerators: u64,
+    /// Nodes with that many.
+    pub nodes: usize,
+}
+
+impl fmt::Display for NodeSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.nodes == 1 { "" } else { "s" };
+        write!(f, "{} ({} node{s})", self.accelerators, self.nodes)
+    }
+}
+
+/// A count of nodes, as `1 alive node` / `3 alive nodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct AliveNodes(pub usize);
+
+impl fmt::Display for AliveNodes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.0 == 1 { "" } else { "s" };
+        write!(f, "{} alive node{s}", self.0)
+    }
+}
+
+/// Where else an unknown key exists.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Elsewhere {
+    /// Nowhere verl has it.
+    Nowhere,
+    /// In these releases (left out by `--verl-version`).
+    Releases(Vec<&'static str>),
+    /// Under this defaults-list choice.
+    Choice {
+        /// The choice (`model_engine`).
+        entry: &'static str,
+        /// Its option (`megatron`).
+        option: &'static str,
+    },
+}
+
+impl fmt::Display for Elsewhere {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Elsewhere::Nowhere => Ok(()),
+            Elsewhere::Releases(r) => write!(f, "; only verl {} has it", Listed(r.clone())),
+            Elsewhere::Choice { entry, option } => {
+                write!(f, "; it exists with `{entry}={option}`")
+            }
+        }
+    }
+}
+
+/// A suggestion, shown as `; did you mean `x`?` when there is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Suggestion(pub Option<&'static str>);
+
+impl fmt::Display for Suggestion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(s) => write!(f, "; did you mean `{s}`?"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The releases a key set covers: `verl 0.9.1`, `verl 0.5.0-0.9.1`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Releases(pub Vec<&'static str>);
+
+impl fmt::Display for Releases {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.as_slice() {
+            [] => f.write_str("verl"),
+            [one] => write!(f, "verl {one}"),
+            [first, .., last] => write!(f, "verl {first}-{last}"),
+        }
+    }
+}
+
+/// What is wrong with the launcher words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchSyntax {
+    /// `ray job submit` with no `--`.
+    RaySubmitWithoutEntrypoint,
+    /// `python3 -c`.
+    InlineCode,
+    /// A flag at the end of the line that needs a value.
+    MissingValue,
+}
+
+impl fmt::Display for LaunchSyntax {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LaunchSyntax::RaySubmitWithoutEntrypoint => {
+                "`ray job submit` without `--`: its entrypoint follows `--`"
+            }
+            LaunchSyntax::InlineCode => "`python3 -c` runs inline code: no entry point to read",
+            LaunchSyntax::MissingValue => "this flag needs a value",
+        })
+    }
+}
 
 /// A problem of verl's settings, or of its layout on a cluster.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
+#[serde(untagged)]
 pub enum VerlDiagnostic {
     /// The YAML does not parse.
     #[error("the YAML does not parse: {message}")]
@@ -17,11 +263,12 @@ pub enum VerlDiagnostic {
         message: String,
         /// Where.
         #[label("here")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
     /// An override is malformed.
-    #[error("{message}")]
+    #[error("`{text}` {problem}")]
     #[diagnostic(
         code(resource_pool::verl::override_syntax),
         help(
@@ -30,9 +277,142 @@ pub enum VerlDiagnostic {
     )]
     OverrideSyntax {
         /// What is wrong.
-        message: String,
+        problem: OverrideProblem,
+        /// The text at fault.
+        text: String,
         /// The override.
         #[label("on the command line")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// The launcher words are malformed.
+    #[error("{problem}")]
+    #[diagnostic(
+        code(resource_pool::verl::launch_syntax),
+        help(
+            "paste the line that starts verl: `python3 -m verl.trainer.main_ppo k=v ...`, optionally after `env VAR=...` or `ray job submit [options] --`"
+        )
+    )]
+    LaunchSyntax {
+        /// What is wrong.
+        problem: LaunchSyntax,
+        /// Where.
+        #[label("here")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// A program that is no launcher understood.
+    #[error("`{word}` is neither a launcher resource-pool understands nor a Hydra override")]
+    #[diagnostic(
+        code(resource_pool::verl::unknown_launcher),
+        help(
+            "resource-pool reads `python3`/`python` (with `-m MODULE` or a script), `env VAR=...`, leading `VAR=value` words and `ray job submit [options] --`; paste verl's own command, or only its overrides"
+        )
+    )]
+    UnknownLauncher {
+        /// The word.
+        word: String,
+        /// Where.
+        #[label("not understood")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// An entry point that does not build its pools as `verl.trainer.main_ppo` does.
+    #[error("`{entry}` does not build its pools the way verl.trainer.main_ppo does{why}")]
+    #[diagnostic(
+        code(resource_pool::verl::entry_point),
+        help("resource-pool builds the pools of {understood}; for another entry point, write its layout as a resource-pool config")
+    )]
+    EntryPoint {
+        /// The entry point as written.
+        entry: String,
+        /// What it does instead, when known.
+        why: EntryDifference,
+        /// The entry points understood.
+        understood: Listed<&'static str>,
+        /// Where.
+        #[label("entry point")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// `--config-name` names a config verl does not ship.
+    #[error("verl has no config `{name}` ({releases}); its trainer configs are {known}")]
+    #[diagnostic(
+        code(resource_pool::verl::unknown_config),
+        help(
+            "use one of verl's configs, or point --config-path at the folder that holds yours (or pass it with --config)"
+        )
+    )]
+    UnknownConfig {
+        /// The name.
+        name: String,
+        /// The releases looked in.
+        releases: Releases,
+        /// verl's trainer configs.
+        known: Listed<&'static str>,
+        /// Where.
+        #[label("--config-name")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// A config in the user's tree that could not be read: its keys cannot be judged.
+    #[error("the config `{path}` could not be read: the keys and defaults it adds are not judged")]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::config_unread),
+        help(
+            "run resource-pool where verl runs (Hydra resolves a relative --config-path from the entry point's folder), or pass the file with --config"
+        )
+    )]
+    ConfigUnread {
+        /// The file looked for.
+        path: String,
+        /// `--config-path`.
+        #[label("--config-path")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+    },
+
+    /// `hydra.searchpath` or `--config-dir` folders whose configs cannot be read.
+    #[error("{places} add configs resource-pool cannot read: keys that only they add are not judged")]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::search_path_unread),
+        help("pass the config you compose with --config to have its keys judged")
+    )]
+    SearchPathUnread {
+        /// The search path entries.
+        places: Listed<String>,
+        /// Where.
+        #[label("search path")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// A defaults-list choice set to an option verl does not have.
+    #[error("`{entry}={option}`: verl has no option `{option}` for `{entry}` ({releases}); its options are {options}")]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::unknown_option),
+        help("choose one of verl's options; the keys under `{entry}` are not judged")
+    )]
+    UnknownOption {
+        /// The choice.
+        entry: String,
+        /// The option given.
+        option: String,
+        /// The releases looked in.
+        releases: Releases,
+        /// verl's options.
+        options: Listed<&'static str>,
+        /// Where.
+        #[label("option")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -46,16 +426,17 @@ pub enum VerlDiagnostic {
         /// The key.
         key: &'static str,
         /// The type it needs.
-        expected: &'static str,
+        expected: Kind,
         /// What was given.
         found: String,
-        /// An example value.
-        example: String,
+        /// An example value of the type.
+        example: super::keys::Example,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
+        #[serde(skip)]
         span: SourceSpan,
         /// Where the value came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// A count verl multiplies into a pool is zero or negative.
@@ -72,10 +453,11 @@ pub enum VerlDiagnostic {
         /// Its value.
         value: i64,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where the value came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// A separate reward pool without a size: verl raises `ValueError`.
@@ -97,9 +479,11 @@ pub enum VerlDiagnostic {
         enable_key: &'static str,
         /// The size's value, when given.
         #[label("the size")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// The switch.
         #[label("enabled here")]
+        #[serde(skip)]
         enable: Option<SourceSpan>,
     },
 
@@ -119,6 +503,7 @@ pub enum VerlDiagnostic {
         enable_key: &'static str,
         /// The switch.
         #[label("reward_pool reserved here")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
     },
 
@@ -140,9 +525,11 @@ pub enum VerlDiagnostic {
         newer: &'static str,
         /// The older key's value.
         #[label("older spelling")]
+        #[serde(skip)]
         legacy_span: Option<SourceSpan>,
         /// The newer key's value.
         #[label("newer spelling, used")]
+        #[serde(skip)]
         newer_span: Option<SourceSpan>,
     },
 
@@ -158,10 +545,11 @@ pub enum VerlDiagnostic {
         /// The value.
         value: String,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// `+key=value` for a key the YAML already has: Hydra refuses it.
@@ -177,9 +565,11 @@ pub enum VerlDiagnostic {
         key: String,
         /// The override.
         #[label("on the command line")]
+        #[serde(skip)]
         span: SourceSpan,
         /// The key in the YAML.
         #[label("already here")]
+        #[serde(skip)]
         existing: Option<SourceSpan>,
     },
 
@@ -194,23 +584,53 @@ pub enum VerlDiagnostic {
         key: &'static str,
         /// The override.
         #[label("on the command line")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
-    /// An override key that is close to a resource key: probably misspelt.
-    #[error("`{key}` is not a key verl reads for its pools; did you mean `{suggestion}`?")]
+    /// An override key verl's config does not have.
+    #[error("`{key}` is not a key of {releases} {config}{elsewhere}{suggestion}")]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::unknown_key),
-        help("write `{suggestion}`; as typed, Hydra adds or rejects `{key}` and verl ignores it")
+        help(
+            "check the key against verl's config: as typed, Hydra stops (\"Could not override '{key}'\") or, with `+`, adds a key verl does not read"
+        )
     )]
     UnknownKey {
         /// The key.
         key: String,
-        /// The known key it resembles.
+        /// The config judged against.
+        config: String,
+        /// The releases judged against.
+        releases: Releases,
+        /// Where else the key exists.
+        elsewhere: Elsewhere,
+        /// The closest known key.
+        suggestion: Suggestion,
+        /// The key.
+        #[label("on the command line")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// An unknown key whose closest known key decides the pools: the layout verl would
+    /// build is not the one meant.
+    #[error("`{key}` is not a key of verl; did you mean `{suggestion}`, which sizes the pools?")]
+    #[diagnostic(
+        code(resource_pool::verl::pool_key_typo),
+        help(
+            "write `{suggestion}`: as typed, verl keeps its value of `{suggestion}` and builds other pools than meant"
+        )
+    )]
+    PoolKeyTypo {
+        /// The key.
+        key: String,
+        /// The pool key it resembles.
         suggestion: &'static str,
         /// The key.
         #[label("on the command line")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -232,6 +652,7 @@ pub enum VerlDiagnostic {
         default: String,
         /// The value.
         #[label("not resolved")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -249,33 +670,33 @@ pub enum VerlDiagnostic {
         /// The limit.
         limit: u64,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// More nodes asked for than the cluster has alive.
-    #[error("`trainer.nnodes={nnodes}` but the cluster has {alive} alive node{plural}")]
+    #[error("`trainer.nnodes={nnodes}` but the cluster has {alive}")]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::nnodes_vs_cluster),
         help(
-            "verl's node-slots can share a node only when one node holds several of them; start the missing nodes, or set `trainer.nnodes={alive}`"
+            "verl's node-slots can share a node only when one node holds several of them; start the missing nodes, or set `trainer.nnodes` to the alive nodes"
         )
     )]
     NnodesExceedAlive {
         /// `trainer.nnodes`.
         nnodes: i64,
         /// Alive nodes.
-        alive: usize,
-        /// `s` or nothing.
-        plural: &'static str,
+        alive: AliveNodes,
         /// `trainer.nnodes`.
-        #[label("{from}")]
+        #[label("{origin}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// Nodes with different accelerator counts: verl's `[n] * nnodes` cannot say so.
@@ -290,31 +711,57 @@ pub enum VerlDiagnostic {
         )
     )]
     UnevenNodes {
-        /// The distinct counts, with their node counts.
-        counts: String,
+        /// The distinct counts (the largest six), with their node counts.
+        counts: Listed<NodeSize>,
         /// `GPU` or `NPU`.
         accelerator: &'static str,
         /// `trainer.n_gpus_per_node`.
         per_node: i64,
         /// `trainer.n_gpus_per_node`.
         #[label("one size for every node")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
     },
 
     /// Ray, in verl's creation order, leaves a group pending forever.
-    #[error("with {settings}, Ray {story}")]
-    #[diagnostic(code(resource_pool::verl::ray_hangs), help("{help}"))]
+    #[error(
+        "with {settings}, Ray {placed}{pool}[{slot}] waits forever ({state}; {nearest})"
+    )]
+    #[diagnostic(code(resource_pool::verl::ray_hangs), help("{cause}; {remedy}"))]
     RayHangs {
         /// The settings that shape the pools.
-        settings: String,
-        /// Where Ray puts the groups and which pends.
-        story: String,
-        /// What to do.
-        help: String,
-        /// The setting of the pool that pends.
-        #[label("{pool} pends")]
-        span: Option<SourceSpan>,
+        settings: Listed<KeyValue>,
+        /// Where Ray puts the pools before one pends.
+        placed: Placements,
         /// The pool that pends.
         pool: String,
+        /// Its pending node-slot.
+        slot: usize,
+        /// Ray's scheduling state of the pending group.
+        state: String,
+        /// The nearest node and what it lacks (`nearest big: CPU 20 of 24`).
+        nearest: String,
+        /// Why.
+        cause: HangCause,
+        /// What to do.
+        remedy: HangRemedy,
+        /// The setting of the pool that pends.
+        #[label("{pool} pends")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
     },
+}
+
+/// What an entry point does instead of main_ppo's layout, shown after the main message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct EntryDifference(pub Option<&'static str>);
+
+impl fmt::Display for EntryDifference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(why) => write!(f, ": {why}"),
+            None => f.write_str(" as far as resource-pool knows"),
+        }
+    }
 }
