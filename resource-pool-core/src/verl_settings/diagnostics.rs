@@ -324,7 +324,9 @@ pub enum VerlDiagnostic {
     #[error("`{entry}` does not build its pools the way verl.trainer.main_ppo does{why}")]
     #[diagnostic(
         code(resource_pool::verl::entry_point),
-        help("resource-pool builds the pools of {understood}; for another entry point, write its layout as a resource-pool config")
+        help(
+            "resource-pool builds the pools of {understood}; for another entry point, write its layout as a resource-pool config"
+        )
     )]
     EntryPoint {
         /// The entry point as written.
@@ -379,7 +381,9 @@ pub enum VerlDiagnostic {
     },
 
     /// `hydra.searchpath` or `--config-dir` folders whose configs cannot be read.
-    #[error("{places} add configs resource-pool cannot read: keys that only they add are not judged")]
+    #[error(
+        "{places} add configs resource-pool cannot read: keys that only they add are not judged"
+    )]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::search_path_unread),
@@ -395,7 +399,9 @@ pub enum VerlDiagnostic {
     },
 
     /// A defaults-list choice set to an option verl does not have.
-    #[error("`{entry}={option}`: verl has no option `{option}` for `{entry}` ({releases}); its options are {options}")]
+    #[error(
+        "`{entry}={option}`: verl has no option `{option}` for `{entry}` ({releases}); its options are {options}"
+    )]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::unknown_option),
@@ -724,9 +730,7 @@ pub enum VerlDiagnostic {
     },
 
     /// Ray, in verl's creation order, leaves a group pending forever.
-    #[error(
-        "with {settings}, Ray {placed}{pool}[{slot}] waits forever ({state}; {nearest})"
-    )]
+    #[error("with {settings}, Ray {placed}{pool}[{slot}] waits forever ({state}; {nearest})")]
     #[diagnostic(code(resource_pool::verl::ray_hangs), help("{cause}; {remedy}"))]
     RayHangs {
         /// The settings that shape the pools.

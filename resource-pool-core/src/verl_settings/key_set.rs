@@ -191,7 +191,13 @@ impl KeySet {
     }
 
     /// The composition with one choice changed, if the release has that option.
-    pub fn variant(&self, version: usize, config: &str, entry: &str, option: &str) -> Option<usize> {
+    pub fn variant(
+        &self,
+        version: usize,
+        config: &str,
+        entry: &str,
+        option: &str,
+    ) -> Option<usize> {
         self.compositions.iter().position(|c| {
             c.version == version
                 && c.config == config
@@ -275,9 +281,9 @@ impl ReleaseView {
     /// Whether a key (or, with `open`, an open map at it) is in this view: in the default
     /// composition and kept by every changed choice, or brought by one of them.
     fn holds(&self, set: &KeySet, key: &str, open: bool) -> bool {
-        set.nodes.get(key).is_some_and(|n| {
-            self.holds_pattern(set, if open { n.open } else { n.present })
-        })
+        set.nodes
+            .get(key)
+            .is_some_and(|n| self.holds_pattern(set, if open { n.open } else { n.present }))
     }
 
     fn holds_pattern(&self, set: &KeySet, pattern: u32) -> bool {
@@ -324,7 +330,11 @@ pub fn other_releases<'s>(
 
 /// A defaults-list choice (of the views' releases) under which `key` exists:
 /// `model_engine=megatron` for a Megatron key on the FSDP config.
-pub fn choice_with<'s>(set: &'s KeySet, views: &[ReleaseView], key: &str) -> Option<(&'s str, &'s str)> {
+pub fn choice_with<'s>(
+    set: &'s KeySet,
+    views: &[ReleaseView],
+    key: &str,
+) -> Option<(&'s str, &'s str)> {
     let node = set.nodes.get(key)?;
     for view in views.iter().rev() {
         for (i, c) in set.compositions.iter().enumerate() {
@@ -396,7 +406,9 @@ mod tests {
         let versions: Vec<&str> = set.version_names().collect();
         assert_eq!(
             versions,
-            ["0.5.0", "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0", "0.9.1"]
+            [
+                "0.5.0", "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0", "0.9.1"
+            ]
         );
         assert_eq!(set.config_names(), ["ppo_megatron_trainer", "ppo_trainer"]);
         assert!(set.paths.len() > 1500, "{}", set.paths.len());
@@ -413,7 +425,11 @@ mod tests {
         let fsdp = views("0.9.1", "ppo_trainer", &[]);
         assert_eq!(status(set, &fsdp, "trainer.nnodes"), KeyStatus::Known);
         assert_eq!(
-            status(set, &fsdp, "actor_rollout_ref.actor.fsdp_config.param_offload"),
+            status(
+                set,
+                &fsdp,
+                "actor_rollout_ref.actor.fsdp_config.param_offload"
+            ),
             KeyStatus::Known
         );
         let megatron_key = "actor_rollout_ref.actor.megatron.tensor_model_parallel_size";
@@ -423,7 +439,11 @@ mod tests {
         assert_eq!(status(set, &megatron, megatron_key), KeyStatus::Known);
         // The FSDP actor's keys leave with the FSDP actor.
         assert_eq!(
-            status(set, &megatron, "actor_rollout_ref.actor.fsdp_config.param_offload"),
+            status(
+                set,
+                &megatron,
+                "actor_rollout_ref.actor.fsdp_config.param_offload"
+            ),
             KeyStatus::Unknown
         );
     }

@@ -49,8 +49,14 @@ const DIFFERENT: &[(&str, &str)] = &[
         "verl.trainer.main_generation_server",
         "it serves generation and builds no trainer pools",
     ),
-    ("verl.trainer.sft_trainer", "it trains SFT with torchrun, without Ray's pools"),
-    ("verl.trainer.main_eval", "it evaluates outputs and builds no pools"),
+    (
+        "verl.trainer.sft_trainer",
+        "it trains SFT with torchrun, without Ray's pools",
+    ),
+    (
+        "verl.trainer.main_eval",
+        "it evaluates outputs and builds no pools",
+    ),
 ];
 
 /// What the entry point is.
@@ -291,7 +297,9 @@ pub fn parse_launch(words: &[String]) -> Launch {
     {
         // A program that is no launcher understood (`torchrun`, `bash run.sh`), or
         // launcher words with no program after them.
-        launch.problems.push(LaunchProblem::UnknownLauncher(span(i)));
+        launch
+            .problems
+            .push(LaunchProblem::UnknownLauncher(span(i)));
         return launch;
     }
     // Hydra's own flags, then the overrides.
@@ -346,16 +354,26 @@ mod tests {
 
     #[test]
     fn python_with_flags_and_a_module() {
-        let w = words("python3 -u -X dev -m verl.trainer.main_ppo trainer.nnodes=2 -cn ppo_megatron_trainer --config-path=config");
+        let w = words(
+            "python3 -u -X dev -m verl.trainer.main_ppo trainer.nnodes=2 -cn ppo_megatron_trainer --config-path=config",
+        );
         let l = parse_launch(&w);
         let entry = l.entry.as_ref().unwrap();
         assert_eq!(entry.text, "verl.trainer.main_ppo");
         assert_eq!(&l.line[entry.span.clone()], "verl.trainer.main_ppo");
-        assert!(matches!(entry.kind, EntryKind::Understood(u) if u.module == "verl.trainer.main_ppo"));
+        assert!(
+            matches!(entry.kind, EntryKind::Understood(u) if u.module == "verl.trainer.main_ppo")
+        );
         assert_eq!(entry.folder(), "verl/trainer");
-        assert_eq!(l.config_name.as_ref().unwrap().value, "ppo_megatron_trainer");
+        assert_eq!(
+            l.config_name.as_ref().unwrap().value,
+            "ppo_megatron_trainer"
+        );
         let path = l.config_path.as_ref().unwrap();
-        assert_eq!((path.value.as_str(), &l.line[path.span.clone()]), ("config", "config"));
+        assert_eq!(
+            (path.value.as_str(), &l.line[path.span.clone()]),
+            ("config", "config")
+        );
         assert_eq!(l.overrides.len(), 1);
         let (text, at) = &l.overrides[0];
         assert_eq!(&l.line[*at..*at + text.len()], "trainer.nnodes=2");
@@ -364,11 +382,15 @@ mod tests {
 
     #[test]
     fn env_and_ray_job_submit_before_python() {
-        let w = words("ray job submit --address http://h:8265 --runtime-env-json={} -- env CUDA=1 VLLM_USE_V1=1 python3 -m verl.trainer.main_ppo a.b=1");
+        let w = words(
+            "ray job submit --address http://h:8265 --runtime-env-json={} -- env CUDA=1 VLLM_USE_V1=1 python3 -m verl.trainer.main_ppo a.b=1",
+        );
         let l = parse_launch(&w);
         assert_eq!(l.entry.as_ref().unwrap().text, "verl.trainer.main_ppo");
         assert_eq!(l.overrides, vec![("a.b=1".to_owned(), l.line.len() - 5)]);
-        let l = parse_launch(&words("HYDRA_FULL_ERROR=1 python3 verl/trainer/main_ppo.py x.y=1"));
+        let l = parse_launch(&words(
+            "HYDRA_FULL_ERROR=1 python3 verl/trainer/main_ppo.py x.y=1",
+        ));
         let entry = l.entry.unwrap();
         assert!(!entry.module);
         assert!(matches!(entry.kind, EntryKind::Understood(_)));
@@ -387,10 +409,20 @@ mod tests {
         assert!(matches!(l.entry.unwrap().kind, EntryKind::Different(_)));
         let l = parse_launch(&words("python3 -m my.trainer a=1"));
         assert_eq!(l.entry.unwrap().kind, EntryKind::Unknown);
-        let l = parse_launch(&words("torchrun --nproc_per_node=8 -m verl.trainer.main_ppo"));
-        assert!(matches!(l.problems[..], [LaunchProblem::UnknownLauncher(_)]));
-        let l = parse_launch(&words("ray job submit --address x python3 -m verl.trainer.main_ppo"));
-        assert!(matches!(l.problems[..], [LaunchProblem::RaySubmitWithoutEntrypoint(_)]));
+        let l = parse_launch(&words(
+            "torchrun --nproc_per_node=8 -m verl.trainer.main_ppo",
+        ));
+        assert!(matches!(
+            l.problems[..],
+            [LaunchProblem::UnknownLauncher(_)]
+        ));
+        let l = parse_launch(&words(
+            "ray job submit --address x python3 -m verl.trainer.main_ppo",
+        ));
+        assert!(matches!(
+            l.problems[..],
+            [LaunchProblem::RaySubmitWithoutEntrypoint(_)]
+        ));
         let l = parse_launch(&words("python3 -c print(1)"));
         assert!(matches!(l.problems[..], [LaunchProblem::InlineCode(_)]));
     }

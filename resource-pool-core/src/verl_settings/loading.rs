@@ -62,7 +62,10 @@ pub struct LaunchInfo {
 /// be read from disk.
 pub fn user_config_file(launch: &Launch) -> Option<String> {
     match config_place(launch) {
-        ConfigPlace::UserDir(dir) => Some(format!("{dir}/{}.yaml", config_name(launch, key_set::key_set()))),
+        ConfigPlace::UserDir(dir) => Some(format!(
+            "{dir}/{}.yaml",
+            config_name(launch, key_set::key_set())
+        )),
         _ => None,
     }
 }
@@ -195,7 +198,15 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
             span: line_span(&e.span),
         });
     }
-    let mut judge = Judge::new(launch, options, &yaml_defaults, &parsed, &mut info, &line_span, &mut diagnostics);
+    let mut judge = Judge::new(
+        launch,
+        options,
+        &yaml_defaults,
+        &parsed,
+        &mut info,
+        &line_span,
+        &mut diagnostics,
+    );
     judge.yaml_keys = yaml_keys;
     for o in &parsed {
         if judge.is_choice(o) || o.key.starts_with("hydra.") {
@@ -455,9 +466,9 @@ impl Judge {
         // Choices no release has: said once each, and their keys are not judged.
         if views.is_empty() && !chosen.is_empty() {
             for (entry, option, span) in &chosen {
-                let known_anywhere = releases.iter().any(|&r| {
-                    set.options(r, &config, entry).contains(&option.as_str())
-                });
+                let known_anywhere = releases
+                    .iter()
+                    .any(|&r| set.options(r, &config, entry).contains(&option.as_str()));
                 if !known_anywhere {
                     let mut options: Vec<&'static str> = Vec::new();
                     for &r in &releases {
@@ -572,7 +583,10 @@ impl Judge {
 }
 
 fn release_names(set: &'static KeySet, releases: &[usize]) -> Vec<&'static str> {
-    releases.iter().map(|&r| set.versions[r].0.as_str()).collect()
+    releases
+        .iter()
+        .map(|&r| set.versions[r].0.as_str())
+        .collect()
 }
 
 /// The config package a choice fills: `actor@actor_rollout_ref.actor` fills

@@ -41,8 +41,8 @@ mod settings;
 pub mod yaml;
 
 pub use diagnostics::{
-    AliveNodes, Elsewhere, EntryDifference, HangCause, HangRemedy, KeyValue, LaunchSyntax,
-    Listed, NodeSize, Placements, PoolPlacement, Releases, Suggestion, VerlDiagnostic,
+    AliveNodes, Elsewhere, EntryDifference, HangCause, HangRemedy, KeyValue, LaunchSyntax, Listed,
+    NodeSize, Placements, PoolPlacement, Releases, Suggestion, VerlDiagnostic,
 };
 pub use layout::VerlLayout;
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl, user_config_file};

@@ -274,10 +274,16 @@ fn a_pasted_line_is_read_whole() {
 #[test]
 fn typos_of_each_kind() {
     // A key that sizes the pools: an error naming it.
-    let loaded = load(None, &["python3", "-m", "verl.trainer.main_ppo", "trainer.nnode=2"]);
+    let loaded = load(
+        None,
+        &["python3", "-m", "verl.trainer.main_ppo", "trainer.nnode=2"],
+    );
     assert!(matches!(
         &loaded.diagnostics[..],
-        [VerlDiagnostic::PoolKeyTypo { suggestion: "trainer.nnodes", .. }]
+        [VerlDiagnostic::PoolKeyTypo {
+            suggestion: "trainer.nnodes",
+            ..
+        }]
     ));
     assert!(loaded.has_errors());
     // Another key: a warning naming the right one, from the same parent.
@@ -295,7 +301,10 @@ fn typos_of_each_kind() {
     assert!(
         matches!(
             &loaded.diagnostics[..],
-            [VerlDiagnostic::UnknownKey { elsewhere: Elsewhere::Choice { .. }, .. }]
+            [VerlDiagnostic::UnknownKey {
+                elsewhere: Elsewhere::Choice { .. },
+                ..
+            }]
         ),
         "{:?}",
         loaded.diagnostics
@@ -319,8 +328,12 @@ fn narrowing_to_one_release_says_which_have_the_key() {
     };
     let launch = launch::parse_launch(&args(&["critic.model.fsdp_config.param_offload=False"]));
     let loaded = load_launch(&launch, None, &options);
-    let [VerlDiagnostic::UnknownKey { elsewhere: Elsewhere::Releases(r), .. }] =
-        &loaded.diagnostics[..]
+    let [
+        VerlDiagnostic::UnknownKey {
+            elsewhere: Elsewhere::Releases(r),
+            ..
+        },
+    ] = &loaded.diagnostics[..]
     else {
         panic!("{:?}", loaded.diagnostics)
     };
@@ -330,9 +343,20 @@ fn narrowing_to_one_release_says_which_have_the_key() {
 
 #[test]
 fn entry_points_and_configs_outside_what_is_understood() {
-    let loaded = load(None, &["python3", "-m", "recipe.dapo.main_dapo", "trainer.nnodes=1"]);
+    let loaded = load(
+        None,
+        &["python3", "-m", "recipe.dapo.main_dapo", "trainer.nnodes=1"],
+    );
     assert_eq!(codes(&loaded), ["resource_pool::verl::entry_point"]);
-    let loaded = load(None, &["python3", "-m", "verl.trainer.main_ppo", "--config-name=nope"]);
+    let loaded = load(
+        None,
+        &[
+            "python3",
+            "-m",
+            "verl.trainer.main_ppo",
+            "--config-name=nope",
+        ],
+    );
     assert_eq!(codes(&loaded), ["resource_pool::verl::unknown_config"]);
     // A config in the user's tree, unread: said once, keys not judged key by key.
     let launch = launch::parse_launch(&args(&[
@@ -342,7 +366,10 @@ fn entry_points_and_configs_outside_what_is_understood() {
         "--config-name=x_trainer",
         "made.up.key=1",
     ]));
-    assert_eq!(user_config_file(&launch).as_deref(), Some("recipe/x/config/x_trainer.yaml"));
+    assert_eq!(
+        user_config_file(&launch).as_deref(),
+        Some("recipe/x/config/x_trainer.yaml")
+    );
     let options = VerlOptions {
         config_file_unread: true,
         ..VerlOptions::new(1000)
@@ -350,15 +377,27 @@ fn entry_points_and_configs_outside_what_is_understood() {
     let loaded = load_launch(&launch, None, &options);
     assert_eq!(
         codes(&loaded),
-        ["resource_pool::verl::entry_point", "resource_pool::verl::config_unread"]
+        [
+            "resource_pool::verl::entry_point",
+            "resource_pool::verl::config_unread"
+        ]
     );
     // verl's own config folder, relative to the entry point.
-    let launch = launch::parse_launch(&args(&["python3", "-m", "verl.trainer.main_ppo", "--config-path=config"]));
+    let launch = launch::parse_launch(&args(&[
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "--config-path=config",
+    ]));
     assert_eq!(user_config_file(&launch), None);
     // Search path packages that cannot be read: once.
     let loaded = load(
         None,
-        &["hydra.searchpath=[pkg://my.configs,file:///x]", "made.up=1", "other.made.up=2"],
+        &[
+            "hydra.searchpath=[pkg://my.configs,file:///x]",
+            "made.up=1",
+            "other.made.up=2",
+        ],
     );
     assert_eq!(codes(&loaded), ["resource_pool::verl::search_path_unread"]);
 }

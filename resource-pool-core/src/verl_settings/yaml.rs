@@ -385,7 +385,13 @@ mod tests {
         );
         assert_eq!(
             y.keys,
-            ["defaults", "trainer", "trainer.nnodes", "trainer.extra", "trainer.extra.a"]
+            [
+                "defaults",
+                "trainer",
+                "trainer.nnodes",
+                "trainer.extra",
+                "trainer.extra.a"
+            ]
         );
     }
 
