@@ -471,3 +471,40 @@ fn snapshot_windows_at_the_ends_of_the_line() {
     insta::assert_snapshot!(stderr_of(&["--cluster", cluster.to_str().unwrap()], &argv));
     let _ = std::fs::remove_file(cluster);
 }
+
+/// The `resource-pool verl` examples of docs/verl.md: each ```sh block, run, prints the
+/// ```text block after it (standard output and error through one pipe, as a terminal
+/// shows them).
+#[test]
+fn the_docs_examples_are_true() {
+    let doc = std::fs::read_to_string("docs/verl.md").expect("docs/verl.md");
+    let mut examples = 0;
+    let mut rest = doc.as_str();
+    while let Some(at) = rest.find("```sh\nresource-pool verl ") {
+        let block = &rest[at + "```sh\n".len()..];
+        let command_end = block.find("\n```").expect("end of the sh block");
+        let command = block[..command_end].replace("\\\n", " ");
+        let after = &block[command_end + "\n```".len()..];
+        let text_at = after
+            .find("```text\n")
+            .expect("a text block after the command");
+        let output = &after[text_at + "```text\n".len()..];
+        let expected = &output[..output.find("\n```").expect("end of the text block")];
+        let words: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        let mut child = common::resource_pool()
+            .args(&words)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer.try_clone().expect("pipe"))
+            .stderr(writer)
+            .spawn()
+            .expect("the binary runs");
+        let mut shown = String::new();
+        std::io::Read::read_to_string(&mut { reader }, &mut shown).expect("output");
+        child.wait().expect("exit");
+        assert_eq!(shown.trim_end(), expected, "docs/verl.md: {command}");
+        examples += 1;
+        rest = &output[expected.len()..];
+    }
+    assert!(examples >= 2, "{examples} examples");
+}
