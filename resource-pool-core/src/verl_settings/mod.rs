@@ -30,7 +30,9 @@
 //! command line shows each label in its text.
 
 mod diagnostics;
+mod fields;
 pub mod hydra;
+mod judge;
 pub mod key_set;
 pub mod keys;
 pub mod launch;
@@ -40,9 +42,10 @@ mod rules;
 mod settings;
 pub mod yaml;
 
-pub use diagnostics::{
+pub use diagnostics::VerlDiagnostic;
+pub use fields::{
     AliveNodes, Elsewhere, EntryDifference, HangCause, HangRemedy, KeyValue, LaunchSyntax, Listed,
-    NodeSize, Placements, PoolPlacement, Releases, Suggestion, VerlDiagnostic,
+    NodeSize, Placements, PoolPlacement, Releases, Suggestion,
 };
 pub use layout::VerlLayout;
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl, user_config_file};
