@@ -84,7 +84,11 @@ fn examples(block: &Block) -> Vec<Example> {
             let mut command = command.to_owned();
             while command.trim_end().ends_with('\\') {
                 let Some((_, next)) = lines.next() else { break };
-                command = format!("{} {}", command.trim_end().trim_end_matches('\\'), next.trim());
+                command = format!(
+                    "{} {}",
+                    command.trim_end().trim_end_matches('\\'),
+                    next.trim()
+                );
             }
             out.push(Example {
                 command: strip_comment(&command).to_owned(),
@@ -272,17 +276,38 @@ fn the_matcher_says_no_to_what_differs() {
     let lines = |s: &str| s.lines().map(str::to_owned).collect::<Vec<_>>();
     assert!(output_matches(&lines("a\n...\nd"), &["a", "b", "c", "d"]));
     assert!(output_matches(&lines("... c\nd"), &["a", "b", "c!", "d"]));
-    assert!(output_matches(&lines("id = \"[..]\""), &["id = \"host-7\""]));
+    assert!(output_matches(
+        &lines("id = \"[..]\""),
+        &["id = \"host-7\""]
+    ));
     assert!(!output_matches(&lines("a\nd"), &["a", "b", "d"]));
     assert!(!output_matches(&lines("a"), &["a", "b"]));
-    assert!(!output_matches(&lines("id = \"[..]\" x"), &["id = \"h\" y"]));
+    assert!(!output_matches(
+        &lines("id = \"[..]\" x"),
+        &["id = \"h\" y"]
+    ));
     assert!(!output_matches(&lines("... z"), &["a", "b"]));
-    assert_eq!(exit_mark("check: done (1 error)   # exit 1"), ("check: done (1 error)", Some(1)));
+    assert_eq!(
+        exit_mark("check: done (1 error)   # exit 1"),
+        ("check: done (1 error)", Some(1))
+    );
     assert_eq!(exit_mark("x # exit 1"), ("x # exit 1", None));
-    assert_eq!(strip_comment("resource-pool x  # a comment"), "resource-pool x");
-    assert_eq!(strip_comment("resource-pool '--set=a # b'"), "resource-pool '--set=a # b'");
+    assert_eq!(
+        strip_comment("resource-pool x  # a comment"),
+        "resource-pool x"
+    );
+    assert_eq!(
+        strip_comment("resource-pool '--set=a # b'"),
+        "resource-pool '--set=a # b'"
+    );
     assert_eq!(
         words("A=1 resource-pool lint --set 'pools.p.process_on_nodes=[8, 8]'"),
-        ["A=1", "resource-pool", "lint", "--set", "pools.p.process_on_nodes=[8, 8]"]
+        [
+            "A=1",
+            "resource-pool",
+            "lint",
+            "--set",
+            "pools.p.process_on_nodes=[8, 8]"
+        ]
     );
 }

@@ -7,10 +7,10 @@
 mod common;
 
 mod ci_formats;
-mod docs_examples;
 mod cli;
 mod cli_settings;
 mod corpus_replay;
+mod docs_examples;
 mod hostile_input;
 mod inventory_sources;
 mod kubectl_inventory;
