@@ -81,8 +81,9 @@ impl Serialize for PoolSpec {
     }
 }
 
-/// A resources table as numbers: whole amounts as integers, others as floats (exact for
-/// Ray's four decimals, and read back by [`Amount::from_f64`]).
+/// A resources table as numbers: whole amounts as integers, others as floats, read back
+/// by [`Amount::from_f64`] (exact while the units fit an `f64`'s 53 bits, some 900 billion
+/// whole units: far above any custom resource a bundle asks for).
 struct ResourcesForm<'a>(&'a Resources);
 
 impl Serialize for ResourcesForm<'_> {
