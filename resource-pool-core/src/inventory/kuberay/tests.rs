@@ -1,4 +1,6 @@
+use super::read::{custom_resources, is_gpu_key};
 use super::*;
+use crate::model::Amount;
 
 macro_rules! manifest {
     ($name:literal) => {
