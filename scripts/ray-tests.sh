@@ -79,7 +79,7 @@ SAMPLER=$!
 
 # Build first, so that compile time does not count against the clusters' life.
 stamp "building the live tests"
-cargo test --test ray_live --no-run
+cargo test --test it --no-run
 
 for version in $VERSIONS; do
     export RP_RAY_VERSION="$version"
@@ -93,8 +93,8 @@ for version in $VERSIONS; do
         export RESOURCE_POOL_RAY_VERSION="$version"
         export RESOURCE_POOL_RAY_GCS="127.0.0.2:${RP_RAY_GCS_PORT:-26390}"
         export RESOURCE_POOL_RAY_PYTHON="$venv/bin/python"
-        stamp "Ray $version: running cargo test --test ray_live"
-        cargo test --test ray_live "$@" -- --nocapture --test-threads=2
+        stamp "Ray $version: running cargo test --test it ray_live::"
+        cargo test --test it "$@" -- ray_live:: --nocapture --test-threads=2
     )
     stamp "Ray $version: live tests passed; stopping the cluster"
     bash "$CLUSTER" down

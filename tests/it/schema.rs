@@ -3,7 +3,7 @@
 //! and they never reject what the lint accepts (an editor must not underline a file that
 //! `resource-pool lint` passes).
 
-mod common;
+use crate::common;
 
 use common::run;
 

@@ -4,7 +4,6 @@
 //! cannot change a test's outcome. Tests that are about those variables set them again.
 //!
 //! Each test file that uses this has `mod common;`; not every file uses every helper.
-#![allow(dead_code)]
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

@@ -16,10 +16,8 @@ use resource_pool::ray_http::RaySource;
 use resource_pool::source::SourceFile;
 
 use super::Context;
-use super::report::Finding;
-
-/// The name of a file read from standard input (`--slurm -`), as reports show it.
-pub const STDIN_NAME: &str = "<stdin>";
+use resource_pool::report::Finding;
+use resource_pool::source::STDIN_NAME;
 
 /// The variable that names a cluster file when no cluster source is given (before
 /// `RAY_ADDRESS`).

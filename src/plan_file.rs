@@ -8,7 +8,7 @@ use resource_pool::Cluster;
 use resource_pool::check::CheckReport;
 use resource_pool::render::{check_pictures, render_svg};
 
-use super::report::Finding;
+use resource_pool::report::Finding;
 
 /// The plan could not be written.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]

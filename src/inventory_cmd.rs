@@ -4,8 +4,8 @@
 use resource_pool::cluster_file::cluster_to_toml;
 
 use super::cluster_input::{ClusterArgs, read_cluster};
-use super::report::Finding;
 use super::{Context, Outcome, print_human};
+use resource_pool::report::Finding;
 
 /// Arguments of `inventory`.
 #[derive(Debug, clap::Args)]

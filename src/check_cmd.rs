@@ -7,15 +7,15 @@ use std::time::Duration;
 use resource_pool::check::{CheckOptions, CheckReport, check};
 use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
-use resource_pool::ray_sim::{RaySimOptions, RayVerdict};
-use serde_json::{Value, json};
+use resource_pool::ray_sim::RaySimOptions;
 
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
-use super::report::{Finding, summary};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
 };
-use resource_pool::render::{check_pictures, ray_assignment, render_text, witness_assignment};
+use resource_pool::render::{check_pictures, render_text};
+use resource_pool::report::json::check_result as json_result;
+use resource_pool::report::{Finding, summary};
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -202,49 +202,4 @@ pub(super) fn emit(
             }
         }
     }
-}
-
-fn placement_json(
-    report: &CheckReport,
-    cluster: &resource_pool::Cluster,
-    assignment: &[Option<usize>],
-) -> Vec<Value> {
-    assignment
-        .iter()
-        .enumerate()
-        .filter_map(|(i, node)| {
-            let node = (*node)?;
-            let slot = &report.slots[i];
-            Some(json!({
-                "pool": report.pools[slot.pool].name,
-                "slot": slot.slot,
-                "node": cluster.nodes.get(node).map(|n| n.id.as_str()),
-            }))
-        })
-        .collect()
-}
-
-pub(super) fn json_result(
-    findings: &[Finding],
-    report: Option<&CheckReport>,
-    cluster: &resource_pool::Cluster,
-) -> Value {
-    let diagnostics: Vec<_> = findings.iter().map(Finding::to_json).collect();
-    let placement = report
-        .map(|r| placement_json(r, cluster, &witness_assignment(r)))
-        .unwrap_or_default();
-    let ray = report.and_then(|r| match r.ray.verdict {
-        RayVerdict::Undecided => None,
-        verdict => Some(verdict.to_string()),
-    });
-    let ray_placement = report
-        .map(|r| placement_json(r, cluster, &ray_assignment(r)))
-        .unwrap_or_default();
-    json!({
-        "feasible": report.and_then(CheckReport::feasible),
-        "ray": ray,
-        "placement": placement,
-        "ray_placement": ray_placement,
-        "diagnostics": diagnostics,
-    })
 }

@@ -13,7 +13,7 @@
 use miette::Severity;
 use serde_json::{Value, json};
 
-use super::report::Finding;
+use super::Finding;
 
 /// The schema a SARIF 2.1.0 log names.
 pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -102,7 +102,8 @@ pub fn render(findings: &[Finding], main_file: Option<&str>) -> Value {
 
 /// Whether a name is a file's (not stdin's or the command line's).
 fn is_file(name: &str) -> bool {
-    name != super::cluster_input::STDIN_NAME && name != resource_pool::config::OVERRIDES_NAME
+    name != resource_pool_core::source::STDIN_NAME
+        && name != resource_pool_core::config::OVERRIDES_NAME
 }
 
 /// A path as a URI reference: relative paths stay relative.

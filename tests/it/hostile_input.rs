@@ -2,7 +2,7 @@
 //! case per limit. Memory is measured with a counting allocator (per thread, so that the
 //! tests running beside each other do not count into each other).
 
-mod common;
+use crate::common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -303,7 +303,7 @@ fn nnodes_of_u32_max_is_a_diagnostic_and_allocates_nothing_proportional() {
 
 /// Ray's nodes answer with one amount replaced.
 fn ray_nodes_with(amount: &str) -> Vec<u8> {
-    let body = include_str!("data/ray-2.60/idle_api_v0_nodes_detail.json");
+    let body = include_str!("../data/ray-2.60/idle_api_v0_nodes_detail.json");
     let original = "\"GPU\": 4.0";
     assert!(body.contains(original));
     body.replacen(original, &format!("\"GPU\": {amount}"), 1)

@@ -500,8 +500,8 @@ mod tests {
 
     use super::*;
 
-    const MEMINFO: &str = include_str!("../tests/data/local/meminfo.txt");
-    const H100: &str = include_str!("../tests/data/local/nvidia-smi-8xh100.csv");
+    const MEMINFO: &str = include_str!("../../tests/data/local/meminfo.txt");
+    const H100: &str = include_str!("../../tests/data/local/nvidia-smi-8xh100.csv");
 
     type Answer = fn() -> Result<Option<String>, LocalToolError>;
 

@@ -1,7 +1,7 @@
 //! `--kubectl FILE|-` and `--kubectl-pods FILE|-`: Kubernetes nodes (and what pods request)
 //! as a cluster, with `inventory` and `check`.
 
-mod common;
+use crate::common;
 
 use common::run_with_stdin as run;
 

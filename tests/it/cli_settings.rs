@@ -1,7 +1,7 @@
 //! Settings from the command line: `--set`, `RESOURCE_POOL_*` environment variables,
 //! `--quiet` and `--color`.
 
-mod common;
+use crate::common;
 
 use std::process::{Output, Stdio};
 

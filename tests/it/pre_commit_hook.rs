@@ -1,7 +1,7 @@
 //! The pre-commit hook file (`.pre-commit-hooks.yaml`): its fields, read as text
 //! (no YAML crate), and the binary run with the hook's entry on example files.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -33,7 +33,11 @@ fn hook_declares_id_language_entry_and_files() {
 fn hook_entry_names_this_binary() {
     let entry = field(&hook_text(), "entry").expect("entry");
     let mut words = entry.split_whitespace();
-    assert_eq!(words.next(), Some(env!("CARGO_PKG_NAME")));
+    // The binary this package builds (the package itself is `resource-pool-cli`).
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_resource-pool"))
+        .file_stem()
+        .and_then(|s| s.to_str());
+    assert_eq!(words.next(), binary);
     assert_eq!(words.next(), Some("lint"));
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use arbitrary::{Arbitrary, Unstructured};
 use resource_pool_core::fuzzing;
 
-#[path = "../fuzz/input/placement_input.rs"]
+#[path = "../../fuzz/input/placement_input.rs"]
 #[allow(dead_code)]
 mod placement_input;
 

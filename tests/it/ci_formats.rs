@@ -1,7 +1,7 @@
 //! `--format github` (workflow commands) and `--format sarif` (SARIF 2.1.0, validated
 //! against the vendored OASIS schema), on the example configs and clusters.
 
-mod common;
+use crate::common;
 
 use common::run;
 

@@ -1,6 +1,6 @@
 //! Inventories other than Ray and cluster files: `--slurm`.
 
-mod common;
+use crate::common;
 
 use common::run_with_stdin as run;
 

@@ -1,6 +1,6 @@
 //! `resource-pool verl`: verl's YAML and overrides to checked pools, end to end.
 
-mod common;
+use crate::common;
 
 use common::run;
 

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::report::{Finding, summary};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
 };
+use resource_pool::report::{Finding, summary};
 
 /// Arguments of `lint`.
 #[derive(Debug, clap::Args)]

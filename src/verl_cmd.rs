@@ -14,10 +14,11 @@ use resource_pool::verl::{load_verl, manager_from_layout};
 use resource_pool::verl_settings::{cluster_findings, hydra::command_line, ray_findings};
 use serde_json::json;
 
-use super::check_cmd::{emit, json_result, unreadable};
+use super::check_cmd::{emit, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
-use super::report::Finding;
 use super::{Context, Format, Outcome, print_for_ci, print_json, read};
+use resource_pool::report::Finding;
+use resource_pool::report::json::check_result as json_result;
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]

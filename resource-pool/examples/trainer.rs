@@ -2,7 +2,7 @@
 //! TOML file, and the compiler has already checked that every role has a pool.
 //!
 //! ```text
-//! cargo run --example trainer [-- path/to/pools.toml [path/to/cluster.toml]]
+//! cargo run -p resource-pool --features report --example trainer [-- path/to/pools.toml [path/to/cluster.toml]]
 //! ```
 
 use std::path::PathBuf;
@@ -37,7 +37,7 @@ struct Pools {
 
 fn main() -> ExitCode {
     let path = std::env::args_os().nth(1).map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/trainer_pools.toml"),
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/trainer_pools.toml"),
         PathBuf::from,
     );
     let pools = match Pools::from_toml_file_with_warnings(&path) {
@@ -70,7 +70,7 @@ fn main() -> ExitCode {
     // Before creating any placement group: can this cluster hold the layout, and will Ray
     // place it in the order verl creates it?
     let cluster_path = std::env::args_os().nth(2).map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/clusters/three_nodes.toml"),
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/clusters/three_nodes.toml"),
         PathBuf::from,
     );
     let cluster = match FileSource::new(&cluster_path).load() {

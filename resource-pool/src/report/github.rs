@@ -12,7 +12,7 @@ use std::fmt::Write;
 
 use miette::Severity;
 
-use super::report::Finding;
+use super::Finding;
 
 /// The workflow commands of these findings, one per line.
 pub fn render(findings: &[Finding]) -> String {

@@ -17,7 +17,7 @@
 //! with `accelerator_type:H100` and `my_custom`; 127.0.0.4 NPU 8/CPU 32. Scenarios shape
 //! it further by holding resources with groups pinned through `node:<ip>`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};

@@ -1,6 +1,6 @@
 //! The command line's contract: exit codes, the JSON shape, stdout and stderr.
 
-mod common;
+use crate::common;
 
 use common::{json, run};
 
