@@ -9,7 +9,7 @@ use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 
-use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
 };
@@ -83,6 +83,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             &findings,
             None,
             &input.cluster,
+            input.ray_version.as_deref(),
             config,
         );
         return written.max(Outcome::Failed);
@@ -123,6 +124,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         &findings,
         Some(&report),
         &input.cluster,
+        input.ray_version.as_deref(),
         config,
     );
     if report.passes() && !findings.iter().any(Finding::is_error) {
@@ -175,10 +177,15 @@ pub(super) fn emit(
     findings: &[Finding],
     report: Option<&CheckReport>,
     cluster: &resource_pool::Cluster,
+    ray_version: Option<&str>,
     main_file: Option<&str>,
 ) {
     match format {
-        Format::Json => print_json(&json_result(findings, report, cluster)),
+        Format::Json => {
+            let mut value = json_result(findings, report, cluster);
+            with_ray_version(&mut value, ray_version);
+            print_json(&value);
+        }
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
             print_human(findings, context);

@@ -1,5 +1,6 @@
-//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --local)`: the
-//! cluster as cluster TOML.
+//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --kubectl FILE |
+//! --kuberay FILE | --local)`: the cluster as cluster TOML (after a comment naming the Ray
+//! version, for a live cluster).
 
 use resource_pool::cluster_file::cluster_to_toml;
 
@@ -25,6 +26,9 @@ pub fn run(args: &InventoryArgs, context: &Context) -> Outcome {
             let mut findings = input.findings;
             findings.extend(input.notes.into_iter().map(Finding::bare));
             print_human(&findings, context);
+            if let Some(version) = &input.ray_version {
+                println!("# read from a Ray {version} dashboard");
+            }
             print!("{}", cluster_to_toml(&input.cluster));
             Outcome::Ok
         }

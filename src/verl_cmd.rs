@@ -15,7 +15,7 @@ use resource_pool::verl_settings::{cluster_findings, hydra::command_line, ray_fi
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
-use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read};
 use resource_pool::report::Finding;
 use resource_pool::report::json::check_result as json_result;
@@ -86,6 +86,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             &findings,
             None,
             &input.cluster,
+            input.ray_version.as_deref(),
             yaml_name,
         );
         return Outcome::Failed;
@@ -115,6 +116,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     match args.format {
         Format::Json => {
             let mut value = json_result(&findings, Some(&report), &input.cluster);
+            with_ray_version(&mut value, input.ray_version.as_deref());
             let pools: Vec<_> = report
                 .pools
                 .iter()
@@ -162,6 +164,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                 &findings,
                 Some(&report),
                 &input.cluster,
+                input.ray_version.as_deref(),
                 yaml_name,
             );
         }

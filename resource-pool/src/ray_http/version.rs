@@ -48,7 +48,11 @@ impl RayVersion {
 fn major_minor(version: &str) -> Option<(u64, u64)> {
     let mut parts = version.trim().split('.');
     let major = parts.next()?.parse().ok()?;
-    let minor: String = parts.next()?.chars().take_while(char::is_ascii_digit).collect();
+    let minor: String = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     Some((major, minor.parse().ok()?))
 }
 
@@ -139,7 +143,9 @@ mod tests {
             warning.as_deref(),
             Some("the dashboard runs Ray 2.61.0, outside the verified range (Ray 2.41 to 2.60)")
         );
-        let unknown = check_version(None).map(|w| w.to_string()).unwrap_or_default();
+        let unknown = check_version(None)
+            .map(|w| w.to_string())
+            .unwrap_or_default();
         assert!(unknown.contains("unknown version"), "{unknown}");
     }
 
@@ -151,6 +157,9 @@ mod tests {
         ))
         .unwrap_or_default();
         let default = format!("RP_RAY_VERSIONS:-{}}}", VERIFIED_RAY_VERSIONS.join(" "));
-        assert!(script.contains(&default), "scripts/ray-tests.sh should default to {default}");
+        assert!(
+            script.contains(&default),
+            "scripts/ray-tests.sh should default to {default}"
+        );
     }
 }
