@@ -34,8 +34,8 @@ pub struct ClusterArgs {
     /// other source is given.
     #[arg(long, value_name = "CLUSTER.toml", conflicts_with = "ray")]
     pub cluster: Option<PathBuf>,
-    /// A live Ray cluster's dashboard (`http://HEAD:8265`); default: `RAY_ADDRESS` when it
-    /// is an http URL. A token for dashboards that need one comes from
+    /// A live Ray cluster's dashboard (`http://HEAD:8265`, or `https://...` behind TLS);
+    /// default: `RAY_ADDRESS` when it is an http(s) URL. A token for dashboards that need one comes from
     /// `RESOURCE_POOL_RAY_TOKEN` or `RAY_AUTH_TOKEN`, or a file named by
     /// `RESOURCE_POOL_RAY_TOKEN_FILE` or `RAY_AUTH_TOKEN_PATH`; it is never printed.
     #[arg(long, value_name = "URL")]
@@ -58,10 +58,11 @@ pub struct ClusterArgs {
     /// nodes with what Ray will declare on them.
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray", "slurm", "local", "kubectl"])]
     pub kuberay: Option<PathBuf>,
-    /// Which replica count of each KubeRay worker group becomes nodes: `replicas` as
-    /// KubeRay clamps it, or `minReplicas`, or `maxReplicas`.
-    #[arg(long, value_name = "WHICH", default_value = "current", value_parser = ["current", "min", "max"], requires = "kuberay")]
-    pub replicas: String,
+    /// Which replica count of each KubeRay worker group becomes nodes: `current`
+    /// (`replicas` as KubeRay clamps it; the default), `min` (`minReplicas`) or `max`
+    /// (`maxReplicas`).
+    #[arg(long, value_name = "WHICH", value_parser = ["current", "min", "max"], requires = "kuberay")]
+    pub replicas: Option<String>,
     /// The certificate authority (PEM) of an https dashboard's certificate, in place of the
     /// system's trust store.
     #[arg(long, value_name = "FILE", env = CA_CERT_VARIABLE)]
@@ -98,6 +99,10 @@ pub fn with_ray_version(value: &mut serde_json::Value, ray_version: Option<&str>
 
 /// Reads the cluster, or says why not (exit 2).
 pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    // clap drops `requires` when another source conflicting with `--kuberay` is given.
+    if args.replicas.is_some() && args.kuberay.is_none() {
+        return Err(vec![Finding::bare(ReplicasWithoutKubeRay)]);
+    }
     if let Some(path) = &args.cluster {
         return from_path(path, context);
     }
@@ -111,7 +116,7 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         return from_kubectl(path, args.kubectl_pods.as_deref(), context);
     }
     if let Some(path) = &args.kuberay {
-        return from_kuberay(path, &args.replicas, context);
+        return from_kuberay(path, args.replicas.as_deref(), context);
     }
     if args.ray.is_none()
         && let Some(path) = std::env::var_os(CLUSTER_VARIABLE).filter(|p| !p.is_empty())
@@ -153,13 +158,13 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
 
 fn from_kuberay(
     path: &std::path::Path,
-    replicas: &str,
+    replicas: Option<&str>,
     context: &Context,
 ) -> Result<ClusterInput, Vec<Finding>> {
     let source = read_file_or_stdin(path, context)?;
     let replicas = Replicas::ALL
         .iter()
-        .find(|(name, _)| *name == replicas)
+        .find(|(name, _)| Some(*name) == replicas)
         .map_or(Replicas::Current, |(_, r)| *r);
     let options = KubeRayOptions {
         replicas,
@@ -323,3 +328,12 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
     )
 )]
 pub struct NoCluster;
+
+/// `--replicas` without `--kuberay`, where it would change nothing.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("--replicas applies to a KubeRay manifest only")]
+#[diagnostic(
+    code(resource_pool::cli::replicas_without_kuberay),
+    help("pass the manifest with --kuberay FILE, or drop --replicas")
+)]
+pub struct ReplicasWithoutKubeRay;

@@ -13,6 +13,7 @@ mod corpus_replay;
 mod hostile_input;
 mod inventory_sources;
 mod kubectl_inventory;
+mod kuberay_inventory;
 mod local_inventory;
 mod plan_picture;
 mod pre_commit_hook;

@@ -147,17 +147,20 @@ start_nodes() {
         --include-dashboard=true --dashboard-host=127.0.0.1 --dashboard-port="$DASH_PORT" \
         --dashboard-agent-listen-port=52365 \
         --object-store-memory=80000000 --temp-dir="$RAY_TMP" --disable-usage-stats \
+        --include-log-monitor=False \
         > "$RAY_TMP/head.out" 2>&1 || { cat "$RAY_TMP/head.out" >&2; return 1; }
     log "starting worker 127.0.0.3 (GPU 8, CPU 32, accelerator_type:H100, my_custom)"
     "$ray" start --address="$HEAD_IP:$GCS_PORT" --node-ip-address=127.0.0.3 \
         --num-gpus=8 --num-cpus=32 --resources='{"accelerator_type:H100": 1, "my_custom": 2}' \
         --labels='{"zone": "z1"}' \
         --dashboard-agent-listen-port=52366 --object-store-memory=80000000 --temp-dir="$RAY_TMP" \
+        --include-log-monitor=False \
         > "$RAY_TMP/worker3.out" 2>&1 || { cat "$RAY_TMP/worker3.out" >&2; return 1; }
     log "starting worker 127.0.0.4 (NPU 8, CPU 32)"
     "$ray" start --address="$HEAD_IP:$GCS_PORT" --node-ip-address=127.0.0.4 \
         --num-gpus=0 --num-cpus=32 --resources='{"NPU": 8}' \
         --dashboard-agent-listen-port=52367 --object-store-memory=80000000 --temp-dir="$RAY_TMP" \
+        --include-log-monitor=False \
         > "$RAY_TMP/worker4.out" 2>&1 || { cat "$RAY_TMP/worker4.out" >&2; return 1; }
 }
 

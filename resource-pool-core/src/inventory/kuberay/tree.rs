@@ -236,20 +236,32 @@ impl Builder {
     }
 }
 
-/// Converts every span of the tree from characters to bytes, in one pass over the text.
+/// Converts every span of the tree from characters to bytes, in one pass over the text,
+/// and trims the whitespace a block container's end marker takes in (it stands at the next
+/// token).
 fn to_bytes(text: &str, documents: &mut [Node]) {
-    if text.is_ascii() {
-        return;
-    }
-    let mut wanted = Vec::new();
-    visit(documents, &mut |node| {
-        wanted.extend([node.span.start, node.span.end])
+    let at: Option<HashMap<usize, usize>> = (!text.is_ascii()).then(|| {
+        let mut wanted = Vec::new();
+        visit(documents, &mut |node| {
+            wanted.extend([node.span.start, node.span.end]);
+        });
+        let bytes = char_to_byte(text, &wanted);
+        wanted.into_iter().zip(bytes).collect()
     });
-    let bytes = char_to_byte(text, &wanted);
-    let at: HashMap<usize, usize> = wanted.into_iter().zip(bytes).collect();
+    let bytes = text.as_bytes();
     visit_mut(documents, &mut |node| {
-        let start = at.get(&node.span.start).copied().unwrap_or(0);
-        let end = at.get(&node.span.end).copied().unwrap_or(start);
+        let (mut start, mut end) = match &at {
+            Some(at) => {
+                let start = at.get(&node.span.start).copied().unwrap_or(0);
+                (start, at.get(&node.span.end).copied().unwrap_or(start))
+            }
+            None => (node.span.start, node.span.end),
+        };
+        end = end.min(bytes.len());
+        start = start.min(end);
+        while end > start && bytes[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
         node.span = start..end;
     });
 }
