@@ -1,11 +1,9 @@
 //! `resource-pool check CONFIG (--cluster CLUSTER.toml | --ray URL)`
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use resource_pool::check::{CheckOptions, CheckReport, check};
-use resource_pool::inventory::check_against_slots;
+use resource_pool::check::{CheckOptions, CheckReport};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 
@@ -13,9 +11,8 @@ use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
 };
-use resource_pool::render::{check_pictures, render_text};
 use resource_pool::report::json::check_result as json_result;
-use resource_pool::report::{Finding, summary};
+use resource_pool::report::{CheckRun, Finding, human_report};
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -65,28 +62,16 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         Ok(loaded) => loaded,
         Err(findings) => return unreadable(findings, args.format, context, config),
     };
-    let source = loaded.source.clone();
-    let mut findings: Vec<Finding> = loaded
-        .diagnostics
-        .iter()
-        .cloned()
-        .map(|d| Finding::in_file(d, &source))
-        .collect();
-    let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
+    let mut notes = Vec::new();
+    let Some(input) = read_cluster_noting(&args.cluster, context, &mut notes) else {
+        let mut findings: Vec<Finding> = loaded
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|d| Finding::in_file(d, &loaded.source))
+            .collect();
+        findings.extend(notes);
         return unreadable(findings, args.format, context, config);
-    };
-    let Some(manager) = &loaded.manager else {
-        let written = write_plan(plan_svg.as_deref(), None, &input.cluster, &mut findings);
-        emit(
-            args.format,
-            context,
-            &findings,
-            None,
-            &input.cluster,
-            input.ray_version.as_deref(),
-            config,
-        );
-        return written.max(Outcome::Failed);
     };
     let options = CheckOptions {
         placement: PlacementOptions {
@@ -99,35 +84,24 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             ..RaySimOptions::default()
         },
     };
-    let report = check(manager, &input.cluster, &loaded, &options);
-    findings.extend(
-        check_against_slots(&input.cluster, &report.slots, input.dead)
-            .into_iter()
-            .map(Finding::bare),
-    );
-    findings.extend(
-        report
-            .diagnostics
-            .iter()
-            .cloned()
-            .map(|d| Finding::in_file(d, &source)),
-    );
+    let ray_version = input.ray_version;
+    let mut run = CheckRun::check(&loaded, input.cluster, notes, input.dead, &options);
     let written = write_plan(
         plan_svg.as_deref(),
-        Some(&report),
-        &input.cluster,
-        &mut findings,
+        run.report.as_ref(),
+        &run.cluster,
+        &mut run.findings,
     );
     emit(
         args.format,
         context,
-        &findings,
-        Some(&report),
-        &input.cluster,
-        input.ray_version.as_deref(),
+        &run.findings,
+        run.report.as_ref(),
+        &run.cluster,
+        ray_version.as_deref(),
         config,
     );
-    if report.passes() && !findings.iter().any(Finding::is_error) {
+    if run.passes() {
         written
     } else {
         written.max(Outcome::Failed)
@@ -188,25 +162,20 @@ pub(super) fn emit(
         }
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
-            print_human(findings, context);
-            if let Some(report) = report
-                && !context.quiet
-            {
-                let colour = context.color.enabled(std::io::stdout().is_terminal());
-                for picture in check_pictures(report, cluster) {
-                    print!("{}", render_text(&picture, colour));
-                }
-                let feasible = match report.feasible() {
-                    Some(true) => "placeable",
-                    Some(false) => "not placeable",
-                    None => "placement undecided",
-                };
-                eprintln!(
-                    "check: {feasible}; Ray {} ({})",
-                    report.ray.verdict,
-                    summary(findings)
-                );
+            if context.quiet {
+                print_human(findings, context);
+                return;
             }
+            let human = human_report(
+                findings,
+                report,
+                cluster,
+                context.stderr_colour(),
+                context.stdout_colour(),
+            );
+            eprint!("{}", human.diagnostics);
+            print!("{}", human.plan);
+            eprint!("{}", human.summary);
         }
     }
 }

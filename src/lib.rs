@@ -11,6 +11,7 @@ mod plan_file;
 mod schema_cmd;
 mod verl_cmd;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -157,9 +158,9 @@ fn load(
     source: &resource_pool::source::SourceFile,
     set: &SetArgs,
     options: &LintOptions,
-) -> Result<resource_pool::config::LoadedConfig, Vec<report::Finding>> {
+) -> Result<resource_pool::load::LoadedConfig, Vec<report::Finding>> {
     let overrides = set.overrides().map_err(|finding| vec![finding])?;
-    resource_pool::config::load_config_with(source, &overrides, options).map_err(|failure| {
+    resource_pool::load::load_config_with(source, &overrides, options).map_err(|failure| {
         failure
             .errors
             .into_iter()
@@ -178,6 +179,16 @@ pub struct Context {
 }
 
 impl Context {
+    /// Whether to colour what goes to stderr (diagnostics).
+    fn stderr_colour(&self) -> bool {
+        self.color.enabled(std::io::stderr().is_terminal())
+    }
+
+    /// Whether to colour what goes to stdout (the plan).
+    fn stdout_colour(&self) -> bool {
+        self.color.enabled(std::io::stdout().is_terminal())
+    }
+
     fn lint_options(&self, roles: Roles) -> LintOptions {
         let roles = match roles {
             Roles::Verl => RoleSet::verl(),
@@ -255,12 +266,17 @@ fn print_for_ci(format: Format, findings: &[report::Finding], main_file: Option<
     }
 }
 
-/// Prints human reports on stderr.
+/// Prints human reports on stderr; with `-q`, of the errors only (its promise: nothing
+/// else for people).
 fn print_human(findings: &[report::Finding], context: &Context) {
-    let text = report::render_human(findings, context.color);
-    if !text.is_empty() {
-        eprint!("{text}");
-    }
+    let shown: Vec<&report::Finding> = findings
+        .iter()
+        .filter(|f| !context.quiet || f.is_error())
+        .collect();
+    eprint!(
+        "{}",
+        report::render_human_refs(&shown, context.stderr_colour())
+    );
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use resource_pool::check::check_against_slots;
 use resource_pool::check::{CheckOptions, check};
 use resource_pool::config::OVERRIDES_NAME;
-use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;

@@ -17,6 +17,7 @@ pub mod inventory;
 pub mod json_schema;
 mod line_index;
 pub mod lint;
+pub mod load;
 pub mod model;
 pub mod placement;
 pub mod ray_sim;

@@ -47,7 +47,7 @@ pub mod report;
 
 // The core's pipeline, one module per stage (see `resource_pool_core`).
 pub use resource_pool_core::{
-    check, cluster_file, config, file_keys, inventory, json_schema, lint, model, placement,
+    check, cluster_file, config, file_keys, inventory, json_schema, lint, load, model, placement,
     ray_sim, source, verl_settings,
 };
 // The types a trainer names.

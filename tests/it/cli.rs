@@ -456,3 +456,26 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[test]
+fn quiet_shows_errors_only() {
+    let output = run(&["lint", "-q", "tests/data/lint/many_problems.toml"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("resource_pool::config::zero_slot"),
+        "{stderr}"
+    );
+    // The file's three warnings, and the verdict line, are not shown.
+    for warning in ["uneven_slots", "unused_pool", "unknown_role", "invalid ("] {
+        assert!(!stderr.contains(warning), "{warning} in {stderr}");
+    }
+    let output = run(&[
+        "check",
+        "-q",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+    ]);
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty() && output.stderr.is_empty());
+}

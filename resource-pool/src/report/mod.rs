@@ -8,10 +8,12 @@
 pub mod github;
 mod human;
 pub mod json;
+mod run;
 pub mod sarif;
 
-pub use human::{ColorChoice, render_human, summary};
+pub use human::{ColorChoice, render_human, render_human_refs, summary};
 pub use json::JsonDiagnostic;
+pub use run::{CheckRun, HumanReport, human_report};
 
 use miette::{Diagnostic, Severity};
 use resource_pool_core::source::SourceFile;
