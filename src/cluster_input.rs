@@ -168,7 +168,7 @@ fn from_kuberay(
         .map_or(Replicas::Current, |(_, r)| *r);
     let options = KubeRayOptions {
         replicas,
-        ..KubeRayOptions::default()
+        max_nodes: context.cluster_limits.max_nodes as u64,
     };
     let inventory = kuberay_inventory(source.text(), &options).map_err(|e| in_file(e, &source))?;
     Ok(from_inventory(inventory))

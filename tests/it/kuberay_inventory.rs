@@ -47,6 +47,14 @@ fn the_inventory_reads_back_as_a_cluster_file() {
     assert_eq!(piped.stdout, output.stdout);
     let max = run(&["inventory", "--kuberay", GPU, "--replicas", "max"], None);
     assert_eq!(text(&max.stdout).matches("[[nodes]]").count(), 1 + 4 + 2);
+    // --max-nodes bounds the nodes a manifest makes, as it bounds a cluster file's.
+    let bounded = run(&["inventory", "--kuberay", GPU, "--max-nodes", "3"], None);
+    assert_eq!(bounded.status.code(), Some(2));
+    assert!(
+        text(&bounded.stderr).contains("kuberay::too_many_nodes"),
+        "{}",
+        text(&bounded.stderr)
+    );
 }
 
 #[test]

@@ -91,8 +91,8 @@ pub struct KubeRayOptions {
 }
 
 impl KubeRayOptions {
-    /// The default bound on nodes.
-    pub const DEFAULT_MAX_NODES: u64 = 100_000;
+    /// The default bound on nodes: the one of cluster files.
+    pub const DEFAULT_MAX_NODES: u64 = crate::cluster_file::ClusterLimits::DEFAULT_MAX_NODES as u64;
 }
 
 impl Default for KubeRayOptions {

@@ -206,8 +206,14 @@ fn an_unknown_ca_is_a_clear_diagnostic_and_the_token_stays_secret() {
         assert!(!shown.contains(TOKEN), "{shown}");
     }
     // The handshake failed before any request: nothing was sent, the token included.
+    // (The server counts its failed handshakes on its own threads: wait for them a little.)
+    let failed = || *server.handshakes_failed.lock().expect("lock");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while failed() < 2 && std::time::Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(failed(), 2);
     assert!(server.seen().is_empty());
-    assert!(*server.handshakes_failed.lock().expect("lock") >= 2);
 }
 
 #[test]
@@ -277,7 +283,7 @@ fn the_cli_reads_https_dashboards() {
         run(&[], &[("SSL_CERT_FILE", ca.path())]),
     ] {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
         let value = crate::common::json(&output);
         assert_eq!(value["ray_version"], "2.60.0", "{value}");
     }
