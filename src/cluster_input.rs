@@ -203,10 +203,10 @@ fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput,
 }
 
 /// A parsed file's errors, each labelled in that file.
-fn in_file<E>(errors: Vec<E>, source: &SourceFile) -> Vec<Finding>
-where
-    E: miette::Diagnostic + Send + Sync + 'static,
-{
+fn in_file<E: resource_pool::report::Reportable>(
+    errors: Vec<E>,
+    source: &SourceFile,
+) -> Vec<Finding> {
     errors
         .into_iter()
         .map(|e| Finding::in_file(e, source))
@@ -269,7 +269,7 @@ fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
 }
 
 /// Standard input could not be read.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("cannot read stdin: {0}")]
 #[diagnostic(
     code(resource_pool::cli::stdin),
@@ -319,7 +319,7 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
 }
 
 /// No cluster source: no flag, no `RESOURCE_POOL_CLUSTER`, no http `RAY_ADDRESS`.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("no cluster to check against")]
 #[diagnostic(
     code(resource_pool::cli::no_cluster),
@@ -330,7 +330,7 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
 pub struct NoCluster;
 
 /// `--replicas` without `--kuberay`, where it would change nothing.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("--replicas applies to a KubeRay manifest only")]
 #[diagnostic(
     code(resource_pool::cli::replicas_without_kuberay),

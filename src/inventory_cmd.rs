@@ -5,7 +5,7 @@
 use resource_pool::cluster_file::cluster_to_toml;
 
 use super::cluster_input::{ClusterArgs, read_cluster};
-use super::{Context, Outcome, print_human};
+use super::{Context, Outcome, print_human, to_stdout};
 use resource_pool::report::Finding;
 
 /// Arguments of `inventory`.
@@ -26,10 +26,12 @@ pub fn run(args: &InventoryArgs, context: &Context) -> Outcome {
             let mut findings = input.findings;
             findings.extend(input.notes.into_iter().map(Finding::bare));
             print_human(&findings, context);
+            let mut out = String::new();
             if let Some(version) = &input.ray_version {
-                println!("# read from a Ray {version} dashboard");
+                out.push_str(&format!("# read from a Ray {version} dashboard\n"));
             }
-            print!("{}", cluster_to_toml(&input.cluster));
+            out.push_str(&cluster_to_toml(&input.cluster));
+            to_stdout(&out);
             Outcome::Ok
         }
     }

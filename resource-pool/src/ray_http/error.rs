@@ -6,7 +6,8 @@ use std::time::Duration;
 use super::tls::{TlsProblem, TrustRoots, tls_problem};
 
 /// Why the dashboard could not be read.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum RayHttpError {
     /// The URL is not an `http(s)://host:port` URL.
     #[error("`{url}` is not a Ray dashboard URL: {problem}")]
@@ -77,6 +78,7 @@ pub enum RayHttpError {
         /// The start of the answer's body.
         detail: String,
         /// What to do.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
     },
     /// Another HTTP status than 200.
@@ -90,6 +92,7 @@ pub enum RayHttpError {
         /// The start of the answer's body.
         detail: String,
         /// What to do.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
     },
     /// A body larger than the limit.
@@ -129,6 +132,7 @@ pub enum RayHttpError {
         /// What was wrong.
         problem: TlsProblem,
         /// What to do, naming the trust store that was used.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
     },
     /// A CA file (`--ca-cert`, `RESOURCE_POOL_CA_CERT`) that cannot be used.
