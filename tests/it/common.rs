@@ -42,11 +42,11 @@ pub fn run_with_stdin(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the binary runs");
     let mut input = child.stdin.take().expect("stdin");
-    // A binary that refuses its arguments exits without reading stdin: the pipe is then
-    // closed, which is its answer, not the test's failure.
+    // A command that fails before it reads its input (a usage error) closes the pipe: what
+    // it did not read is not the test's failure, its exit status and output say the rest.
     match input.write_all(stdin.unwrap_or("").as_bytes()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        written => written.expect("stdin written"),
+        other => other.expect("stdin written"),
     }
     drop(input);
     child.wait_with_output().expect("the binary ends")
