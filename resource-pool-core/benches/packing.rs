@@ -128,7 +128,10 @@ fn main() -> ExitCode {
                 t.name, report.stats.decided_by, report.stats.steps,
             );
         }
-        println!("[packing] budget={budget} decided={decided} of {} (decided ones took {total:.3} s in all)", sample.len());
+        println!(
+            "[packing] budget={budget} decided={decided} of {} (decided ones took {total:.3} s in all)",
+            sample.len()
+        );
     }
     if let Some(path) = &args.results
         && let Err(e) = fs::write(path, results)
@@ -136,5 +139,9 @@ fn main() -> ExitCode {
         eprintln!("packing: cannot write {path}: {e}");
         return ExitCode::FAILURE;
     }
-    if bad { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if bad {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -55,25 +55,31 @@
 //! infeasible or undecided answer (the largest part that fits) runs greedy packings within
 //! what is left of the budget (at least 10 ms, at most 200 ms).
 
+mod budget;
+mod exact;
 mod explain;
+mod greedy;
+mod plan;
 mod problem;
-mod search;
 mod witness;
 
 use std::time::Duration;
 
+pub use budget::BudgetLimit;
 pub use explain::{
     IdleFit, InfeasibleReason, Lack, NearestNode, NotTogether, ShortTotal, UnfitSlots,
 };
-pub use search::BudgetLimit;
 pub use witness::{Witness, WitnessError};
 
 pub(crate) use explain::nearest;
 pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits, intern_slots};
 
 use crate::model::{Cluster, NodeSlot};
+use budget::Budget;
+use exact::{Dfs, Exact};
+use greedy::BinOrder;
+use plan::Move;
 use problem::Problem;
-use search::{BinOrder, Budget, Dfs, Exact, Move};
 
 /// Limits of the search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -203,10 +209,10 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
     if !fits_alone || !copies_suffice(problem) {
         return Decision::Impossible(DecidedBy::Bounds);
     }
-    let scales = search::scales(problem);
-    let order = search::types_by_size(problem, &scales);
+    let scales = greedy::scales(problem);
+    let order = greedy::types_by_size(problem, &scales);
     for bin_order in [BinOrder::Tightest, BinOrder::Emptiest, BinOrder::Given] {
-        if let Some((moves, _)) = search::greedy(problem, &order, bin_order, &scales, true, budget)
+        if let Some((moves, _)) = greedy::greedy(problem, &order, bin_order, &scales, true, budget)
         {
             return Decision::Found(moves, DecidedBy::Heuristic);
         }
@@ -267,15 +273,15 @@ fn copies_suffice(problem: &Problem) -> bool {
 /// The largest part the greedy finds that fits together (slot indices, sorted), within
 /// `time` (the greedy is polynomial; the limit only guards huge inputs).
 fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Move>>) {
-    let scales = search::scales(problem);
-    let desc = search::types_by_size(problem, &scales);
+    let scales = greedy::scales(problem);
+    let desc = greedy::types_by_size(problem, &scales);
     let asc: Vec<usize> = desc.iter().rev().copied().collect();
     let mut budget = Budget::new(u64::MAX, time);
     let mut best: Option<(Vec<Move>, Vec<u64>)> = None;
     for order in [&desc, &asc] {
         for bin_order in [BinOrder::Tightest, BinOrder::Emptiest, BinOrder::Given] {
             if let Some((moves, placed)) =
-                search::greedy(problem, order, bin_order, &scales, false, &mut budget)
+                greedy::greedy(problem, order, bin_order, &scales, false, &mut budget)
             {
                 let total: u64 = placed.iter().sum();
                 if best
@@ -328,7 +334,7 @@ pub fn check_placement(
     let decision = decide(&problem, slots.len(), &mut budget);
     let (outcome, decided_by) = match decision {
         Decision::Found(moves, by) => {
-            match search::replay(&problem, &moves, slots.len()).map(|nodes| Witness { nodes }) {
+            match plan::replay(&problem, &moves, slots.len()).map(|nodes| Witness { nodes }) {
                 Some(w) => {
                     // Validated in debug builds (and by the tests); validation re-reads every
                     // slot and node, which would double the cost of the check in release.
@@ -398,7 +404,7 @@ pub fn check_placement(
         Decision::OutOfBudget(limit) => {
             let (fits, complete) = largest_part(&problem, part_time(&budget, options));
             let witness = complete
-                .and_then(|moves| search::replay(&problem, &moves, slots.len()))
+                .and_then(|moves| plan::replay(&problem, &moves, slots.len()))
                 .map(|nodes| Witness { nodes })
                 .filter(|w| w.validate(slots, cluster).is_ok());
             match witness {

@@ -1,268 +1,13 @@
-//! The search: batched greedy heuristics over classes, then an exact branch-and-bound.
-//!
-//! Both work on *bins*: a multiset of remaining-capacity vectors with counts. Nodes whose
-//! remaining capacities are equal are interchangeable, so they are one bin and one choice.
+//! The exact search: a depth-first branch and bound over slots, on bins of equal remaining
+//! capacity.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
 
-use super::problem::{FxBuild, Problem, VecMap, fits};
-
-/// Which limit of the budget ran out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BudgetLimit {
-    /// [`PlacementOptions::max_steps`](super::PlacementOptions::max_steps).
-    Steps,
-    /// [`PlacementOptions::budget`](super::PlacementOptions::budget).
-    Time,
-}
-
-/// A deterministic step budget plus a wall-clock deadline.
-#[derive(Debug)]
-pub(crate) struct Budget {
-    pub steps: u64,
-    max_steps: u64,
-    start: Instant,
-    limit: Duration,
-    pub exhausted: Option<BudgetLimit>,
-}
-
-impl Budget {
-    pub fn new(max_steps: u64, limit: Duration) -> Budget {
-        Budget {
-            steps: 0,
-            max_steps,
-            start: Instant::now(),
-            limit,
-            exhausted: None,
-        }
-    }
-
-    /// Counts `n` steps; `false` once a limit is hit (and from then on).
-    pub fn tick(&mut self, n: u64) -> bool {
-        if self.exhausted.is_some() {
-            return false;
-        }
-        let before = self.steps;
-        self.steps = self.steps.saturating_add(n);
-        if self.steps > self.max_steps {
-            self.exhausted = Some(BudgetLimit::Steps);
-            return false;
-        }
-        // The clock is read about every 256 steps.
-        if before >> 8 != self.steps >> 8 && self.start.elapsed() > self.limit {
-            self.exhausted = Some(BudgetLimit::Time);
-            return false;
-        }
-        true
-    }
-
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
-    }
-}
-
-/// One step of a plan: `per_node` slots of type `ty` on each of `nodes` nodes whose
-/// remaining capacity was `from`.
-#[derive(Clone, Debug)]
-pub(crate) struct Move {
-    pub ty: usize,
-    pub from: Vec<u64>,
-    pub per_node: u64,
-    pub nodes: u64,
-}
-
-/// Turns a plan into the node of every slot, by replaying it on the real nodes. `None` when
-/// the plan does not match the problem (a bug; the caller validates anyway).
-pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Option<Vec<usize>> {
-    let mut buckets: VecMap<Vec<usize>> = VecMap::default();
-    for class in &problem.classes {
-        let mut nodes = class.nodes.clone();
-        nodes.reverse();
-        buckets.entry(class.cap.clone()).or_default().extend(nodes);
-    }
-    let mut next_slot: Vec<usize> = vec![0; problem.types.len()];
-    let mut out = vec![usize::MAX; n_slots];
-    let mut moved: Vec<usize> = Vec::new();
-    for mv in moves {
-        let ty = problem.types.get(mv.ty)?;
-        let mut to = mv.from.clone();
-        for (c, d) in to.iter_mut().zip(&ty.demand) {
-            *c = c.checked_sub(d.checked_mul(mv.per_node)?)?;
-        }
-        let source = buckets.get_mut(&mv.from)?;
-        let take = usize::try_from(mv.nodes).ok()?;
-        let keep = source.len().checked_sub(take)?;
-        moved.clear();
-        moved.extend(source.drain(keep..).rev());
-        for &node in &moved {
-            for _ in 0..mv.per_node {
-                let slot = *ty.slots.get(next_slot[mv.ty])?;
-                next_slot[mv.ty] += 1;
-                *out.get_mut(slot)? = node;
-            }
-        }
-        buckets.entry(to).or_default().extend(moved.iter().rev());
-    }
-    if out.contains(&usize::MAX) {
-        return None;
-    }
-    Some(out)
-}
-
-/// Weights that make resources comparable: one over the largest capacity of each.
-pub(crate) fn scales(problem: &Problem) -> Vec<f64> {
-    (0..problem.dims())
-        .map(|r| {
-            let max = problem.classes.iter().map(|c| c.cap[r]).max().unwrap_or(0);
-            if max == 0 { 0.0 } else { 1.0 / max as f64 }
-        })
-        .collect()
-}
-
-fn size(v: &[u64], scales: &[f64]) -> f64 {
-    v.iter().zip(scales).map(|(&x, s)| x as f64 * s).sum()
-}
-
-/// Slot types, largest first (ties by index: deterministic).
-pub(crate) fn types_by_size(problem: &Problem, scales: &[f64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..problem.types.len()).collect();
-    let sizes: Vec<f64> = problem
-        .types
-        .iter()
-        .map(|t| size(&t.demand, scales))
-        .collect();
-    order.sort_by(|&a, &b| sizes[b].total_cmp(&sizes[a]).then(a.cmp(&b)));
-    order
-}
-
-/// How bins are visited by the greedy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BinOrder {
-    /// Tightest first: best fit.
-    Tightest,
-    /// Emptiest first: worst fit.
-    Emptiest,
-    /// In cluster order: first fit.
-    Given,
-}
-
-/// Most slots of demand `d` that fit in `cap`, at most `limit`.
-fn per_node(cap: &[u64], d: &[u64], limit: u64) -> u64 {
-    let mut k = limit;
-    for (&c, &x) in cap.iter().zip(d) {
-        if let Some(q) = c.checked_div(x) {
-            k = k.min(q);
-        }
-    }
-    k
-}
-
-fn sub_times(cap: &[u64], d: &[u64], k: u64) -> Vec<u64> {
-    cap.iter()
-        .zip(d)
-        .map(|(&c, &x)| c.saturating_sub(x.saturating_mul(k)))
-        .collect()
-}
-
-/// A batched greedy: slot types in `order`, each placed as densely as it goes on the bins
-/// in `bins` order. Returns the plan and how many slots of each type it placed (`full`:
-/// stop at the first type that does not fit entirely).
-pub(crate) fn greedy(
-    problem: &Problem,
-    order: &[usize],
-    bin_order: BinOrder,
-    scales: &[f64],
-    full: bool,
-    budget: &mut Budget,
-) -> Option<(Vec<Move>, Vec<u64>)> {
-    let mut bins: Vec<(Vec<u64>, u64)> = problem
-        .classes
-        .iter()
-        .map(|c| (c.cap.clone(), c.nodes.len() as u64))
-        .collect();
-    let mut moves = Vec::new();
-    let mut placed = vec![0u64; problem.types.len()];
-    for &t in order {
-        let d = &problem.types[t].demand;
-        let mut m = problem.types[t].slots.len() as u64;
-        let mut idx: Vec<usize> = (0..bins.len()).collect();
-        match bin_order {
-            BinOrder::Given => {}
-            BinOrder::Tightest | BinOrder::Emptiest => {
-                let sizes: Vec<f64> = bins.iter().map(|b| size(&b.0, scales)).collect();
-                idx.sort_by(|&a, &b| {
-                    let o = sizes[a].total_cmp(&sizes[b]);
-                    if bin_order == BinOrder::Tightest {
-                        o
-                    } else {
-                        o.reverse()
-                    }
-                });
-            }
-        }
-        if !budget.tick(bins.len() as u64 + 1) {
-            return None;
-        }
-        for i in idx {
-            if m == 0 {
-                break;
-            }
-            let k = per_node(&bins[i].0, d, m);
-            if k == 0 || bins[i].1 == 0 || !fits(d, &bins[i].0) {
-                continue;
-            }
-            let n = bins[i].1;
-            let filled = n.min(m / k);
-            if filled > 0 {
-                moves.push(Move {
-                    ty: t,
-                    from: bins[i].0.clone(),
-                    per_node: k,
-                    nodes: filled,
-                });
-                let to = sub_times(&bins[i].0, d, k);
-                bins[i].1 -= filled;
-                bins.push((to, filled));
-                m -= filled * k;
-            }
-            if m > 0 && m < k && bins[i].1 > 0 {
-                moves.push(Move {
-                    ty: t,
-                    from: bins[i].0.clone(),
-                    per_node: m,
-                    nodes: 1,
-                });
-                let to = sub_times(&bins[i].0, d, m);
-                bins[i].1 -= 1;
-                bins.push((to, 1));
-                m = 0;
-            }
-        }
-        placed[t] = problem.types[t].slots.len() as u64 - m;
-        if m > 0 && full {
-            return None;
-        }
-        // Merge equal capacities, keeping first-appearance order.
-        let mut merged: Vec<(Vec<u64>, u64)> = Vec::with_capacity(bins.len());
-        let mut at: VecMap<usize> = VecMap::default();
-        for (cap, count) in bins {
-            if count == 0 {
-                continue;
-            }
-            match at.get(&cap) {
-                Some(&j) => merged[j].1 += count,
-                None => {
-                    at.insert(cap.clone(), merged.len());
-                    merged.push((cap, count));
-                }
-            }
-        }
-        bins = merged;
-    }
-    Some((moves, placed))
-}
+use super::budget::Budget;
+use super::greedy::size;
+use super::plan::Move;
+use super::problem::{FxBuild, Problem, fits};
 
 /// The outcome of the exact search.
 #[derive(Debug)]
@@ -641,8 +386,12 @@ impl<'p> Dfs<'p> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::model::{Amount, Cluster, Node, NodeSlot, Resources};
+    use crate::placement::greedy::{BinOrder, greedy, scales, types_by_size};
+    use crate::placement::plan::replay;
 
     fn one_d(caps: &[u64], items: &[u64]) -> (Vec<NodeSlot>, Cluster) {
         let slots = items
@@ -708,14 +457,5 @@ mod tests {
         assert_eq!(solve(&[], &[]).0, Some(true));
         assert_eq!(solve(&[], &[1]).0, Some(false));
         assert_eq!(solve(&[3, 3, 3], &[2, 2, 2, 2]).0, Some(false));
-    }
-
-    #[test]
-    fn budget_counts_steps() {
-        let mut b = Budget::new(3, Duration::from_secs(60));
-        assert!(b.tick(2));
-        assert!(!b.tick(2));
-        assert_eq!(b.exhausted, Some(BudgetLimit::Steps));
-        assert!(!b.tick(0));
     }
 }
