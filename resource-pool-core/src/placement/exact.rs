@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
+use super::bounds::{Effort, Weights};
 use super::budget::Budget;
 use super::greedy::size;
 use super::plan::Move;
@@ -114,13 +115,19 @@ pub(crate) struct Dfs<'p> {
     scales: Vec<f64>,
     memo: HashSet<Box<[u64]>, FxBuild>,
     memo_words: usize,
+    weights: Weights,
 }
 
 /// Memo size limit, in `u64` words (16 MiB).
 const MEMO_WORDS: usize = 2 << 20;
 
 impl<'p> Dfs<'p> {
-    pub fn new(problem: &'p Problem, type_order: &[usize], scales: Vec<f64>) -> Dfs<'p> {
+    pub fn new(
+        problem: &'p Problem,
+        type_order: &[usize],
+        scales: Vec<f64>,
+        weights: Weights,
+    ) -> Dfs<'p> {
         let dims = problem.dims();
         let mut order = Vec::new();
         let mut type_start = Vec::new();
@@ -150,6 +157,7 @@ impl<'p> Dfs<'p> {
             scales,
             memo: HashSet::default(),
             memo_words: 0,
+            weights,
         }
     }
 
@@ -232,6 +240,40 @@ impl<'p> Dfs<'p> {
         !(room_bounded && slots_room < remaining)
     }
 
+    /// The weighted capacity bound on the slots from `pos` and the useful bins.
+    fn weights_refute(
+        &mut self,
+        bins: &Bins,
+        pos: usize,
+        useful: &[bool],
+        budget: &mut Budget,
+    ) -> bool {
+        let left_of_current =
+            self.type_start[pos] + self.problem.types[self.order[pos]].slots.len() - pos;
+        let remaining: Vec<(usize, u64)> = self
+            .remaining_types(pos)
+            .enumerate()
+            .map(|(k, t)| {
+                let n = if k == 0 {
+                    left_of_current
+                } else {
+                    self.problem.types[t].slots.len()
+                };
+                (t, n as u64)
+            })
+            .collect();
+        let useful_bins = (0..bins.len())
+            .filter(|&i| useful[i])
+            .map(|i| (bins.cap(i), bins.counts[i]));
+        self.weights.refute(
+            self.problem,
+            &remaining,
+            useful_bins,
+            Effort::Learned,
+            budget,
+        )
+    }
+
     /// The memo key of a state: position, symmetry bound, useful bins.
     fn key(&self, bins: &Bins, pos: usize, bound: Option<&[u64]>, useful: &[bool]) -> Box<[u64]> {
         let dims = self.problem.dims();
@@ -258,13 +300,14 @@ impl<'p> Dfs<'p> {
         pos: usize,
         bound: Option<&[u64]>,
         arena: &mut Vec<u64>,
+        budget: &mut Budget,
     ) -> Option<Frame> {
         let useful: Vec<bool> = (0..bins.len()).map(|i| self.useful(bins, i, pos)).collect();
         let key = self.key(bins, pos, bound, &useful);
         if self.memo.contains(&key) {
             return None;
         }
-        if !self.bound_ok(bins, pos, &useful) {
+        if !self.bound_ok(bins, pos, &useful) || self.weights_refute(bins, pos, &useful, budget) {
             self.remember(key);
             return None;
         }
@@ -316,7 +359,7 @@ impl<'p> Dfs<'p> {
         }
         let mut arena: Vec<u64> = Vec::new();
         let mut stack: Vec<Frame> = Vec::new();
-        match self.open(&bins, 0, None, &mut arena) {
+        match self.open(&bins, 0, None, &mut arena, budget) {
             Some(f) => stack.push(f),
             None => return Exact::Impossible,
         }
@@ -360,7 +403,7 @@ impl<'p> Dfs<'p> {
                 return Exact::OutOfBudget;
             }
             let bound = (self.type_start[child] != child).then_some(from.as_slice());
-            if let Some(frame) = self.open(&bins, child, bound, &mut arena) {
+            if let Some(frame) = self.open(&bins, child, bound, &mut arena, budget) {
                 stack.push(frame);
             }
         }
@@ -423,7 +466,8 @@ mod tests {
         let scales = scales(&problem);
         let order = types_by_size(&problem, &scales);
         let mut budget = Budget::new(1_000_000, Duration::from_secs(5));
-        let mut dfs = Dfs::new(&problem, &order, scales);
+        let weights = Weights::new(&problem);
+        let mut dfs = Dfs::new(&problem, &order, scales, weights);
         let r = match dfs.run(&mut budget) {
             Exact::Found(moves) => {
                 assert!(replay(&problem, &moves, slots.len()).is_some());

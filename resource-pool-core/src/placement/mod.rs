@@ -55,10 +55,13 @@
 //! infeasible or undecided answer (the largest part that fits) runs greedy packings within
 //! what is left of the budget (at least 10 ms, at most 200 ms).
 
+mod bounds;
 mod budget;
+mod completion;
 mod exact;
 mod explain;
 mod greedy;
+mod knapsack;
 mod plan;
 mod problem;
 mod witness;
@@ -76,6 +79,7 @@ pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits, intern_slots};
 
 use crate::model::{Cluster, NodeSlot};
 use budget::Budget;
+use completion::Completer;
 use exact::{Dfs, Exact};
 use greedy::BinOrder;
 use plan::Move;
@@ -192,6 +196,12 @@ impl PlacementReport {
     }
 }
 
+/// Bin completion runs on instances of at most this many nodes that can host something
+/// (it recurses once per node) ...
+const COMPLETION_MAX_NODES: usize = 256;
+/// ... and at most this many slot types (it recurses once per type to list a node's sets).
+const COMPLETION_MAX_TYPES: usize = 256;
+
 enum Decision {
     Found(Vec<Move>, DecidedBy),
     Impossible(DecidedBy),
@@ -206,7 +216,7 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
         .types
         .iter()
         .all(|t| problem.classes.iter().any(|c| fits(&t.demand, &c.cap)));
-    if !fits_alone || !copies_suffice(problem) {
+    if !fits_alone || !bounds::copies_suffice(problem) {
         return Decision::Impossible(DecidedBy::Bounds);
     }
     let scales = greedy::scales(problem);
@@ -220,9 +230,33 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
             return Decision::OutOfBudget(limit);
         }
     }
+    let mut weights = bounds::Weights::new(problem);
+    let everything: Vec<(usize, u64)> = (0..problem.types.len())
+        .map(|t| (t, problem.types[t].slots.len() as u64))
+        .collect();
+    let bins = problem
+        .classes
+        .iter()
+        .map(|c| (c.cap.as_slice(), c.nodes.len() as u64));
+    if weights.refute(problem, &everything, bins, bounds::Effort::All, budget) {
+        return Decision::Impossible(DecidedBy::Bounds);
+    }
+    if let Some(limit) = budget.exhausted {
+        return Decision::OutOfBudget(limit);
+    }
     let steps_before = budget.steps;
-    let mut dfs = Dfs::new(problem, &order, scales);
-    match dfs.run(budget) {
+    let nodes: usize = problem.classes.iter().map(|c| c.nodes.len()).sum();
+    let exact = if nodes <= COMPLETION_MAX_NODES && problem.types.len() <= COMPLETION_MAX_TYPES {
+        let mut completer = Completer::new(problem, &order, scales.clone(), weights.clone());
+        completer.run(budget).ok()
+    } else {
+        None
+    };
+    let exact = match exact {
+        Some(answer) => answer,
+        None => Dfs::new(problem, &order, scales, weights).run(budget),
+    };
+    match exact {
         Exact::Found(moves) => Decision::Found(moves, DecidedBy::Search),
         // Refuted at the root: a bound.
         Exact::Impossible if budget.steps == steps_before => {
@@ -231,43 +265,6 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
         Exact::Impossible => Decision::Impossible(DecidedBy::Search),
         Exact::OutOfBudget => Decision::OutOfBudget(budget.exhausted.unwrap_or(BudgetLimit::Steps)),
     }
-}
-
-/// How many slots of `demand` fit a node of `cap` at once (`u64::MAX` for a demand of
-/// nothing).
-fn copies(demand: &[u64], cap: &[u64]) -> u64 {
-    demand
-        .iter()
-        .zip(cap)
-        .filter(|(d, _)| **d > 0)
-        .map(|(d, c)| c / d)
-        .min()
-        .unwrap_or(u64::MAX)
-}
-
-/// A necessary condition: for every slot type `t`, the slots of every type at least as
-/// large as `t` in every resource (each takes at least what `t` takes) number no more than
-/// the copies of `t` the nodes can hold. It refutes fragmentation at once: nine 8-GPU
-/// slots on eight nodes with 8 GPUs free, whatever the other nodes hold.
-fn copies_suffice(problem: &Problem) -> bool {
-    problem.types.iter().all(|t| {
-        let need: u64 = problem
-            .types
-            .iter()
-            .filter(|u| u.demand.iter().zip(&t.demand).all(|(a, b)| a >= b))
-            .map(|u| u.slots.len() as u64)
-            .sum();
-        let mut room = 0u64;
-        for class in &problem.classes {
-            room = room.saturating_add(
-                (class.nodes.len() as u64).saturating_mul(copies(&t.demand, &class.cap)),
-            );
-            if room >= need {
-                return true;
-            }
-        }
-        room >= need
-    })
 }
 
 /// The largest part the greedy finds that fits together (slot indices, sorted), within
