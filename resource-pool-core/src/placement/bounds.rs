@@ -208,3 +208,87 @@ impl Weights {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::fuzzing::brute_force;
+    use crate::model::{Cluster, NodeSlot, PoolSpec};
+    use crate::test_support::{node, tight_case};
+
+    fn refutes(weights: &mut Weights, problem: &Problem) -> bool {
+        let everything: Vec<(usize, u64)> = (0..problem.types.len())
+            .map(|t| (t, problem.types[t].slots.len() as u64))
+            .collect();
+        let bins = problem
+            .classes
+            .iter()
+            .map(|c| (c.cap.as_slice(), c.nodes.len() as u64));
+        let mut budget = Budget::new(u64::MAX, Duration::from_secs(60));
+        weights.refute(problem, &everything, bins, Effort::All, &mut budget)
+    }
+
+    fn only(family: &[u64]) -> Weights {
+        Weights {
+            families: vec![family.to_vec()],
+            hits: vec![0],
+            probe: 0,
+        }
+    }
+
+    #[test]
+    fn a_threshold_refutes_what_totals_and_copies_do_not() {
+        // 6 + 6 + 4 GPUs on two nodes of 8: 16 of 16, at most one 6 and two 4s per node,
+        // yet a 4 beside a 6 is 10. L2's threshold K = 4 weighs 8, 8, 4: 20 > 2 × 8.
+        let cluster = Cluster::new(vec![node("a", 8, 96), node("b", 8, 96)]);
+        let slots = crate::model::node_slots(&[PoolSpec::with_slots([6, 6, 4])]);
+        let problem = Problem::build(&slots, &cluster);
+        assert!(copies_suffice(&problem));
+        let mut weights = Weights::new(&problem);
+        assert!(refutes(&mut weights, &problem));
+        assert_eq!(brute_force(&slots, &cluster), Some(false));
+        // 6 + 2 and 6 + 2 fit: nothing may refute that.
+        let slots = crate::model::node_slots(&[PoolSpec::with_slots([6, 6, 2, 2])]);
+        let problem = Problem::build(&slots, &cluster);
+        assert!(!refutes(&mut Weights::new(&problem), &problem));
+    }
+
+    #[test]
+    fn learned_effort_tries_the_successful_weighting_first() {
+        let cluster = Cluster::new(vec![node("a", 8, 96), node("b", 8, 96)]);
+        let slots: Vec<NodeSlot> = crate::model::node_slots(&[PoolSpec::with_slots([6, 6, 4])]);
+        let problem = Problem::build(&slots, &cluster);
+        let mut weights = Weights::new(&problem);
+        assert!(refutes(&mut weights, &problem));
+        let hit = weights.hits.iter().position(|&h| h > 0);
+        assert!(hit.is_some());
+        assert_eq!(weights.chosen(Effort::Learned)[0], hit.unwrap_or(0));
+        // One more besides, in turn, never the successful one twice.
+        let chosen = weights.chosen(Effort::Learned);
+        assert_eq!(chosen.len(), 2.min(weights.families.len()));
+        assert_ne!(chosen.get(1), hit.as_ref());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Each weighting on its own: a refutation of an instance that has a placement
+        /// fails here, whichever weighting made it.
+        #[test]
+        fn every_weighting_alone_refutes_only_what_has_no_placement(
+            (slots, cluster) in tight_case(),
+        ) {
+            let problem = Problem::build(&slots, &cluster);
+            let all = Weights::new(&problem);
+            for family in &all.families {
+                if refutes(&mut only(family), &problem) {
+                    prop_assert_eq!(brute_force(&slots, &cluster), Some(false), "weights {:?}", family);
+                }
+            }
+        }
+    }
+}

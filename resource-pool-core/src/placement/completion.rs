@@ -355,3 +355,91 @@ impl Walk<'_> {
 fn copies(demand: &[u64], cap: &[u64]) -> u64 {
     super::bounds::copies(demand, cap)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::fuzzing::brute_force;
+    use crate::model::{Amount, Cluster, Node, NodeSlot, Resources};
+    use crate::placement::greedy::{scales, types_by_size};
+    use crate::placement::plan::replay;
+    use crate::placement::witness::Witness;
+    use crate::test_support::tight_case;
+
+    /// Bin completion alone (no heuristic, no root bound before it): `Some(feasible)`,
+    /// its plan replayed and validated.
+    fn complete(slots: &[NodeSlot], cluster: &Cluster) -> Option<bool> {
+        let problem = Problem::build(slots, cluster);
+        let sc = scales(&problem);
+        let order = types_by_size(&problem, &sc);
+        let weights = Weights::new(&problem);
+        let mut budget = Budget::new(u64::MAX, Duration::from_secs(60));
+        match Completer::new(&problem, &order, sc, weights).run(&mut budget) {
+            Ok(Exact::Found(moves)) => {
+                let nodes = replay(&problem, &moves, slots.len()).expect("a plan that replays");
+                assert_eq!(Witness { nodes }.validate(slots, cluster), Ok(()));
+                Some(true)
+            }
+            Ok(Exact::Impossible) => Some(false),
+            Ok(Exact::OutOfBudget) | Err(_) => None,
+        }
+    }
+
+    fn x(n: u64) -> Resources {
+        Resources::new().with("X", Amount::from_units(n))
+    }
+
+    fn one_d(caps: &[u64], items: &[u64]) -> (Vec<NodeSlot>, Cluster) {
+        let slots = items
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| NodeSlot {
+                pool: 0,
+                slot: i,
+                bundles: 1,
+                demand: x(v),
+            })
+            .collect();
+        let nodes = caps
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| Node::new(format!("n{i}"), x(c)))
+            .collect();
+        (slots, Cluster::new(nodes))
+    }
+
+    #[test]
+    fn perfect_packings_that_greedy_misses() {
+        // {8,5,5} and {8,7,3}: best fit decreasing puts 7 with the first 8 and fails.
+        let (slots, cluster) = one_d(&[18, 18], &[8, 8, 7, 5, 5, 3]);
+        assert_eq!(complete(&slots, &cluster), Some(true));
+        let (slots, cluster) = one_d(&[18, 18], &[10, 10, 9, 3]);
+        assert_eq!(complete(&slots, &cluster), Some(false));
+        // Nothing to place, and no node for something.
+        assert_eq!(complete(&[], &Cluster::default()), Some(true));
+        let (slots, cluster) = one_d(&[], &[1]);
+        assert_eq!(complete(&slots, &cluster), Some(false));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn agrees_with_brute_force_on_tight_instances((slots, cluster) in tight_case()) {
+            prop_assert_eq!(complete(&slots, &cluster), brute_force(&slots, &cluster));
+        }
+
+        #[test]
+        fn agrees_with_brute_force_on_one_resource(
+            caps in prop::collection::vec(1u64..=20, 1..=4),
+            items in prop::collection::vec(1u64..=12, 0..=8),
+        ) {
+            let (slots, cluster) = one_d(&caps, &items);
+            prop_assert_eq!(complete(&slots, &cluster), brute_force(&slots, &cluster));
+        }
+    }
+}

@@ -431,10 +431,15 @@ impl<'p> Dfs<'p> {
 mod tests {
     use std::time::Duration;
 
+    use proptest::prelude::*;
+
     use super::*;
+    use crate::fuzzing::brute_force;
     use crate::model::{Amount, Cluster, Node, NodeSlot, Resources};
     use crate::placement::greedy::{BinOrder, greedy, scales, types_by_size};
     use crate::placement::plan::replay;
+    use crate::placement::witness::Witness;
+    use crate::test_support::tight_case;
 
     fn one_d(caps: &[u64], items: &[u64]) -> (Vec<NodeSlot>, Cluster) {
         let slots = items
@@ -460,23 +465,46 @@ mod tests {
         (slots, Cluster::new(nodes))
     }
 
-    fn solve(caps: &[u64], items: &[u64]) -> (Option<bool>, Problem) {
-        let (slots, cluster) = one_d(caps, items);
-        let problem = Problem::build(&slots, &cluster);
+    /// The slot-by-slot search alone: `Some(feasible)`, its plan replayed and validated.
+    fn search(slots: &[NodeSlot], cluster: &Cluster) -> Option<bool> {
+        let problem = Problem::build(slots, cluster);
         let scales = scales(&problem);
         let order = types_by_size(&problem, &scales);
-        let mut budget = Budget::new(1_000_000, Duration::from_secs(5));
+        let mut budget = Budget::new(u64::MAX, Duration::from_secs(60));
         let weights = Weights::new(&problem);
         let mut dfs = Dfs::new(&problem, &order, scales, weights);
-        let r = match dfs.run(&mut budget) {
+        match dfs.run(&mut budget) {
             Exact::Found(moves) => {
-                assert!(replay(&problem, &moves, slots.len()).is_some());
+                let nodes = replay(&problem, &moves, slots.len()).expect("a plan that replays");
+                assert_eq!(Witness { nodes }.validate(slots, cluster), Ok(()));
                 Some(true)
             }
             Exact::Impossible => Some(false),
             Exact::OutOfBudget => None,
-        };
-        (r, problem)
+        }
+    }
+
+    fn solve(caps: &[u64], items: &[u64]) -> (Option<bool>, Problem) {
+        let (slots, cluster) = one_d(caps, items);
+        (search(&slots, &cluster), Problem::build(&slots, &cluster))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn agrees_with_brute_force_on_tight_instances((slots, cluster) in tight_case()) {
+            prop_assert_eq!(search(&slots, &cluster), brute_force(&slots, &cluster));
+        }
+
+        #[test]
+        fn agrees_with_brute_force_on_one_resource(
+            caps in prop::collection::vec(1u64..=20, 1..=4),
+            items in prop::collection::vec(1u64..=12, 0..=8),
+        ) {
+            let (slots, cluster) = one_d(&caps, &items);
+            prop_assert_eq!(search(&slots, &cluster), brute_force(&slots, &cluster));
+        }
     }
 
     #[test]

@@ -62,8 +62,8 @@ fn copies(demand: &[u64], cap: &[u64]) -> u64 {
 
 /// A quick upper bound: the smaller of (a) every kind's weight times the copies that fit
 /// alone, summed, and (b) per resource that every fitting kind asks for, the capacity
-/// times the best weight per unit of it, rounded up. Exact integers: no rounding can make
-/// it too small.
+/// times the best weight per unit of it, rounded down (the maximum is an integer no larger
+/// than that product). Exact integers: no rounding can make it too small.
 fn relaxation(items: &[Item<'_>], cap: &[u64]) -> u128 {
     let mut each: u128 = 0;
     for it in items {
@@ -78,9 +78,7 @@ fn relaxation(items: &[Item<'_>], cap: &[u64]) -> u128 {
         let ratio = items
             .iter()
             .map(|it| {
-                u128::from(c)
-                    .saturating_mul(u128::from(it.weight))
-                    .div_ceil(u128::from(it.demand[r]))
+                u128::from(c).saturating_mul(u128::from(it.weight)) / u128::from(it.demand[r])
             })
             .max()
             .unwrap_or(0);
