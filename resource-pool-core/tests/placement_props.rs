@@ -6,6 +6,9 @@ use proptest::prelude::*;
 use resource_pool_core::placement::{PlacementOptions, PlacementOutcome, check_placement};
 use resource_pool_core::{Amount, Cluster, Node, NodeSlot, Resources};
 
+/// A node: CPU, GPU and H100 free, and whether it is alive.
+type NodeVec = ([u64; 3], bool);
+
 const NAMES: [&str; 3] = ["CPU", "GPU", "accelerator_type:H100"];
 
 fn res(v: &[u64; 3]) -> Resources {
@@ -64,14 +67,14 @@ fn build(nodes: &[([u64; 3], bool)], slots: &[[u64; 3]]) -> (Vec<NodeSlot>, Clus
 /// A tight two-resource instance (the packing benchmark's shape, small): 2 to 5 nodes of
 /// 8 GPUs and 8 to 24 CPUs, slots of 1 to 8 GPUs at 1 to 3 CPUs each until 85 to 100% of
 /// the GPUs are asked.
-fn tight_strategy() -> impl Strategy<Value = (Vec<([u64; 3], bool)>, Vec<[u64; 3]>)> {
+fn tight_strategy() -> impl Strategy<Value = (Vec<NodeVec>, Vec<[u64; 3]>)> {
     (
         prop::collection::vec(8u64..=24, 2..=5),
         85u64..=100,
         prop::collection::vec((1u64..=8, 1u64..=3), 10),
     )
         .prop_map(|(cpus, percent, sizes)| {
-            let nodes: Vec<([u64; 3], bool)> = cpus.iter().map(|&c| ([c, 8, 0], true)).collect();
+            let nodes: Vec<NodeVec> = cpus.iter().map(|&c| ([c, 8, 0], true)).collect();
             let target = 8 * cpus.len() as u64 * percent / 100;
             let mut asked = 0;
             let mut slots = Vec::new();
