@@ -10,12 +10,14 @@ pub mod check;
 pub mod cluster_file;
 pub mod config;
 pub mod file_keys;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inventory;
 pub mod json_schema;
 mod line_index;
 pub mod lint;
+pub mod load;
 pub mod model;
 pub mod placement;
 pub mod ray_sim;
