@@ -20,7 +20,7 @@ pub(crate) fn node(id: &str, gpu: u64, cpu: u64) -> Node {
 }
 
 /// A small tight two-resource instance, as the packing benchmark's but small enough for
-/// [`crate::fuzzing::brute_force`]: 2 to 4 nodes of 8 GPUs and 8 to 24 CPUs, slots of 1
+/// [`brute_force`]: 2 to 4 nodes of 8 GPUs and 8 to 24 CPUs, slots of 1
 /// to 8 GPUs at 1 to 3 CPUs per GPU until 85 to 100% of the GPUs are asked (at most 9
 /// slots).
 pub(crate) fn tight_case() -> impl proptest::strategy::Strategy<Value = (Vec<NodeSlot>, Cluster)> {
@@ -54,4 +54,51 @@ pub(crate) fn tight_case() -> impl proptest::strategy::Strategy<Value = (Vec<Nod
             }
             (slots, Cluster::new(nodes))
         })
+}
+
+/// Whether every slot fits an alive node, by trying every assignment (nodes with equal
+/// free resources tried once). For the unit tests' small instances only: exponential.
+pub(crate) fn brute_force(slots: &[NodeSlot], cluster: &Cluster) -> bool {
+    fn go(slots: &[NodeSlot], free: &mut [Vec<(String, u128)>]) -> bool {
+        let Some((first, rest)) = slots.split_first() else {
+            return true;
+        };
+        for i in 0..free.len() {
+            if free[..i].contains(&free[i]) {
+                continue;
+            }
+            let room = |name: &str, node: &[(String, u128)]| {
+                node.iter().find(|(n, _)| n == name).map_or(0, |(_, a)| *a)
+            };
+            if !first
+                .demand
+                .iter()
+                .all(|(name, a)| room(name, &free[i]) >= u128::from(a.units()))
+            {
+                continue;
+            }
+            let before = free[i].clone();
+            for (name, a) in first.demand.iter() {
+                if let Some(entry) = free[i].iter_mut().find(|(n, _)| n == name) {
+                    entry.1 -= u128::from(a.units());
+                }
+            }
+            let ok = go(rest, free);
+            free[i] = before;
+            if ok {
+                return true;
+            }
+        }
+        false
+    }
+    let mut free: Vec<Vec<(String, u128)>> = cluster
+        .alive()
+        .map(|n| {
+            n.available
+                .iter()
+                .map(|(name, a)| (name.to_string(), u128::from(a.units())))
+                .collect()
+        })
+        .collect();
+    go(slots, &mut free)
 }

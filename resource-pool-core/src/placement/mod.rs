@@ -267,6 +267,45 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
     }
 }
 
+/// Each exact search on its own, without the heuristics or the root bounds before it
+/// (bin completion, then the slot-by-slot search), for the fuzz target: `Some(feasible)`
+/// or `None` out of `max_steps` (or, for bin completion, when it gives up). A plan found
+/// is replayed and must validate, or this panics.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn each_exact_search(
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    max_steps: u64,
+    time: Duration,
+) -> [Option<bool>; 2] {
+    let problem = Problem::build(slots, cluster);
+    let scales = greedy::scales(&problem);
+    let order = greedy::types_by_size(&problem, &scales);
+    let weights = bounds::Weights::new(&problem);
+    let verdict = |exact: Exact| match exact {
+        Exact::Found(moves) => {
+            let nodes = plan::replay(&problem, &moves, slots.len());
+            let witness = Witness {
+                nodes: nodes.unwrap_or_default(),
+            };
+            if let Err(err) = witness.validate(slots, cluster) {
+                panic!("an exact search built an invalid plan: {err}");
+            }
+            Some(true)
+        }
+        Exact::Impossible => Some(false),
+        Exact::OutOfBudget => None,
+    };
+    let mut budget = Budget::new(max_steps, time);
+    let completion = Completer::new(&problem, &order, scales.clone(), weights.clone())
+        .run(&mut budget)
+        .ok()
+        .and_then(verdict);
+    let mut budget = Budget::new(max_steps, time);
+    let dfs = verdict(Dfs::new(&problem, &order, scales, weights).run(&mut budget));
+    [completion, dfs]
+}
+
 /// The largest part the greedy finds that fits together (slot indices, sorted), within
 /// `time` (the greedy is polynomial; the limit only guards huge inputs).
 fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Move>>) {
