@@ -33,7 +33,8 @@ impl Budget {
         }
     }
 
-    /// Counts `n` steps; `false` once a limit is hit (and from then on).
+    /// Counts `n` steps; `false` once a limit is hit (and from then on). Past
+    /// `max_steps` the count stops at `max_steps + 1`.
     pub fn tick(&mut self, n: u64) -> bool {
         if self.exhausted.is_some() {
             return false;
@@ -41,6 +42,8 @@ impl Budget {
         let before = self.steps;
         self.steps = self.steps.saturating_add(n);
         if self.steps > self.max_steps {
+            // One past the limit, however large the tick: the count never overshoots.
+            self.steps = self.max_steps + 1;
             self.exhausted = Some(BudgetLimit::Steps);
             return false;
         }
@@ -65,8 +68,9 @@ mod tests {
     fn budget_counts_steps() {
         let mut b = Budget::new(3, Duration::from_secs(60));
         assert!(b.tick(2));
-        assert!(!b.tick(2));
+        assert!(!b.tick(200));
         assert_eq!(b.exhausted, Some(BudgetLimit::Steps));
+        assert_eq!(b.steps, 4);
         assert!(!b.tick(0));
     }
 }

@@ -36,13 +36,17 @@ const MAX_CHILDREN: usize = 1 << 14;
 /// The most enumeration steps spent listing one node's completions, for the same reason.
 const MAX_WALK: u64 = 1 << 18;
 
+/// The most completions held at once over the whole depth of the search (they are listed
+/// per state and kept while its children are searched): a bound on memory, about 32 MiB.
+const MAX_LIVE: usize = 1 << 18;
+
 /// Why the search stopped without an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stop {
     /// The budget ran out.
     Budget,
     /// A node had more than `MAX_CHILDREN` completions, or took more than `MAX_WALK`
-    /// steps to list.
+    /// steps to list, or the states on the path held more than `MAX_LIVE`.
     TooMany,
 }
 
@@ -64,6 +68,8 @@ pub(crate) struct Completer<'p> {
     weights: Weights,
     memo: HashSet<Box<[u64]>, FxBuild>,
     memo_words: usize,
+    /// Completions listed by the states on the current path.
+    live: usize,
 }
 
 impl<'p> Completer<'p> {
@@ -80,6 +86,7 @@ impl<'p> Completer<'p> {
             weights,
             memo: HashSet::default(),
             memo_words: 0,
+            live: 0,
         }
     }
 
@@ -154,6 +161,31 @@ impl<'p> Completer<'p> {
             return Err(Stop::Budget);
         }
         let children = self.completions(largest, &remaining, left, open, &slack, budget)?;
+        if self.live + children.len() > MAX_LIVE {
+            return Err(Stop::TooMany);
+        }
+        self.live += children.len();
+        let result = self.close(children, left, open, plan, budget);
+        self.live -= result.1;
+        match result.0 {
+            Ok(false) => {
+                self.remember(key);
+                Ok(false)
+            }
+            other => other,
+        }
+    }
+
+    /// Tries each completion in turn; returns the answer and how many were listed.
+    fn close(
+        &mut self,
+        children: Vec<Completion>,
+        left: &mut [u64],
+        open: &mut [u64],
+        plan: &mut Vec<Move>,
+        budget: &mut Budget,
+    ) -> (Result<bool, Stop>, usize) {
+        let listed = children.len();
         for child in children {
             let cap = &self.problem.classes[child.class].cap;
             let mark = plan.len();
@@ -178,13 +210,12 @@ impl<'p> Completer<'p> {
                 left[t] += k;
             }
             match result {
-                Ok(true) => return Ok(true),
+                Ok(true) => return (Ok(true), listed),
                 Ok(false) => plan.truncate(mark),
-                Err(stop) => return Err(stop),
+                Err(stop) => return (Err(stop), listed),
             }
         }
-        self.remember(key);
-        Ok(false)
+        (Ok(false), listed)
     }
 
     /// Per resource, what the open nodes hold beyond the demand left; `None` when the
