@@ -26,6 +26,7 @@
 //! assert_eq!(manager.get_resource_pool(MyRole::RewardModel).process_on_nodes(), [4]);
 //! # Ok::<(), resource_pool::config::ConfigErrors>(())
 //! ```
+#![forbid(unsafe_code)]
 
 // The derives' generated code names `::resource_pool`, also inside this crate.
 extern crate self as resource_pool;

@@ -6,7 +6,8 @@ use crate::model::{Cluster, NodeSlot, names};
 
 /// A finding of the cluster against the node-slots (warnings: the placement check gives
 /// the verdict).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum ClusterFinding {
     /// The config's node-slots need more nodes than are alive.
     #[error("the config needs at least {needed} nodes, but only {alive} are alive{}", dead_suffix(*.dead))]

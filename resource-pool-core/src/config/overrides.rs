@@ -22,7 +22,8 @@ use crate::source::{SourceFile, Span, to_source_span};
 pub const OVERRIDES_NAME: &str = "command line";
 
 /// A malformed override: a usage error.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum OverrideError {
     /// No `=` between key and value.
     #[error("override `{text}` has no `=`")]
@@ -35,6 +36,7 @@ pub enum OverrideError {
         text: String,
         /// Where.
         #[label("expected KEY=VALUE")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// The key or value is not TOML.
@@ -50,6 +52,7 @@ pub enum OverrideError {
         message: String,
         /// Where.
         #[label("here")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// The key path runs through a value that is not a table.
@@ -67,6 +70,7 @@ pub enum OverrideError {
         found: &'static str,
         /// The key in the override.
         #[label("`{through}` is not a table")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
 }

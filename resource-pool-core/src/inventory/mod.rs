@@ -58,21 +58,28 @@ pub trait InventorySource {
 pub enum InventoryError {
     /// A Ray dashboard body was not what we expect.
     RayJson(ray_json::RayJsonError),
-    /// The source failed in its own way (network, file); its diagnostic is kept.
-    Source(Box<dyn miette::Diagnostic + Send + Sync + 'static>),
+    /// The source failed in its own way (network, file); its diagnostic is kept, with its
+    /// typed fields as JSON (what the JSON output's `data` shows).
+    Source(
+        Box<dyn miette::Diagnostic + Send + Sync + 'static>,
+        serde_json::Value,
+    ),
 }
 
 impl InventoryError {
     /// Wraps any source's diagnostic.
-    pub fn source(error: impl miette::Diagnostic + Send + Sync + 'static) -> InventoryError {
-        InventoryError::Source(Box::new(error))
+    pub fn source(
+        error: impl miette::Diagnostic + serde::Serialize + Send + Sync + 'static,
+    ) -> InventoryError {
+        let data = serde_json::to_value(&error).unwrap_or_default();
+        InventoryError::Source(Box::new(error), data)
     }
 
     /// The diagnostic inside, whatever its kind.
     pub fn as_diagnostic(&self) -> &(dyn miette::Diagnostic + Send + Sync + 'static) {
         match self {
             InventoryError::RayJson(error) => error,
-            InventoryError::Source(error) => error.as_ref(),
+            InventoryError::Source(error, _) => error.as_ref(),
         }
     }
 }
@@ -80,6 +87,16 @@ impl InventoryError {
 impl From<ray_json::RayJsonError> for InventoryError {
     fn from(error: ray_json::RayJsonError) -> InventoryError {
         InventoryError::RayJson(error)
+    }
+}
+
+/// The inner diagnostic's typed fields.
+impl serde::Serialize for InventoryError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            InventoryError::RayJson(error) => error.serialize(serializer),
+            InventoryError::Source(_, data) => data.serialize(serializer),
+        }
     }
 }
 
@@ -123,7 +140,7 @@ impl miette::Diagnostic for InventoryError {
 }
 
 /// A placement group, as notes name it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct GroupRef {
     /// Ray's placement group id (hex).
     pub id: String,
@@ -143,7 +160,7 @@ impl fmt::Display for GroupRef {
 }
 
 /// A node, as notes name it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct NodeRef {
     /// Ray's node id (hex).
     pub id: String,
@@ -173,7 +190,8 @@ pub const RAY_DEAD_NODE_REMEDY: &str =
 
 /// A finding about a cluster that the user can act on. Each is a miette diagnostic
 /// (warning or advice) with a stable code and a help line.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum InventoryNote {
     /// A node is listed but dead: it hosts nothing and was left out of the cluster.
     #[error("node {node} is dead{}; it was left out", reason_suffix(.reason))]
@@ -324,7 +342,7 @@ mod tests {
 
     #[test]
     fn source_errors_keep_their_diagnostic() {
-        #[derive(Debug, thiserror::Error, miette::Diagnostic)]
+        #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
         #[error("down")]
         #[diagnostic(code(x::y), help("start it"))]
         struct Down;
