@@ -64,6 +64,11 @@ pub use derived::LoadPoolsError;
 pub use resource_pool_derive::{ResourcePools, Role};
 pub use role_error::ParseRoleError;
 
+// The Rust examples of docs/rust.md compile and run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust.md")]
+struct DocsRust;
+
 /// What the derives' generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
