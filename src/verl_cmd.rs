@@ -19,7 +19,7 @@ use resource_pool::verl_settings::{VerlOptions, load_launch, user_config_file};
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
-use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
 use resource_pool::report::Finding;
 use resource_pool::report::json::check_result as json_result;
@@ -110,6 +110,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         if args.format == Format::Json {
             // The launch read is worth reporting even when verl would stop.
             let mut value = json_result(&findings, None, &input.cluster);
+            with_ray_version(&mut value, input.ray_version.as_deref());
             if let Some(object) = value.as_object_mut() {
                 object.insert("launch".to_owned(), json!(loaded.launch));
             }
@@ -121,6 +122,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                 &findings,
                 None,
                 &input.cluster,
+                input.ray_version.as_deref(),
                 yaml_name,
             );
         }
@@ -151,6 +153,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     match args.format {
         Format::Json => {
             let mut value = json_result(&findings, Some(&report), &input.cluster);
+            with_ray_version(&mut value, input.ray_version.as_deref());
             let pools: Vec<_> = report
                 .pools
                 .iter()
@@ -203,6 +206,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                 &findings,
                 Some(&report),
                 &input.cluster,
+                input.ray_version.as_deref(),
                 yaml_name,
             );
         }
