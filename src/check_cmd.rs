@@ -85,6 +85,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             ..RaySimOptions::default()
         },
     };
+    let ray_version = input.ray_version;
     let mut run = CheckRun::check(&loaded, input.cluster, notes, &options);
     let written = write_plan(
         plan_svg.as_deref(),
@@ -98,6 +99,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         &run.findings,
         run.report.as_ref(),
         &run.cluster,
+        ray_version.as_deref(),
         config,
     );
     if run.passes() {
@@ -150,10 +152,15 @@ pub(super) fn emit(
     findings: &[Finding],
     report: Option<&CheckReport>,
     cluster: &resource_pool::Cluster,
+    ray_version: Option<&str>,
     main_file: Option<&str>,
 ) {
     match format {
-        Format::Json => print_serialized(&check_result_of(findings, report, cluster)),
+        Format::Json => {
+            let mut result = check_result_of(findings, report, cluster);
+            result.ray_version = ray_version;
+            print_serialized(&result);
+        }
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
             if context.quiet {

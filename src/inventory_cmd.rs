@@ -1,5 +1,6 @@
-//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --local ...)`: the
-//! cluster as a cluster file, TOML or JSON.
+//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --kubectl FILE |
+//! --kuberay FILE | --local)`: the cluster as a cluster file, TOML (after a comment naming
+//! the Ray version, for a live cluster) or JSON.
 
 use resource_pool::inventory::cluster_file::{cluster_to_json, cluster_to_toml};
 
@@ -37,10 +38,19 @@ pub fn run(args: &InventoryArgs, context: &Context) -> Outcome {
             let mut findings = input.findings;
             findings.extend(input.notes.into_iter().map(Finding::bare));
             print_human(&findings, context);
-            to_stdout(&match args.format {
-                ClusterFileFormat::Toml => cluster_to_toml(&input.cluster),
+            let out = match args.format {
+                ClusterFileFormat::Toml => {
+                    let mut out = String::new();
+                    if let Some(version) = &input.ray_version {
+                        out.push_str(&format!("# read from a Ray {version} dashboard\n"));
+                    }
+                    out.push_str(&cluster_to_toml(&input.cluster));
+                    out
+                }
+                // JSON has no comments, and a key for the version would not read back.
                 ClusterFileFormat::Json => cluster_to_json(&input.cluster),
-            });
+            };
+            to_stdout(&out);
             Outcome::Ok
         }
     }

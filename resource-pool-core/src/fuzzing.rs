@@ -71,9 +71,10 @@ pub fn config_toml(bytes: &[u8]) {
 }
 
 /// A verl launch: the bytes before the first NUL are the YAML, the lines after it the
-/// overrides. Every label lies in the YAML-plus-command-line source, a layout exists
-/// exactly when no error was found, it stays within the slot limit, and it builds a
-/// manager.
+/// words of the pasted line (launchers, entry point, Hydra's flags, overrides). The launch
+/// parser's spans lie in the line, every label lies in the YAML-plus-command-line source
+/// and its snippet (windowed on long lines) reads, a layout exists exactly when no error
+/// was found, it stays within the slot limit, and it builds a manager.
 pub fn verl_launch(bytes: &[u8]) {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return;
@@ -81,6 +82,17 @@ pub fn verl_launch(bytes: &[u8]) {
     let (yaml, rest) = text.split_once('\0').unwrap_or((text, ""));
     let overrides: Vec<String> = rest.lines().map(str::to_owned).collect();
     let max_slots = 1_000;
+    let launch = crate::verl_settings::launch::parse_launch(&overrides);
+    for (word, at) in &launch.overrides {
+        assert_eq!(launch.line.get(*at..*at + word.len()), Some(word.as_str()));
+    }
+    if let Some(entry) = &launch.entry {
+        assert_eq!(
+            launch.line.get(entry.span.clone()),
+            Some(entry.text.as_str())
+        );
+    }
+    let _ = crate::verl_settings::user_config_file(&launch);
     let loaded = crate::verl_settings::load_verl(Some(yaml), &overrides, max_slots);
     let source = SourceFile::new("fuzz.yaml", yaml).with_layer(
         crate::config::OVERRIDES_NAME,
@@ -90,6 +102,14 @@ pub fn verl_launch(bytes: &[u8]) {
         assert_labels_in_file(diagnostic, &source);
         for label in miette::Diagnostic::labels(diagnostic).into_iter().flatten() {
             let _ = source.locate(label.offset());
+            if let Ok(contents) = miette::SourceCode::read_span(&source, label.inner(), 1, 1) {
+                let span = contents.span();
+                assert!(
+                    span.offset() <= label.offset()
+                        && label.offset() + label.len() <= span.offset() + span.len(),
+                    "a snippet that does not hold its label"
+                );
+            }
         }
     }
     match &loaded.layout {
@@ -389,13 +409,31 @@ pub fn placement(case: &PlacementCase) {
             );
         }
     }
-    if let Some(truth) = brute_force(slots, cluster)
+    let truth = brute_force(slots, cluster);
+    if let Some(truth) = truth
         && let Some(feasible) = report.feasible()
     {
         assert_eq!(
             feasible, truth,
             "the check says feasible = {feasible}, the brute force {truth}"
         );
+    }
+    // Each exact search alone (the check usually ends before one of them runs).
+    for (name, verdict) in
+        ["bin completion", "slot-by-slot search"]
+            .iter()
+            .zip(crate::placement::each_exact_search(
+                slots,
+                cluster,
+                FUZZ_MAX_STEPS,
+                FUZZ_BUDGET,
+            ))
+    {
+        for (other, known) in [("the brute force", truth), ("the check", report.feasible())] {
+            if let (Some(v), Some(k)) = (verdict, known) {
+                assert_eq!(v, k, "{name} says feasible = {v}, {other} {k}");
+            }
+        }
     }
 
     let sim_options = RaySimOptions {

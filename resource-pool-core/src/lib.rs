@@ -25,6 +25,7 @@ pub mod source;
 #[cfg(test)]
 mod test_support;
 mod toml_walk;
+pub mod verl_roles;
 pub mod verl_settings;
 
 pub use model::*;

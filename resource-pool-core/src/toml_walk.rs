@@ -149,38 +149,38 @@ pub(crate) fn check_keys<K: KnownKey>(
     table_name: &str,
     out: &mut Vec<StructureError>,
 ) {
-    let keys = entries(table)
-        .into_iter()
-        .map(|(key, _)| (key.get_ref().as_ref(), key.span()));
-    unknown_keys(keys, known, table_name, out);
+    for (key, _) in entries(table) {
+        let name = key.get_ref().as_ref();
+        out.extend(unknown_key(name, known, table_name, &key.span()));
+    }
 }
 
-/// Reports every key of `keys` (names and spans, in file order) not in `known`: the one
-/// wording of an unknown key, whichever reader found it.
-pub(crate) fn unknown_keys<'k, K: KnownKey>(
-    keys: impl IntoIterator<Item = (&'k str, std::ops::Range<usize>)>,
+/// The error of a key not in `known`, with a did-you-mean or the list of keys; `None`
+/// when the key is known. The one wording of an unknown key, for the spanned readers and
+/// the serde forms alike.
+pub(crate) fn unknown_key<K: KnownKey>(
+    name: &str,
     known: &[K],
     table_name: &str,
-    out: &mut Vec<StructureError>,
-) {
+    span: &crate::source::Span,
+) -> Option<StructureError> {
     let names = || known.iter().map(KnownKey::key_name);
-    for (name, span) in keys {
-        if !names().any(|known| known == name) {
-            let help = match did_you_mean(name, names()) {
-                Some(close) => format!("did you mean `{close}`?"),
-                None => format!(
-                    "the keys of {table_name} are: {}",
-                    names().collect::<Vec<_>>().join(", ")
-                ),
-            };
-            out.push(StructureError::UnknownKey {
-                key: name.to_owned(),
-                table: table_name.to_owned(),
-                help,
-                span: to_source_span(&span),
-            });
-        }
+    if names().any(|known| known == name) {
+        return None;
     }
+    let help = match did_you_mean(name, names()) {
+        Some(close) => format!("did you mean `{close}`?"),
+        None => format!(
+            "the keys of {table_name} are: {}",
+            names().collect::<Vec<_>>().join(", ")
+        ),
+    };
+    Some(StructureError::UnknownKey {
+        key: name.to_owned(),
+        table: table_name.to_owned(),
+        help,
+        span: to_source_span(span),
+    })
 }
 
 /// A key's value, by name.

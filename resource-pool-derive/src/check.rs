@@ -1,20 +1,42 @@
-//! Checks of the model that need no other item: names, duplicates and literal sizes.
-//! What needs the role enum itself (every role assigned, every name a variant) is left
-//! to the compiler through the generated code.
+//! Checks of the model that need no other item: names, duplicates and literal sizes, one
+//! `check_*` rule each (as serde_derive's `internals/check.rs`), every rule reporting to the
+//! context so that all mistakes are shown at once. What needs the role enum itself (every
+//! role assigned, every name a variant) is left to the compiler through the generated code.
 
 use crate::ast::{FixedSlots, Lit, Pool, PoolsStruct, RoleEnum};
 use crate::ctxt::Ctxt;
 
+// A proc-macro crate cannot cheaply depend on the core: these copies of its facts are tied
+// to it by the tests below.
+
 /// verl's default `max_colocate_count` (`resource_pool::DEFAULT_MAX_COLOCATE_COUNT`).
 const DEFAULT_MAX_COLOCATE_COUNT: u32 = 3;
-/// Ray's fixed point: units in one whole resource.
+/// Ray's fixed point: units in one whole resource (`resource_pool::Amount::SCALE`).
 const SCALE: u128 = 10_000;
 
-/// The most node-slots `nnodes` may fix: the CLI's default `--max-slots`. The slots are
-/// compiled into the program as one static list.
+/// The most node-slots `nnodes` may fix: the CLI's default `--max-slots`
+/// (`ConfigLimits::DEFAULT_MAX_SLOTS`). The slots are compiled into the program as one
+/// static list.
 const MAX_FIXED_SLOTS: u32 = 1_000_000;
 
+/// `#[derive(Role)]`: every rule, each reporting to the context.
 pub(crate) fn role_enum(cx: &Ctxt, role: &RoleEnum) {
+    check_role_names_distinct(cx, role);
+}
+
+/// `#[derive(ResourcePools)]`: every rule, each reporting to the context.
+pub(crate) fn pools_struct(cx: &Ctxt, pools: &PoolsStruct) {
+    check_roles_listed_once(cx, pools);
+    for pool in &pools.pools {
+        check_colocate(cx, pool);
+        check_slot_forms(cx, pool);
+        check_slot_overflow(cx, pool);
+    }
+}
+
+/// Two variants may not share a name after renaming: the name is how a file and serde
+/// say which role.
+fn check_role_names_distinct(cx: &Ctxt, role: &RoleEnum) {
     for (i, variant) in role.variants.iter().enumerate() {
         if let Some(first) = role.variants[..i].iter().find(|v| v.name == variant.name) {
             cx.error_span(
@@ -35,7 +57,9 @@ pub(crate) fn role_enum(cx: &Ctxt, role: &RoleEnum) {
     }
 }
 
-pub(crate) fn pools_struct(cx: &Ctxt, pools: &PoolsStruct) {
+/// A role lives in exactly one pool, listed once. (That every role has a pool needs the
+/// enum: the generated code leaves it to the compiler.)
+fn check_roles_listed_once(cx: &Ctxt, pools: &PoolsStruct) {
     let mut seen: Vec<(&syn::Ident, &syn::Ident)> = Vec::new();
     for pool in &pools.pools {
         for role in &pool.roles {
@@ -66,66 +90,73 @@ pub(crate) fn pools_struct(cx: &Ctxt, pools: &PoolsStruct) {
                 None => seen.push((role, pool.ident)),
             }
         }
+    }
+}
 
-        let groups = pool.worker_groups();
-        let how = if pool.separate_worker_groups.is_some() {
-            format!("hosts {groups} worker groups (`separate_worker_groups`, one per role)")
-        } else {
-            "fuses its roles into one worker group".to_owned()
-        };
-        match &pool.max_colocate_count {
-            Some(lit) if lit.value == 0 => cx.error_span(
-                lit.span,
-                format!(
-                    "pool `{}` has max_colocate_count = 0, but each bundle needs at least one CPU",
-                    pool.ident
-                ),
+/// Each bundle reserves `max_colocate_count` CPUs, one per worker process sharing the
+/// accelerator: at least one, and at least the pool's worker groups (written, or verl's
+/// default when not).
+fn check_colocate(cx: &Ctxt, pool: &Pool) {
+    let groups = pool.worker_groups();
+    let how = if pool.separate_worker_groups.is_some() {
+        format!("hosts {groups} worker groups (`separate_worker_groups`, one per role)")
+    } else {
+        "fuses its roles into one worker group".to_owned()
+    };
+    match &pool.max_colocate_count {
+        Some(lit) if lit.value == 0 => cx.error_span(
+            lit.span,
+            format!(
+                "pool `{}` has max_colocate_count = 0, but each bundle needs at least one CPU",
+                pool.ident
             ),
-            Some(lit) if lit.value < groups => cx.error_span(
-                lit.span,
-                format!(
-                    "pool `{}` {how}, so max_colocate_count must be at least {groups} \
-                     (one CPU per worker process on each bundle), not {}",
-                    pool.ident, lit.value
-                ),
+        ),
+        Some(lit) if lit.value < groups => cx.error_span(
+            lit.span,
+            format!(
+                "pool `{}` {how}, so max_colocate_count must be at least {groups} \
+                 (one CPU per worker process on each bundle), not {}",
+                pool.ident, lit.value
             ),
-            Some(_) => {}
-            None if groups > DEFAULT_MAX_COLOCATE_COUNT => cx.error_span(
-                pool.separate_worker_groups.unwrap_or(pool.span),
-                format!(
-                    "pool `{}` {how}, more than verl's default max_colocate_count of \
-                     {DEFAULT_MAX_COLOCATE_COUNT}: set `max_colocate_count = {groups}`",
-                    pool.ident
-                ),
+        ),
+        Some(_) => {}
+        None if groups > DEFAULT_MAX_COLOCATE_COUNT => cx.error_span(
+            pool.separate_worker_groups.unwrap_or(pool.span),
+            format!(
+                "pool `{}` {how}, more than verl's default max_colocate_count of \
+                 {DEFAULT_MAX_COLOCATE_COUNT}: set `max_colocate_count = {groups}`",
+                pool.ident
             ),
-            None => {}
-        }
+        ),
+        None => {}
+    }
+}
 
-        check_slot_forms(cx, pool);
-        // One node-slot asks for `bundles * max_colocate_count` CPUs in Ray's fixed point.
-        let cpus = u128::from(
-            pool.max_colocate_count
-                .as_ref()
-                .map_or(DEFAULT_MAX_COLOCATE_COUNT, |m| m.value),
-        )
-        .max(1);
-        let sizes: Vec<&Lit<u32>> = match pool.fixed_slots() {
-            Some(FixedSlots::List(list)) => list.value.iter().collect(),
-            Some(FixedSlots::Repeat { size, .. }) => vec![size],
-            None => Vec::new(),
-        };
-        if let Some(big) = sizes
-            .iter()
-            .find(|slot| u128::from(slot.value) * cpus * SCALE > u128::from(u64::MAX))
-        {
-            cx.error_span(
-                big.span,
-                format!(
-                    "pool `{}`: a node-slot of {} bundles overflows Ray's resource amounts",
-                    pool.ident, big.value
-                ),
-            );
-        }
+/// One fixed node-slot asks for `bundles * max_colocate_count` CPUs in Ray's fixed point,
+/// which must fit `u64`.
+fn check_slot_overflow(cx: &Ctxt, pool: &Pool) {
+    let cpus = u128::from(
+        pool.max_colocate_count
+            .as_ref()
+            .map_or(DEFAULT_MAX_COLOCATE_COUNT, |m| m.value),
+    )
+    .max(1);
+    let sizes: Vec<&Lit<u32>> = match pool.fixed_slots() {
+        Some(FixedSlots::List(list)) => list.value.iter().collect(),
+        Some(FixedSlots::Repeat { size, .. }) => vec![size],
+        None => Vec::new(),
+    };
+    if let Some(big) = sizes
+        .iter()
+        .find(|slot| u128::from(slot.value) * cpus * SCALE > u128::from(u64::MAX))
+    {
+        cx.error_span(
+            big.span,
+            format!(
+                "pool `{}`: a node-slot of {} bundles overflows Ray's resource amounts",
+                pool.ident, big.value
+            ),
+        );
     }
 }
 
@@ -198,5 +229,23 @@ fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
             ),
         ),
         (None, None) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copies_are_the_cores() {
+        assert_eq!(
+            DEFAULT_MAX_COLOCATE_COUNT,
+            resource_pool::DEFAULT_MAX_COLOCATE_COUNT
+        );
+        assert_eq!(SCALE, u128::from(resource_pool::Amount::SCALE));
+        assert_eq!(
+            u64::from(MAX_FIXED_SLOTS),
+            resource_pool::lint::ConfigLimits::DEFAULT_MAX_SLOTS
+        );
     }
 }

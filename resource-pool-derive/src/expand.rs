@@ -241,6 +241,43 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
          the name shown in diagnostics."
     );
 
+    let struct_name = ident.to_string();
+    // serde reads the struct as its loaders read a file: the attribute values are the
+    // defaults of what a table leaves out. serde's own derive cannot know them, so the
+    // impls are this derive's (and a second `serde::Deserialize` derive conflicts).
+    let serde_impls = quote! {
+        #[doc(hidden)]
+        const _: () = {
+            #[automatically_derived]
+            impl<'de> ::resource_pool::__private::serde::Deserialize<'de> for #ident {
+                fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+                where
+                    D: ::resource_pool::__private::serde::Deserializer<'de>,
+                {
+                    let [#(#fields),*] = ::resource_pool::__private::deserialize_pools::<D, #count>(
+                        deserializer,
+                        #struct_name,
+                        Self::__POOL_ATTRS,
+                    )?;
+                    ::core::result::Result::Ok(Self { #(#fields),* })
+                }
+            }
+
+            #[automatically_derived]
+            impl ::resource_pool::__private::serde::Serialize for #ident {
+                fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+                where
+                    S: ::resource_pool::__private::serde::Serializer,
+                {
+                    ::resource_pool::__private::serialize_pools(
+                        serializer,
+                        &[#((#names, &self.#fields)),*],
+                    )
+                }
+            }
+        };
+    };
+
     quote! {
         #role_check
 
@@ -248,6 +285,8 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         const _: fn(&#ident) = |pools: &#ident| {
             #(#type_checks)*
         };
+
+        #serde_impls
 
         #[automatically_derived]
         #[allow(dead_code, unused_qualifications, clippy::self_named_constructors)]

@@ -13,6 +13,7 @@ pub(crate) fn role_enum(input: &DeriveInput, error: syn::Error) -> TokenStream {
         return error;
     }
     let ident = &input.ident;
+    let serde = serde_impls(ident);
     quote! {
         #error
 
@@ -60,7 +61,34 @@ pub(crate) fn role_enum(input: &DeriveInput, error: syn::Error) -> TokenStream {
                     ::core::unreachable!()
                 }
             }
+
+            #serde
         };
+    }
+}
+
+/// serde's impls that never run, so that a config struct holding the type still derives.
+fn serde_impls(ident: &syn::Ident) -> TokenStream {
+    quote! {
+        #[automatically_derived]
+        impl<'de> ::resource_pool::__private::serde::Deserialize<'de> for #ident {
+            fn deserialize<D>(_: D) -> ::core::result::Result<Self, D::Error>
+            where
+                D: ::resource_pool::__private::serde::Deserializer<'de>,
+            {
+                ::core::unreachable!()
+            }
+        }
+
+        #[automatically_derived]
+        impl ::resource_pool::__private::serde::Serialize for #ident {
+            fn serialize<S>(&self, _: S) -> ::core::result::Result<S::Ok, S::Error>
+            where
+                S: ::resource_pool::__private::serde::Serializer,
+            {
+                ::core::unreachable!()
+            }
+        }
     }
 }
 
@@ -74,6 +102,7 @@ pub(crate) fn pools_struct(
         return error;
     }
     let ident = &input.ident;
+    let serde = serde_impls(ident);
     let manager = role.map(|role| {
         quote! {
             pub fn into_manager(self) -> ::resource_pool::ResourcePoolManager<#role> {
@@ -115,5 +144,10 @@ pub(crate) fn pools_struct(
 
             #manager
         }
+
+        #[doc(hidden)]
+        const _: () = {
+            #serde
+        };
     }
 }

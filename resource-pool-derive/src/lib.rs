@@ -178,6 +178,9 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// - `pools.into_manager() -> ResourcePoolManager<MyRole>` (and `try_into_manager`,
 ///   which returns an error instead of panicking when a `PoolSpec` was built by hand and
 ///   is invalid).
+/// - serde's `Deserialize` and `Serialize`, so that the struct can be a field of the
+///   trainer's own config (see [serde](#serde) below). Do not also derive
+///   `serde::Deserialize`: the two impls conflict (E0119).
 ///
 /// # Attributes
 ///
@@ -227,6 +230,124 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// assert_eq!(pool.process_on_nodes(), [16, 16]);
 /// assert_eq!(pool.spec.accelerator, resource_pool::Accelerator::Npu);
 /// assert_eq!(pool.spec.accelerator_type.as_deref(), Some("accelerator_type:910B"));
+/// ```
+///
+/// # serde
+///
+/// The struct reads from any serde format as `from_toml_str` reads a pools file: one pool
+/// table per field, under the field's name, with the keys and rules of a config's pool
+/// table; a pool whose attribute fixes its node-slots may be left out, and the attribute
+/// values are the defaults of what a table leaves out. A value in the file replaces the
+/// attribute's, as with `from_toml_str` (`process_on_nodes = [2, 2]` in the file wins over
+/// `#[pool(process_on_nodes = [4])]`); only what the compiler checked (the roles and their
+/// pools) is never the file's to change. So the pools can sit in the trainer's config:
+///
+/// ```
+/// use resource_pool::{PoolSpec, ResourcePools, Role};
+///
+/// #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// #[role(rename_all = "snake_case")]
+/// enum MyRole { ActorRollout, Critic, RewardModel }
+///
+/// #[derive(ResourcePools)]
+/// #[resource_pools(role = MyRole)]
+/// struct Pools {
+///     #[pool(roles(ActorRollout, Critic))]
+///     global_pool: PoolSpec,
+///     #[pool(roles(RewardModel), max_colocate_count = 1, process_on_nodes = [4])]
+///     reward_pool: PoolSpec,
+/// }
+///
+/// #[derive(serde::Deserialize)]
+/// struct TrainerConfig {
+///     lr: f64,
+///     pools: Pools,
+/// }
+///
+/// let toml = r#"
+/// lr = 1e-6
+///
+/// [pools.global_pool]
+/// process_on_nodes = [8, 8]
+///
+/// [pools.reward_pool]
+/// accelerator = "NPU"
+/// "#;
+/// let config: TrainerConfig = toml::from_str(toml).unwrap();
+/// let manager = config.pools.into_manager(); // no check at run time: the compiler did it
+/// let reward = manager.get_resource_pool(MyRole::RewardModel);
+/// assert_eq!(reward.process_on_nodes(), [4]); // from the attribute
+/// assert_eq!(reward.spec.max_colocate_count, 1); // from the attribute
+/// assert_eq!(reward.spec.accelerator, resource_pool::Accelerator::Npu); // from the file
+///
+/// // The same from JSON, here with the other slot form.
+/// let json = r#"{"lr": 1e-6, "pools": {"global_pool": {"gpus_per_node": 8, "nnodes": 2}}}"#;
+/// let config: TrainerConfig = serde_json::from_str(json).unwrap();
+/// assert_eq!(config.pools.global_pool.process_on_nodes, [8, 8]);
+/// ```
+///
+/// A bad value fails where it stands, naming its key, and the format adds the position
+/// (toml: line, column and the line itself; serde_json: line and column). A problem of a
+/// whole table (no size, both slot forms) fails at the table. serde stops at the first
+/// problem; `from_toml_str` and `from_toml_file` report every problem of a file at once,
+/// each as a miette diagnostic on its span:
+///
+/// ```
+/// # use resource_pool::{PoolSpec, ResourcePools, Role};
+/// # #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// # enum MyRole { Actor }
+/// # #[derive(ResourcePools)]
+/// # #[resource_pools(role = MyRole)]
+/// # struct Pools { #[pool(roles(Actor))] global_pool: PoolSpec }
+/// # #[derive(serde::Deserialize)]
+/// # struct TrainerConfig { pools: Pools }
+/// let err = toml::from_str::<TrainerConfig>("[pools.global_pool]\nprocess_on_nodes = []\n")
+///     .err()
+///     .unwrap();
+/// assert_eq!(
+///     err.to_string(),
+///     "TOML parse error at line 2, column 20\n  |\n2 | process_on_nodes = []\n  |                    ^^\n\
+///      `process_on_nodes`: pool `global_pool` has no node-slot; a pool needs at least one \
+///      node-slot, such as `process_on_nodes = [8]`\n"
+/// );
+///
+/// let json = r#"{"pools": {"global_pool": {"process_on_nodes": [8], "nnode": 2}}}"#;
+/// let err = serde_json::from_str::<TrainerConfig>(json).err().unwrap();
+/// assert_eq!(
+///     err.to_string(),
+///     "unknown key `nnode` in pool `global_pool`; did you mean `nnodes`? at line 1 column 59"
+/// );
+/// ```
+///
+/// A struct whose pools all fix their node-slots may leave the whole table out with
+/// `#[serde(default = "Pools::fixed")]` on the config's field, and it writes back
+/// (`Serialize`) as it reads:
+///
+/// ```
+/// # use resource_pool::{PoolSpec, ResourcePools, Role};
+/// # #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// # enum MyRole { Actor }
+/// #[derive(ResourcePools, Debug, PartialEq)]
+/// #[resource_pools(role = MyRole)]
+/// struct Pools {
+///     #[pool(roles(Actor), gpus_per_node = 8, nnodes = 2)]
+///     global_pool: PoolSpec,
+/// }
+///
+/// #[derive(serde::Deserialize, serde::Serialize)]
+/// struct TrainerConfig {
+///     #[serde(default = "Pools::fixed")]
+///     pools: Pools,
+/// }
+///
+/// let config: TrainerConfig = toml::from_str("").unwrap();
+/// assert_eq!(config.pools, Pools::fixed());
+/// let written = toml::to_string(&config).unwrap();
+/// assert_eq!(
+///     written,
+///     "[pools.global_pool]\nprocess_on_nodes = [8, 8]\naccelerator = \"GPU\"\nmax_colocate_count = 3\n"
+/// );
+/// assert_eq!(toml::from_str::<TrainerConfig>(&written).unwrap().pools, Pools::fixed());
 /// ```
 ///
 /// # Errors at compile time

@@ -1,22 +1,22 @@
-//! "Did you mean" for misspelt keys and names.
+//! "Did you mean" for misspelt keys and names: the core's rule (`did_you_mean` in
+//! `resource_pool_core::source`), Jaro-Winkler above 0.8, so that one typo gets the same
+//! hint from the compiler as from the CLI. Both run the cases of
+//! `tests/data/did_you_mean/cases.txt`; a proc-macro crate cannot cheaply depend on the
+//! core, so the few lines are repeated and tied by those cases.
+
+/// How alike a typo and a candidate must be (Jaro-Winkler, 0 to 1) to be suggested.
+const THRESHOLD: f64 = 0.8;
 
 /// The candidate closest to `wrong`, when it is close enough to be a likely typo.
 pub(crate) fn did_you_mean<'a>(
     wrong: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let wrong_lower = wrong.to_ascii_lowercase();
     candidates
         .into_iter()
-        .map(|candidate| {
-            let distance = levenshtein(&wrong_lower, &candidate.to_ascii_lowercase());
-            (distance, candidate)
-        })
-        .filter(|&(distance, candidate)| {
-            let longest = wrong.chars().count().max(candidate.chars().count());
-            distance <= (longest / 3).max(1)
-        })
-        .min_by_key(|&(distance, _)| distance)
+        .map(|candidate| (strsim::jaro_winkler(wrong, candidate), candidate))
+        .filter(|(score, _)| *score > THRESHOLD)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, candidate)| candidate)
 }
 
@@ -28,41 +28,39 @@ pub(crate) fn hint<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str
     }
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = if ca == cb {
-                diagonal
-            } else {
-                1 + diagonal.min(above).min(row[j])
-            };
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::did_you_mean;
 
     #[test]
-    fn close_names_only() {
-        let keys = ["roles", "max_colocate_count", "process_on_nodes"];
-        assert_eq!(did_you_mean("role", keys), Some("roles"));
-        assert_eq!(
-            did_you_mean("max_colocate", keys),
-            Some("max_colocate_count")
+    fn the_shared_typos_get_the_cores_answers() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/did_you_mean/cases.txt"
         );
-        assert_eq!(
-            did_you_mean("proces_on_node", keys),
-            Some("process_on_nodes")
-        );
-        assert_eq!(did_you_mean("zzz", keys), None);
+        let cases = std::fs::read_to_string(path).expect("the shared cases");
+        let mut count = 0;
+        for line in cases
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            let [typo, candidates, expected] = line.split(" | ").collect::<Vec<_>>()[..] else {
+                panic!("malformed case: {line}");
+            };
+            let expected = (expected != "-").then_some(expected);
+            assert_eq!(
+                did_you_mean(typo, candidates.split(',')),
+                expected,
+                "{typo}"
+            );
+            // The core answers the same.
+            assert_eq!(
+                resource_pool::source::did_you_mean(typo, candidates.split(',')),
+                expected,
+                "{typo} (core)"
+            );
+            count += 1;
+        }
+        assert!(count >= 20, "{count} cases");
     }
 }

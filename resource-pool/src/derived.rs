@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use crate::config::{ConfigErrors, ConfigWarnings, PoolDefaults, PoolField, load_struct_pools};
+use crate::config::{ConfigErrors, ConfigWarnings, PoolDefaults, PoolField};
+use crate::load::{deserialize_struct_pools, load_struct_pools};
 use crate::source::{ReadError, ReadLimits, SourceFile};
 use crate::{
     Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, PoolSpec, ResourcePool,
@@ -92,6 +93,23 @@ pub fn load_pools_file<const N: usize>(
 ) -> Result<Loaded<N>, LoadPoolsError> {
     let source = SourceFile::read(path, ReadLimits::default())?;
     Ok(load(&source, attrs)?)
+}
+
+/// serde's `Deserialize` of a derived struct: one pool table per field, with the
+/// attribute values as defaults, as [`load_pools_str`] reads them.
+pub fn deserialize_pools<'de, D, const N: usize>(
+    deserializer: D,
+    struct_name: &'static str,
+    attrs: &[PoolAttrs],
+) -> Result<[PoolSpec; N], D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let fields: Vec<PoolField> = attrs.iter().map(PoolAttrs::field).collect();
+    let specs = deserialize_struct_pools(deserializer, struct_name, &fields)?;
+    Ok(specs.try_into().unwrap_or_else(|specs: Vec<PoolSpec>| {
+        unreachable!("{} pools read for {N} fields", specs.len())
+    }))
 }
 
 /// `fixed()`: the pools of an empty file, where every attribute fixes its sizes. The

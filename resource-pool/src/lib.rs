@@ -45,6 +45,8 @@ pub mod ray_http;
 pub mod render;
 #[cfg(feature = "report")]
 pub mod report;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 // The core's pipeline, one module per stage (see `resource_pool_core`).
 pub use resource_pool_core::{
@@ -64,6 +66,11 @@ pub use derived::LoadPoolsError;
 pub use resource_pool_derive::{ResourcePools, Role};
 pub use role_error::ParseRoleError;
 
+// The Rust examples of docs/rust.md compile and run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust.md")]
+struct DocsRust;
+
 /// What the derives' generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
@@ -72,8 +79,9 @@ pub mod __private {
     pub use serde;
 
     pub use crate::derived::{
-        PoolAttrs, RoleVariants, fixed_pools, load_pools_file, load_pools_str, manager,
-        unwrap_manager,
+        PoolAttrs, RoleVariants, deserialize_pools, fixed_pools, load_pools_file, load_pools_str,
+        manager, unwrap_manager,
     };
+    pub use crate::load::serialize_struct_pools as serialize_pools;
     pub use crate::role_error::{deserialize_role, parse_role};
 }

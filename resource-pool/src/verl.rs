@@ -13,11 +13,13 @@
 
 use crate::{ManagerError, PoolSpec, ResourcePool, ResourcePoolManager, Role as _};
 
+pub use resource_pool_core::verl_roles::{VERL_ROLES, VerlRole};
 pub use resource_pool_core::verl_settings::{
-    LoadedVerl, VERL_VERSION, VerlLayout, VerlSettings, load_verl,
+    GLOBAL_POOL, LoadedVerl, REWARD_POOL, VERL_VERSION, VerlLayout, VerlSettings, load_verl,
 };
 
-/// verl's roles (`verl/trainer/ppo/utils.py`), in its order, with its strings.
+/// verl's roles (`verl/trainer/ppo/utils.py`), in its order, with its strings: the roles
+/// of [`VERL_ROLES`] (a test holds them equal; a derive cannot read a table).
 #[derive(crate::Role, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
     /// `actor`: the policy being trained.
@@ -48,11 +50,6 @@ pub enum Role {
     #[role(rename = "teacher")]
     TeacherModel,
 }
-
-/// The name of verl's main pool.
-pub const GLOBAL_POOL: &str = "global_pool";
-/// The name of verl's reward pool.
-pub const REWARD_POOL: &str = "reward_pool";
 
 /// verl's default layout: `global_pool = [n_gpus_per_node] * nnodes` hosting every role,
 /// and, when `reward` gives `(n_gpus_per_node, nnodes)` of the reward model's pool
@@ -127,24 +124,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_are_verls() {
-        let names: Vec<_> = Role::ALL.iter().map(|r| r.name()).collect();
-        assert_eq!(
-            names,
-            [
-                "actor",
-                "rollout",
-                "actor_rollout",
-                "critic",
-                "ref",
-                "rm",
-                "actor_rollout_ref",
-                "env",
-                "teacher"
-            ]
-        );
+    fn the_roles_are_the_cores_table() {
+        assert_eq!(Role::ALL.len(), VERL_ROLES.len());
+        for (role, row) in Role::ALL.iter().zip(VERL_ROLES) {
+            assert_eq!(format!("{role:?}"), row.variant);
+            assert_eq!(role.name(), row.name);
+            assert_eq!(
+                role.index(),
+                VERL_ROLES.iter().position(|r| r == &row).unwrap()
+            );
+        }
         assert_eq!(Role::TeacherModel.index(), 8);
         assert_eq!("rm".parse(), Ok(Role::RewardModel));
+        // The lint's role set is the same table, with its aliases.
+        let roles = crate::lint::RoleSet::verl();
+        for role in Role::ALL {
+            assert_eq!(roles.resolve(role.name()), Some(role.name()));
+        }
+        assert_eq!(roles.resolve("ref_policy"), Some(Role::RefPolicy.name()));
     }
 
     #[test]

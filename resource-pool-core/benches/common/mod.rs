@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod ray_bodies;
+pub mod tight;
 
 use std::fmt::Write as _;
 use std::fs;

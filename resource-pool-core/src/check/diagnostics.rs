@@ -32,7 +32,7 @@ pub enum CheckDiagnostic {
         help("{}{}", busy_prefix(*.idle), Joined(.advice))
     )]
     SlotFitsNoNode {
-        /// The pool.
+        /// The pool whose node-slots these are.
         pool: String,
         /// The pool's node-slots that fit no node (their indices in the pool).
         slots: Vec<usize>,
@@ -63,7 +63,7 @@ pub enum CheckDiagnostic {
         )
     )]
     ResourceRunsOut {
-        /// The resource.
+        /// The resource that runs out (`GPU`, `CPU`, a custom one).
         resource: String,
         /// What the node-slots need in all.
         needed: Amount,
@@ -204,7 +204,7 @@ const SHOWN: usize = 8;
 /// One node-slot by name: `global_pool[0]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct SlotRef {
-    /// The pool.
+    /// The pool, by its name in the config.
     pub pool: String,
     /// The slot's index in the pool.
     pub slot: usize,
@@ -286,12 +286,12 @@ pub enum SlotAdvice {
     },
     /// No alive node has the resource free (a custom resource, an accelerator type).
     NotDeclared {
-        /// The resource.
+        /// The resource no alive node has free.
         resource: String,
     },
     /// The nearest node has less of it free than one slot needs.
     Short {
-        /// The resource.
+        /// The resource the nearest node has too little of.
         resource: String,
         /// Free on the nearest node.
         free: Amount,

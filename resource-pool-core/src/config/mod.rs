@@ -24,7 +24,7 @@ pub(crate) mod write;
 pub use diagnostics::ConfigDiagnostic;
 pub use overrides::{OVERRIDES_NAME, OverrideError};
 pub use pool_table::{PoolDefaults, PoolDoc, SlotSource};
-pub use struct_pools::{ConfigErrors, ConfigWarnings, LoadedPools, PoolField, load_struct_pools};
+pub use struct_pools::{ConfigErrors, ConfigWarnings, PoolField};
 pub use write::config_to_toml;
 
 use crate::file_keys::CONFIG_KEYS;

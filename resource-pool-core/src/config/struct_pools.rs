@@ -1,13 +1,11 @@
-//! Loading the file of a `#[derive(ResourcePools)]` struct: one top-level table per field,
-//! the same keys as a config's pool tables, and no `[mapping]` (the mapping is code).
+//! What the file of a `#[derive(ResourcePools)]` struct is made of: one top-level table per
+//! field ([`PoolField`]), the same keys as a config's pool tables, and no `[mapping]` (the
+//! mapping is code); and the errors and warnings of such a file. [`crate::load`] reads it.
 
 use std::fmt;
 
-use super::{ConfigDiagnostic, PoolDefaults, PoolDoc, structure};
-use crate::lint::{ConfigLimits, lint_pool};
-use crate::model::PoolSpec;
-use crate::source::{SourceFile, Spanned, to_source_span};
-use crate::toml_walk;
+use super::{ConfigDiagnostic, PoolDefaults};
+use crate::source::SourceFile;
 
 /// One field of a derived pool struct, as the derive describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,15 +61,6 @@ impl ConfigWarnings {
     }
 }
 
-/// A derived struct's pools, loaded, with the file's warnings.
-#[derive(Clone, Debug)]
-pub struct LoadedPools {
-    /// The pools, in field order.
-    pub specs: Vec<PoolSpec>,
-    /// What the lint warns about (the file loaded all the same).
-    pub warnings: ConfigWarnings,
-}
-
 fn problems(diagnostics: &[ConfigDiagnostic]) -> String {
     counted(diagnostics.iter().filter(|d| d.is_error()).count(), "error")
 }
@@ -92,91 +81,5 @@ fn counted(n: usize, what: &str) -> String {
 impl fmt::Display for PoolField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name)
-    }
-}
-
-/// Loads a derived struct's pools from its file, in field order. A field whose table is
-/// missing takes its sizes from the attribute, or is an error when the attribute fixes
-/// none.
-pub fn load_struct_pools(
-    source: &SourceFile,
-    fields: &[PoolField],
-) -> Result<LoadedPools, ConfigErrors> {
-    let (root, errors) = toml_walk::parse(source);
-    if !errors.is_empty() {
-        // Recovered trees are guesses: report the syntax alone.
-        return Err(ConfigErrors {
-            source_file: source.clone(),
-            diagnostics: structure(errors).collect(),
-        });
-    }
-    let root = root.get_ref();
-    let mut structure_errors = errors;
-    let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
-    toml_walk::check_keys(root, &names, "the pools file", &mut structure_errors);
-    let mut docs = Vec::with_capacity(fields.len());
-    for field in fields {
-        let doc = match toml_walk::get(root, field.name) {
-            Some((key, value)) => {
-                toml_walk::table(field.name, value, &mut structure_errors).map(|table| {
-                    let name = Spanned::new(field.name.to_owned(), key.span());
-                    PoolDoc::read(
-                        name,
-                        table,
-                        &format!("pool `{}`", field.name),
-                        &mut structure_errors,
-                    )
-                })
-            }
-            None => Some(PoolDoc {
-                name: Spanned::new(field.name.to_owned(), 0..0),
-                ..PoolDoc::default()
-            }),
-        };
-        docs.push(doc);
-    }
-    let mut diagnostics: Vec<ConfigDiagnostic> = structure(structure_errors).collect();
-    let limits = ConfigLimits::default();
-    let mut slots = 0;
-    for (field, doc) in fields.iter().zip(&docs) {
-        let Some(doc) = doc else { continue };
-        let missing = toml_walk::get(root, field.name).is_none();
-        if missing && field.defaults.process_on_nodes.is_none() {
-            diagnostics.push(ConfigDiagnostic::MissingPool {
-                pool: field.name.to_owned(),
-                span: to_source_span(&(0..0)),
-            });
-            continue;
-        }
-        lint_pool(
-            doc,
-            &field.defaults,
-            field.worker_groups,
-            &limits,
-            &mut slots,
-            &mut diagnostics,
-        );
-    }
-    let specs: Option<Vec<PoolSpec>> = if diagnostics.iter().any(ConfigDiagnostic::is_error) {
-        None
-    } else {
-        fields
-            .iter()
-            .zip(&docs)
-            .map(|(field, doc)| doc.as_ref()?.build(&field.defaults))
-            .collect()
-    };
-    match specs {
-        Some(specs) => Ok(LoadedPools {
-            specs,
-            warnings: ConfigWarnings {
-                source_file: source.clone(),
-                diagnostics,
-            },
-        }),
-        None => Err(ConfigErrors {
-            source_file: source.clone(),
-            diagnostics,
-        }),
     }
 }

@@ -14,6 +14,7 @@ pub mod cluster_file;
 mod file;
 mod json_spans;
 pub mod kubectl;
+pub mod kuberay;
 pub mod local;
 pub mod ray_json;
 pub mod slurm;

@@ -1,5 +1,7 @@
 //! The role names a config's `[mapping]` may use.
 
+use crate::verl_roles::VERL_ROLES;
+
 /// One role and every name it goes by.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KnownRole {
@@ -25,26 +27,18 @@ impl Default for RoleSet {
 }
 
 impl RoleSet {
-    /// verl's nine roles (`verl/trainer/ppo/utils.py`), by their strings (`ref`, `rm`) and
-    /// by their enum names in snake_case (`ref_policy`, `reward_model`).
+    /// verl's nine roles ([`VERL_ROLES`]), by their strings (`ref`, `rm`) and by their
+    /// enum names in snake_case (`ref_policy`, `reward_model`).
     pub fn verl() -> RoleSet {
-        let roles: [(&str, &[&str]); 9] = [
-            ("actor", &["actor"]),
-            ("rollout", &["rollout"]),
-            ("actor_rollout", &["actor_rollout"]),
-            ("critic", &["critic"]),
-            ("ref", &["ref", "ref_policy"]),
-            ("rm", &["rm", "reward_model"]),
-            ("actor_rollout_ref", &["actor_rollout_ref"]),
-            ("env", &["env"]),
-            ("teacher", &["teacher", "teacher_model"]),
-        ];
         RoleSet::Known(
-            roles
+            VERL_ROLES
                 .iter()
-                .map(|(canonical, names)| KnownRole {
-                    canonical: (*canonical).to_owned(),
-                    names: names.iter().map(|n| (*n).to_owned()).collect(),
+                .map(|role| KnownRole {
+                    canonical: role.name.to_owned(),
+                    names: std::iter::once(role.name)
+                        .chain(role.aliases.iter().copied())
+                        .map(str::to_owned)
+                        .collect(),
                 })
                 .collect(),
         )

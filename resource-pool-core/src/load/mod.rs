@@ -1,6 +1,15 @@
 //! Loading a config: parse ([`crate::config`]) → lint ([`crate::lint`]) → build the model
 //! ([`ResourcePoolManager`]), every problem of the file collected on the way, in file order.
 //! Overrides (`--set KEY=VALUE`) are applied to the parsed TOML before the lint.
+//!
+//! The same pipeline reads the pools of a `#[derive(ResourcePools)]` struct, from their own
+//! file ([`load_struct_pools`]) or from any serde format ([`pool_serde`]).
+
+pub mod pool_serde;
+mod struct_pools;
+
+pub use pool_serde::{deserialize_struct_pools, serialize_struct_pools};
+pub use struct_pools::{LoadedPools, load_struct_pools};
 
 use std::fmt;
 

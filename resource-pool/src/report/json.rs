@@ -115,6 +115,9 @@ pub struct CheckResult<'a> {
     pub ray: Option<String>,
     /// Where Ray's simulated scheduler put each slot.
     pub ray_placement: Vec<Placed<'a>>,
+    /// The live Ray cluster's version, when its dashboard said (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ray_version: Option<&'a str>,
 }
 
 /// The result object of `check`, borrowed ([`CheckResult`]).
@@ -139,6 +142,7 @@ pub fn check_result_of<'a>(
         ray_placement: report
             .map(|r| placements(r, cluster, &ray_assignment(r)))
             .unwrap_or_default(),
+        ray_version: None,
     }
 }
 

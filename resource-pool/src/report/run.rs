@@ -24,6 +24,18 @@ pub struct CheckRun {
     pub cluster: Cluster,
 }
 
+impl fmt::Debug for CheckRun {
+    /// A summary (findings are trait objects): what passed, and how many findings.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CheckRun")
+            .field("passes", &self.passes())
+            .field("findings", &self.findings.len())
+            .field("checked", &self.report.is_some())
+            .field("nodes", &self.cluster.nodes.len())
+            .finish()
+    }
+}
+
 impl CheckRun {
     /// Checks a loaded config on a cluster, as `resource-pool check` does: the config's
     /// diagnostics, then `notes` (what the cluster's source said about it), then the

@@ -204,12 +204,11 @@ fn unknown_keys<K: toml_walk::KnownKey>(
     table_name: &str,
     out: &mut Vec<ClusterDiagnostic>,
 ) {
-    let mut errors = Vec::new();
-    let keys = table
-        .sorted()
-        .map(|(key, _)| (key.name.as_ref(), key.span.clone()));
-    toml_walk::unknown_keys(keys, known, table_name, &mut errors);
-    out.extend(errors.into_iter().map(ClusterDiagnostic::from));
+    for (key, _) in table.sorted() {
+        if let Some(error) = toml_walk::unknown_key(&key.name, known, table_name, &key.span) {
+            out.push(error.into());
+        }
+    }
 }
 
 fn wrong_type(
