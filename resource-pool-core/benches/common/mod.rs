@@ -413,7 +413,8 @@ pub fn write_data(dir: &Path) -> io::Result<PathBuf> {
 
 /// The live clusters served to `resource-pool check --ray` by `scripts/bench`: nodes, of
 /// them dead, placed groups.
-pub const RAY_SIZES: [(usize, usize, usize); 2] = [(2_000, 2, 200), (10_000, 10, 1_000)];
+pub const RAY_SIZES: [(usize, usize, usize); 3] =
+    [(2_000, 2, 200), (5_000, 5, 500), (10_000, 10, 1_000)];
 
 /// A dashboard's answers as files a static HTTP server serves at the endpoints' paths
 /// (`DIR/api/v0/nodes`, ...; the query is not part of the path), and `config.toml`: verl's

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Reading clusters: `resource-pool check` on large clusters against Python's own readers,
+timed in the same run.
+
+For the 100,000-node clusters that `cargo bench -p resource-pool-core --bench gen_data`
+writes (target/bench-data), each as TOML and as JSON:
+- ours: `resource-pool check CONFIG --cluster CLUSTER --format json` as a process (start-up,
+  both files read, lint, the check, its JSON), median of --runs; its peak memory (max RSS,
+  `/usr/bin/time -f %M`);
+- Python: the file read and parsed (`tomllib`, `json`) and verl's sum of free GPUs over it
+  (what verl's check does once it has the nodes), median of --runs.
+And for the live Ray clusters of 2,000 and 10,000 nodes (target/bench-data/ray-N: the three
+dashboard answers in the shape Ray 2.60 sends), served by a static HTTP server of this
+process on 127.0.0.1: `resource-pool check ray-N/config.toml --ray URL --format json`
+(median and max RSS), and the three answers fetched alone (urllib) for the transfer's share.
+
+Writes --json-out (the rows) and --md-out (the section of benches/RESULTS.md). Python 3.11+,
+standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENDPOINTS = [
+    "/api/v0/nodes?detail=1&limit=10000",
+    "/api/cluster_status",
+    "/api/v0/placement_groups?detail=1&limit=10000",
+]
+
+
+def median_time(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def verl_sum(cluster: dict) -> float:
+    """verl's check once it has the nodes: the free GPUs (NPUs without a GPU key) summed."""
+    total = 0.0
+    for node in cluster.get("nodes", []):
+        if node.get("alive", True):
+            free = node.get("available", {})
+            total += free.get("GPU", 0) if "GPU" in free else free.get("NPU", 0)
+    return total
+
+
+def run_ours(binary: Path, args: list[str]) -> None:
+    proc = subprocess.run([str(binary), *args], capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"`resource-pool {' '.join(args)}` exited {proc.returncode}:\n"
+                         f"{proc.stderr.decode(errors='replace')[-2000:]}")
+    result = json.loads(proc.stdout)
+    if result.get("feasible") is not True:
+        raise SystemExit(f"`resource-pool {' '.join(args)}`: not feasible: {result.get('diagnostics')}")
+
+
+def max_rss_kib(binary: Path, args: list[str]) -> int:
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", str(binary), *args],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    return int(proc.stderr.decode().strip().splitlines()[-1])
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files (the query is no part of the path), without a log line per request."""
+
+    def log_message(self, format, *args):  # noqa: A002 (the stdlib's name)
+        pass
+
+
+def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def fetch_all(url: str) -> int:
+    size = 0
+    for path in ENDPOINTS:
+        with urllib.request.urlopen(url + path) as reply:
+            size += len(reply.read())
+    return size
+
+
+def fmt_s(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.0f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "target" / "bench-data")
+    parser.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "resource-pool")
+    parser.add_argument("--runs", type=int, default=5, help="runs per timing (median); default 5")
+    parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--md-out", type=Path)
+    args = parser.parse_args()
+    data, binary, runs = args.data, args.binary, args.runs
+
+    files = []
+    for kind in ["homogeneous", "heterogeneous"]:
+        config = data / f"{kind}-feasible-100000.config.toml"
+        for fmt, load in [("toml", tomllib.loads), ("json", json.loads)]:
+            cluster = data / f"{kind}-100000.cluster.{fmt}"
+            check = ["check", str(config), "--cluster", str(cluster), "--format", "json"]
+            ours = median_time(lambda: run_ours(binary, check), runs)
+            python = median_time(lambda: verl_sum(load(cluster.read_text())), runs)
+            row = {"kind": kind, "format": fmt, "nodes": 100_000, "bytes": cluster.stat().st_size,
+                   "ours_s": ours, "python_s": python, "ratio": ours / python,
+                   "max_rss_kib": max_rss_kib(binary, check)}
+            files.append(row)
+            print(f"{kind:<14} {fmt:<5} ours {fmt_s(ours):>8}  python {fmt_s(python):>8}  "
+                  f"ratio {row['ratio']:.3f}  max RSS {row['max_rss_kib'] / 1024:.1f} MiB", flush=True)
+
+    rays = []
+    for nodes in [2_000, 5_000, 10_000]:
+        directory = data / f"ray-{nodes}"
+        server, url = serve(directory)
+        try:
+            size = fetch_all(url)
+            fetch = median_time(lambda: fetch_all(url), runs)
+            check = ["check", str(directory / "config.toml"), "--ray", url, "--format", "json"]
+            ours = median_time(lambda: run_ours(binary, check), runs)
+            rss = max_rss_kib(binary, check)
+        finally:
+            server.shutdown()
+        row = {"nodes": nodes, "bytes": size, "fetch_s": fetch, "ours_s": ours, "max_rss_kib": rss}
+        rays.append(row)
+        print(f"ray {nodes:>6} nodes ({size / 1e6:.1f} MB): check {fmt_s(ours):>8}  fetch alone "
+              f"{fmt_s(fetch):>8}  max RSS {rss / 1024:.1f} MiB", flush=True)
+
+    load = " ".join(open("/proc/loadavg").read().split()[:3])
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    result = {"files": files, "ray": rays, "load": load, "cpus": os.cpu_count(), "cpu": cpu,
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": runs}
+    if args.json_out:
+        args.json_out.write_text(json.dumps(result, indent=1))
+    if args.md_out:
+        args.md_out.write_text(markdown(result))
+    return 0
+
+
+def markdown(r: dict) -> str:
+    by = {(f["kind"], f["format"]): f for f in r["files"]}
+    ray = {x["nodes"]: x for x in r["ray"]}
+    toml, jsn, big = by[("homogeneous", "toml")], by[("homogeneous", "json")], ray[10_000]
+    rows = [
+        ("`check` of the 100k-node TOML / Python `tomllib` read + verl's sum", f"{toml['ratio']:.3f}",
+         "≤ 0.25", toml["ratio"] <= 0.25),
+        ("the same as JSON / Python `json` read + sum", f"{jsn['ratio']:.3f}", "≤ 0.1", jsn["ratio"] <= 0.1),
+        ("peak memory of the 100k-node TOML `check`", f"{toml['max_rss_kib'] / 1024:.1f} MiB", "≤ 100 MiB",
+         toml["max_rss_kib"] <= 100 * 1024),
+        ("dashboard answers of 10k nodes, read + check", fmt_s(big["ours_s"]), "< 0.5 s", big["ours_s"] < 0.5),
+    ]
+    out = ["## Reading clusters", "",
+           f"Measured by `benches/read_bench.py` (`scripts/bench`, or `scripts/bench reading` alone) on "
+           f"{r['date']}: {r['cpus']} cores, {r['cpu']}, load average {r['load']} at the end; medians of "
+           f"{r['runs']} runs, ours and Python's in the same run. Ours is the `resource-pool check ... "
+           "--format json` process (start-up, both files, lint, check, JSON output); Python's is the file "
+           "read and parsed and verl's free-GPU sum over it. The 100k clusters are the scenarios' "
+           "`homogeneous` (8 GPU / 96 CPU, idle) and `heterogeneous` (partly busy) nodes with verl's "
+           "default layout (100,000 node-slots) and the mixed pools (10,000 node-slots).", "",
+           "| target | measured | target | met |", "|---|---|---|---|"]
+    out += [f"| {what} | {value} | {target} | {'✅' if ok else '❌'} |" for what, value, target, ok in rows]
+    out += ["", "| cluster | format | file | ours: `check` | Python: read + sum | ours / Python | ours: max RSS |",
+            "|---|---|---|---|---|---|---|"]
+    for f in r["files"]:
+        out.append(f"| {f['kind']} 100k | {f['format']} | {f['bytes'] / 1e6:.1f} MB | {fmt_s(f['ours_s'])} | "
+                   f"{fmt_s(f['python_s'])} | {f['ratio']:.3f} | {f['max_rss_kib'] / 1024:.1f} MiB |")
+    out += ["", "| live Ray cluster (fake dashboard) | answers | fetched alone | `check --ray` | max RSS |",
+            "|---|---|---|---|---|"]
+    for x in r["ray"]:
+        out.append(f"| {x['nodes']:,} nodes | {x['bytes'] / 1e6:.1f} MB | {fmt_s(x['fetch_s'])} | "
+                   f"{fmt_s(x['ours_s'])} | {x['max_rss_kib'] / 1024:.1f} MiB |")
+    steps = [f"{b['max_rss_kib'] - a['max_rss_kib']:,} KiB for {b['nodes'] - a['nodes']:,} nodes more "
+             f"({(b['max_rss_kib'] - a['max_rss_kib']) / (b['nodes'] - a['nodes']):.1f} KiB each)"
+             for a, b in zip(r["ray"], r["ray"][1:])]
+    per_node_bytes = (big["bytes"] - r["ray"][0]["bytes"]) / (big["nodes"] - r["ray"][0]["nodes"]) / 1024
+    out += ["", f"The dashboard's answers are files of `target/bench-data/ray-N/` (generated by "
+            "`benches/common/ray_bodies.rs` in Ray 2.60's shape: every field, 1 dead node in 1,000, one "
+            "placed group of 8 bundles per 10 nodes) served by Python's `http.server` on 127.0.0.1; "
+            "the check is verl's default layout on the idle nodes. Peak memory grows by "
+            + " and by ".join(steps) + f": linear in the answers ({per_node_bytes:.1f} KiB per node).", ""]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
