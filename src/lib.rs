@@ -57,7 +57,8 @@ enum Command {
     Check(check_cmd::CheckArgs),
     /// Build the pools verl builds from its Hydra YAML and overrides, and check them.
     Verl(verl_cmd::VerlArgs),
-    /// Print a cluster (a live Ray cluster, or a cluster file) as cluster TOML.
+    /// Print a cluster (a live Ray cluster, Slurm, kubectl, this machine, a cluster file) as a
+    /// cluster file, TOML or JSON.
     Inventory(inventory_cmd::InventoryArgs),
     /// Print the JSON Schema of config or cluster files, for editors.
     Schema(schema_cmd::SchemaArgs),

@@ -262,11 +262,16 @@ fn cluster_text() -> impl Strategy<Value = String> {
 
 fn assert_same(text: &str, limits: &ClusterLimits) -> Result<(), TestCaseError> {
     let source = SourceFile::new("c.toml", text);
-    let stream = load_cluster_as(&source, ClusterFormat::Toml, limits);
     let tree = load_cluster_tree(&source, limits);
-    prop_assert_eq!(&stream.diagnostics, &tree.diagnostics, "{}", text);
-    prop_assert_eq!(&stream.cluster, &tree.cluster, "{}", text);
-    prop_assert_eq!(&stream.spans, &tree.spans, "{}", text);
+    // The default chunks, and chunks cut at every line end they may be cut at.
+    for stream in [
+        load_cluster_as(&source, ClusterFormat::Toml, limits),
+        super::toml_reader::read_toml_in_chunks(&source, limits, 1),
+    ] {
+        prop_assert_eq!(&stream.diagnostics, &tree.diagnostics, "{}", text);
+        prop_assert_eq!(&stream.cluster, &tree.cluster, "{}", text);
+        prop_assert_eq!(&stream.spans, &tree.spans, "{}", text);
+    }
     Ok(())
 }
 

@@ -2,7 +2,9 @@
 //!
 //! toml's own lexer and parser (`toml_parser`, the layer under `toml`) read the file; the
 //! tokens are cut into chunks at each table header that starts a line outside any array
-//! or inline table (in valid TOML, where one expression ends and the next begins), and
+//! or inline table, and at such a line's end once a chunk is long (in valid TOML, both are
+//! where one expression ends and the next begins; in a broken file the first error is met
+//! in the same state either way, so the file is found broken either way), and
 //! each chunk's events are walked here under TOML's table rules: dotted keys, implicit
 //! tables, headers that extend the last `[[nodes]]` entry, every redefinition refused.
 //! Of an array of tables only the last entry can still change, so each `[[nodes]]` entry
@@ -42,8 +44,22 @@ fn span_of(event: &Event) -> Span {
     event.span().start()..event.span().end()
 }
 
+/// A chunk is also cut at the end of a line outside any array or inline table once it holds
+/// this many tokens: a file of top-level keys, or one huge entry, is read in bounded pieces.
+const CHUNK_TOKENS: usize = 4096;
+
 /// Reads a cluster TOML file.
 pub(super) fn read_toml(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluster {
+    read_toml_in_chunks(source, limits, CHUNK_TOKENS)
+}
+
+/// [`read_toml`], cutting at the end of a line once a chunk has `max_tokens` (the tests cut
+/// at every line they can).
+pub(super) fn read_toml_in_chunks(
+    source: &SourceFile,
+    limits: &ClusterLimits,
+    max_tokens: usize,
+) -> LoadedCluster {
     let text = Source::new(source.base_text());
     let mut walker = Walker {
         text,
@@ -77,6 +93,12 @@ pub(super) fn read_toml(source: &SourceFile, limits: &ClusterLimits) -> LoadedCl
             _ => line_start = false,
         }
         chunk.push(token);
+        if kind == TokenKind::Newline && depth == 0 && chunk.len() >= max_tokens {
+            if let Err(error) = walker.chunk(&chunk) {
+                return syntax_errors(source, &error);
+            }
+            chunk.clear();
+        }
     }
     match walker.chunk(&chunk).and_then(|()| walker.finish_table()) {
         Ok(()) => walker.finish(source),
