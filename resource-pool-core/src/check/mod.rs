@@ -4,6 +4,7 @@
 mod diagnostics;
 mod placement_findings;
 mod ray_findings;
+pub mod suggest;
 
 pub use diagnostics::CheckDiagnostic;
 
