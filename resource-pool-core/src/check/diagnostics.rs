@@ -2,6 +2,8 @@
 
 use miette::SourceSpan;
 
+pub use super::placement_findings::AcceleratorTypeName;
+
 /// A finding of `check`: a placement problem, or Ray's verdict when it is not "places".
 /// Labels point at the config (the node-slot or pool to change) when it came from a file.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
@@ -49,6 +51,12 @@ pub enum CheckDiagnostic {
         #[label("asks for {resource}")]
         span: Option<SourceSpan>,
     },
+
+    /// A pool's accelerator type is spelled otherwise on the nodes (see
+    /// [`AcceleratorTypeName`]).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    AcceleratorTypeName(#[from] AcceleratorTypeName),
 
     /// Every slot fits alone, but not all together.
     #[error(

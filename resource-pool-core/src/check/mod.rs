@@ -6,7 +6,8 @@ mod placement_findings;
 mod ray_findings;
 pub mod suggest;
 
-pub use diagnostics::CheckDiagnostic;
+pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
+pub use placement_findings::{RAY_TYPE_PREFIX, type_spelling};
 
 use crate::config::LoadedConfig;
 use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, RoleKey};

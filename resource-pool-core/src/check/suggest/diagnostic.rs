@@ -312,7 +312,7 @@ impl fmt::Display for Advice {
         }
         if !self.holders.0.is_empty() {
             parts.push(format!(
-                "it needs what other work holds now: {}",
+                "it needs what other work holds now (wait for it to finish, or free it): {}",
                 self.holders
             ));
         }
