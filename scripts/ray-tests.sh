@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The live Ray tests: start a 3-node Ray 2.60 cluster on loopback, run `cargo test --test
-# ray_live` against it, and stop the cluster whatever happens (EXIT trap), leaving no
-# process behind. Installs ray[default]==2.60.0 into .venv when missing.
+# The live Ray tests: start a 3-node Ray 2.60 cluster on loopback, run the `ray_live` tests
+# (`cargo test --test it ray_live::`) against it, and stop the cluster whatever happens
+# (EXIT trap), leaving no process behind. Installs ray[default]==2.60.0 into .venv when missing.
 #
 # Usage: scripts/ray-tests.sh [extra cargo test args]
 # Budget: about 3 minutes and 1.5 GB on a 2-core machine.
@@ -26,7 +26,7 @@ trap 'exit 130' INT TERM
 cd "$ROOT"
 # Build first, so that compile time does not count against the cluster's life.
 stamp "building the live tests"
-cargo test --test ray_live --no-run
+cargo test --test it --no-run
 
 stamp "starting the cluster"
 URL="$(bash "$CLUSTER" up | tail -n 1)"
@@ -36,6 +36,6 @@ export RESOURCE_POOL_RAY_URL="$URL"
 export RESOURCE_POOL_REQUIRE_RAY=1
 export RESOURCE_POOL_RAY_GCS="127.0.0.2:${RP_RAY_GCS_PORT:-26390}"
 export RESOURCE_POOL_RAY_PYTHON="${RP_RAY_VENV:-$ROOT/.venv}/bin/python"
-stamp "running cargo test --test ray_live"
-cargo test --test ray_live "$@" -- --nocapture --test-threads=2
+stamp "running cargo test --test it ray_live::"
+cargo test --test it "$@" -- ray_live:: --nocapture --test-threads=2
 stamp "live tests passed"

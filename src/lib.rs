@@ -1,59 +1,278 @@
-//! Typed, checked GPU/NPU resource pools for distributed RL trainers (verl on Ray).
+//! The `resource-pool` command line: `lint`, `check`, `verl`, `inventory` and `schema`.
 //!
-//! The core model, config loading and checks are re-exported from `resource_pool_core`;
-//! [`Role`](derive@Role) and [`ResourcePools`](derive@ResourcePools) make a trainer's
-//! role → pool mapping checked by the compiler, and [`verl`] has verl's own roles and
-//! default layout.
-//!
-//! ```
-//! use resource_pool::{PoolSpec, ResourcePools, Role};
-//!
-//! #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-//! #[role(rename_all = "snake_case")]
-//! enum MyRole { ActorRollout, Critic, RefPolicy, RewardModel }
-//!
-//! #[derive(ResourcePools)]
-//! #[resource_pools(role = MyRole)]
-//! struct Pools {
-//!     #[pool(roles(ActorRollout, Critic, RefPolicy), process_on_nodes = [8, 8])]
-//!     global_pool: PoolSpec,
-//!     #[pool(roles(RewardModel), max_colocate_count = 1)]
-//!     reward_pool: PoolSpec,
-//! }
-//!
-//! let pools = Pools::from_toml_str("[reward_pool]\nprocess_on_nodes = [4]\n", "pools.toml")?;
-//! let manager = pools.into_manager();
-//! assert_eq!(manager.get_resource_pool(MyRole::RewardModel).process_on_nodes(), [4]);
-//! # Ok::<(), resource_pool::config::ConfigErrors>(())
-//! ```
+//! Exit status: 0 when everything is valid (warnings allowed), 1 when a config is invalid
+//! or cannot be placed, 2 for usage errors and files (or clusters) that cannot be read.
 
-// The derives' generated code names `::resource_pool`, also inside this crate.
-extern crate self as resource_pool;
+mod check_cmd;
+mod cluster_input;
+mod inventory_cmd;
+mod lint_cmd;
+mod plan_file;
+mod schema_cmd;
+mod verl_cmd;
 
-mod derived;
-pub mod local_machine;
-pub mod nvml_gpus;
-pub mod ray_http;
-pub mod render;
-mod role_error;
-pub mod verl;
+use std::process::ExitCode;
 
-pub use resource_pool_core::*;
+use clap::{Parser, Subcommand, ValueEnum};
+use resource_pool::cluster_file::ClusterLimits;
+use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
+use resource_pool::source::ReadLimits;
 
-pub use derived::LoadPoolsError;
-pub use resource_pool_derive::{ResourcePools, Role};
-pub use role_error::ParseRoleError;
+use resource_pool::report::{self, ColorChoice, github, sarif};
 
-/// What the derives' generated code uses. Not a public API: it changes without notice.
-#[doc(hidden)]
-pub mod __private {
-    pub use std::borrow::Cow;
+/// Check verl's GPU/NPU resource-pool layouts before Ray hangs on them.
+#[derive(Debug, Parser)]
+#[command(name = "resource-pool", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// When to colour output.
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true, env = "RESOURCE_POOL_COLOR")]
+    color: Color,
+    /// Print only the machine-readable result (or nothing, for human output) and errors.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    /// The largest file read, in bytes.
+    #[arg(long, default_value_t = ReadLimits::DEFAULT_MAX_FILE_BYTES, global = true, value_name = "BYTES", env = "RESOURCE_POOL_MAX_FILE_SIZE")]
+    max_file_size: u64,
+    /// The most node-slots a config may ask for.
+    #[arg(long, default_value_t = ConfigLimits::DEFAULT_MAX_SLOTS, global = true, value_name = "N", env = "RESOURCE_POOL_MAX_SLOTS")]
+    max_slots: u64,
+    /// The most nodes a cluster may have.
+    #[arg(long, default_value_t = ClusterLimits::DEFAULT_MAX_NODES, global = true, value_name = "N", env = "RESOURCE_POOL_MAX_NODES")]
+    max_nodes: usize,
+}
 
-    pub use serde;
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check configs statically: syntax, keys, sizes, mapping, role names.
+    Lint(lint_cmd::LintArgs),
+    /// Lint a config, then check that it can be placed on a cluster and that Ray will.
+    Check(check_cmd::CheckArgs),
+    /// Build the pools verl builds from its Hydra YAML and overrides, and check them.
+    Verl(verl_cmd::VerlArgs),
+    /// Print a cluster (a live Ray cluster, or a cluster file) as cluster TOML.
+    Inventory(inventory_cmd::InventoryArgs),
+    /// Print the JSON Schema of config or cluster files, for editors.
+    Schema(schema_cmd::SchemaArgs),
+}
 
-    pub use crate::derived::{
-        PoolAttrs, RoleVariants, fixed_pools, load_pools_file, load_pools_str, manager,
-        unwrap_manager,
+/// `--color`: when to colour output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// Colour when the stream is a terminal, as `NO_COLOR`, `CLICOLOR_FORCE` and
+    /// `CLICOLOR` say (in that order).
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl From<Color> for ColorChoice {
+    fn from(color: Color) -> ColorChoice {
+        match color {
+            Color::Auto => ColorChoice::Auto,
+            Color::Always => ColorChoice::Always,
+            Color::Never => ColorChoice::Never,
+        }
+    }
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Reports for people, with source snippets (on stderr) and a plan (on stdout).
+    Human,
+    /// One JSON object on stdout.
+    Json,
+    /// GitHub Actions workflow commands on stdout (`::error file=...::`): annotations.
+    Github,
+    /// One SARIF 2.1.0 log on stdout, for code scanning.
+    Sarif,
+}
+
+/// The role names a config's `[mapping]` may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Roles {
+    /// verl's roles, by their strings (`ref`, `rm`) and enum names (`ref_policy`).
+    Verl,
+    /// Any name.
+    Any,
+}
+
+/// The variable that gives `--set`'s overrides when no `--set` is given.
+pub const SET_VARIABLE: &str = "RESOURCE_POOL_SET";
+
+/// `--set KEY=VALUE`: config overrides applied before lint.
+#[derive(Debug, Default, clap::Args)]
+pub struct SetArgs {
+    /// Override a config value before lint: KEY a dotted TOML key, VALUE a TOML value
+    /// (`--set pools.global_pool.process_on_nodes=[8,8,8]`); repeatable. Without it, the
+    /// lines of `RESOURCE_POOL_SET` (blank lines and `#` lines skipped).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+}
+
+impl SetArgs {
+    /// The overrides: the flags, or else the variable's lines.
+    fn overrides(&self) -> Result<Vec<String>, report::Finding> {
+        if !self.set.is_empty() {
+            return Ok(self.set.clone());
+        }
+        let Some(value) = std::env::var_os(SET_VARIABLE) else {
+            return Ok(Vec::new());
+        };
+        let text = value
+            .into_string()
+            .map_err(|_| report::Finding::bare(NotUnicode(SET_VARIABLE)))?;
+        Ok(override_lines(&text))
+    }
+}
+
+/// The overrides of a `RESOURCE_POOL_SET` value: one per line, without the line breaks
+/// (`\n` or `\r\n`), blank lines and `#` comment lines skipped.
+fn override_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| {
+            let line = line.trim();
+            !line.is_empty() && !line.starts_with('#')
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// An environment variable that is not UTF-8.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("the environment variable {0} is not UTF-8")]
+#[diagnostic(
+    code(resource_pool::cli::env_not_unicode),
+    help("set it to UTF-8 text, or unset it and pass the values as flags")
+)]
+struct NotUnicode(&'static str);
+
+/// Loads a config with the command line's overrides; malformed overrides are findings
+/// (a usage error).
+fn load(
+    source: &resource_pool::source::SourceFile,
+    set: &SetArgs,
+    options: &LintOptions,
+) -> Result<resource_pool::config::LoadedConfig, Vec<report::Finding>> {
+    let overrides = set.overrides().map_err(|finding| vec![finding])?;
+    resource_pool::config::load_config_with(source, &overrides, options).map_err(|failure| {
+        failure
+            .errors
+            .into_iter()
+            .map(|e| report::Finding::in_file(e, &failure.source))
+            .collect()
+    })
+}
+
+/// Settings every command shares.
+pub struct Context {
+    color: ColorChoice,
+    quiet: bool,
+    read_limits: ReadLimits,
+    config_limits: ConfigLimits,
+    cluster_limits: ClusterLimits,
+}
+
+impl Context {
+    fn lint_options(&self, roles: Roles) -> LintOptions {
+        let roles = match roles {
+            Roles::Verl => RoleSet::verl(),
+            Roles::Any => RoleSet::Any,
+        };
+        LintOptions {
+            roles,
+            limits: self.config_limits,
+        }
+    }
+}
+
+/// The outcome of a command, as an exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// Valid, placeable, placed by Ray.
+    Ok = 0,
+    /// Invalid, unplaceable, a Ray hang, or undecided.
+    Failed = 1,
+    /// A usage error or an unreadable input.
+    Unreadable = 2,
+}
+
+/// Runs the command line.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let context = Context {
+        color: cli.color.into(),
+        quiet: cli.quiet,
+        read_limits: ReadLimits {
+            max_file_bytes: cli.max_file_size,
+        },
+        config_limits: ConfigLimits {
+            max_slots: cli.max_slots,
+        },
+        cluster_limits: ClusterLimits {
+            max_nodes: cli.max_nodes,
+        },
     };
-    pub use crate::role_error::{deserialize_role, parse_role};
+    let outcome = match &cli.command {
+        Command::Lint(args) => lint_cmd::run(args, &context),
+        Command::Check(args) => check_cmd::run(args, &context),
+        Command::Inventory(args) => inventory_cmd::run(args, &context),
+        Command::Verl(args) => verl_cmd::run(args, &context),
+        Command::Schema(args) => schema_cmd::run(args, &context),
+    };
+    ExitCode::from(outcome as u8)
+}
+
+/// Reads a file or says why not.
+fn read(
+    path: &std::path::Path,
+    context: &Context,
+) -> Result<resource_pool::source::SourceFile, report::Finding> {
+    resource_pool::source::SourceFile::read(path, context.read_limits)
+        .map_err(report::Finding::unreadable)
+}
+
+/// Prints JSON on stdout.
+fn print_json(value: &serde_json::Value) {
+    // Serialising a Value cannot fail.
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}
+
+/// Prints findings for a CI system (`--format github` or `sarif`) on stdout; `main_file`
+/// is the file that findings with no place of their own are about.
+fn print_for_ci(format: Format, findings: &[report::Finding], main_file: Option<&str>) {
+    match format {
+        Format::Github => print!("{}", github::render(findings)),
+        Format::Sarif => print_json(&sarif::render(findings, main_file)),
+        Format::Human | Format::Json => {}
+    }
+}
+
+/// Prints human reports on stderr.
+fn print_human(findings: &[report::Finding], context: &Context) {
+    let text = report::render_human(findings, context.color);
+    if !text.is_empty() {
+        eprint!("{text}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::override_lines;
+
+    #[test]
+    fn override_lines_skip_blank_and_comment_lines() {
+        assert_eq!(
+            override_lines("a=1\r\n\n  # a comment\nb=[8, 8]\n\n"),
+            ["a=1", "b=[8, 8]"]
+        );
+        assert!(override_lines("\n \n").is_empty());
+    }
 }

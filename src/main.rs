@@ -1,7 +1,5 @@
 //! The `resource-pool` command.
 
-mod cli;
-
 fn main() -> std::process::ExitCode {
-    cli::run()
+    resource_pool_cli::run()
 }

@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets (`fuzz/fuzz_targets/`), shared with the corpus replay
-//! test (`tests/corpus_replay.rs`) so that both run exactly the same checks.
+//! test (`tests/it/corpus_replay.rs`) so that both run exactly the same checks.
 //!
 //! Every function takes an input, runs it through the public API and panics when an
 //! invariant does not hold; an input that is merely invalid (bad TOML, bad JSON) is fine.

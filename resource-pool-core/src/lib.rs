@@ -10,6 +10,7 @@ pub mod check;
 pub mod cluster_file;
 pub mod config;
 pub mod file_keys;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inventory;

@@ -96,6 +96,9 @@ pub enum ReadError {
     },
 }
 
+/// The name of a file read from standard input (`--slurm -`), as reports show it.
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// The text of one file and the name it is shown under. Cheap to clone.
 ///
 /// A file may carry a second layer, settings given on the command line (see

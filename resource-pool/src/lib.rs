@@ -1,0 +1,78 @@
+//! Typed, checked GPU/NPU resource pools for distributed RL trainers (verl on Ray).
+//!
+//! The core model, config loading and checks are re-exported from `resource_pool_core`;
+//! [`Role`](derive@Role) and [`ResourcePools`](derive@ResourcePools) make a trainer's
+//! role → pool mapping checked by the compiler, and [`verl`] has verl's own roles and
+//! default layout.
+//!
+//! ```
+//! use resource_pool::{PoolSpec, ResourcePools, Role};
+//!
+//! #[derive(Role, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+//! #[role(rename_all = "snake_case")]
+//! enum MyRole { ActorRollout, Critic, RefPolicy, RewardModel }
+//!
+//! #[derive(ResourcePools)]
+//! #[resource_pools(role = MyRole)]
+//! struct Pools {
+//!     #[pool(roles(ActorRollout, Critic, RefPolicy), process_on_nodes = [8, 8])]
+//!     global_pool: PoolSpec,
+//!     #[pool(roles(RewardModel), max_colocate_count = 1)]
+//!     reward_pool: PoolSpec,
+//! }
+//!
+//! let pools = Pools::from_toml_str("[reward_pool]\nprocess_on_nodes = [4]\n", "pools.toml")?;
+//! let manager = pools.into_manager();
+//! assert_eq!(manager.get_resource_pool(MyRole::RewardModel).process_on_nodes(), [4]);
+//! # Ok::<(), resource_pool::config::ConfigErrors>(())
+//! ```
+
+// The derives' generated code names `::resource_pool`, also inside this crate.
+extern crate self as resource_pool;
+
+mod derived;
+mod role_error;
+pub mod verl;
+
+#[cfg(feature = "local")]
+pub mod local_machine;
+#[cfg(feature = "local")]
+pub mod nvml_gpus;
+#[cfg(feature = "ray")]
+pub mod ray_http;
+#[cfg(feature = "report")]
+pub mod render;
+#[cfg(feature = "report")]
+pub mod report;
+
+// The core's pipeline, one module per stage (see `resource_pool_core`).
+pub use resource_pool_core::{
+    check, cluster_file, config, file_keys, inventory, json_schema, lint, model, placement,
+    ray_sim, source, verl_settings,
+};
+// The types a trainer names.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub use resource_pool_core::fuzzing;
+pub use resource_pool_core::model::{
+    Accelerator, Amount, Cluster, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, Node, NodeSlot, PoolId,
+    PoolSpec, ResourceName, ResourcePool, ResourcePoolManager, Resources, Role, RoleKey, RoleName,
+};
+
+pub use derived::LoadPoolsError;
+pub use resource_pool_derive::{ResourcePools, Role};
+pub use role_error::ParseRoleError;
+
+/// What the derives' generated code uses. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use std::borrow::Cow;
+
+    pub use serde;
+
+    pub use crate::derived::{
+        PoolAttrs, RoleVariants, fixed_pools, load_pools_file, load_pools_str, manager,
+        unwrap_manager,
+    };
+    pub use crate::role_error::{deserialize_role, parse_role};
+}

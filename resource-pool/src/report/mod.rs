@@ -1,0 +1,143 @@
+//! What a front end found, and its outputs: for people ([`render_human`], miette's
+//! graphical reports), for programs ([`json`], the JSON contract), for CI ([`github`]
+//! workflow commands, [`sarif`] logs).
+//!
+//! A [`Finding`] is one diagnostic with the file its labels point into; every output is
+//! made from the same list of findings, so they never disagree.
+
+pub mod github;
+mod human;
+pub mod json;
+pub mod sarif;
+
+pub use human::{ColorChoice, render_human, summary};
+pub use json::JsonDiagnostic;
+
+use miette::{Diagnostic, Severity};
+use resource_pool_core::source::SourceFile;
+
+/// One diagnostic, with the file its labels point into.
+pub struct Finding {
+    diagnostic: Box<dyn Diagnostic + Send + Sync + 'static>,
+    source: Option<SourceFile>,
+    /// Shown to people as one line (a file that cannot be read needs no snippet).
+    brief: bool,
+}
+
+impl Finding {
+    /// A diagnostic about a file.
+    pub fn in_file(
+        diagnostic: impl Diagnostic + Send + Sync + 'static,
+        source: &SourceFile,
+    ) -> Finding {
+        Finding {
+            diagnostic: Box::new(diagnostic),
+            source: Some(source.clone()),
+            brief: false,
+        }
+    }
+
+    /// A file that cannot be read: one line for people.
+    pub fn unreadable(diagnostic: impl Diagnostic + Send + Sync + 'static) -> Finding {
+        Finding {
+            diagnostic: Box::new(diagnostic),
+            source: None,
+            brief: true,
+        }
+    }
+
+    /// A diagnostic with no place in a file.
+    pub fn bare(diagnostic: impl Diagnostic + Send + Sync + 'static) -> Finding {
+        Finding {
+            diagnostic: Box::new(diagnostic),
+            source: None,
+            brief: false,
+        }
+    }
+
+    /// The diagnostic.
+    pub fn diagnostic(&self) -> &(dyn Diagnostic + Send + Sync + 'static) {
+        &*self.diagnostic
+    }
+
+    /// The file its labels point into, when it has one.
+    pub fn source(&self) -> Option<&SourceFile> {
+        self.source.as_ref()
+    }
+
+    /// Whether people see it as one line, without a snippet.
+    pub fn is_brief(&self) -> bool {
+        self.brief
+    }
+
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        matches!(self.diagnostic.severity(), None | Some(Severity::Error))
+    }
+
+    /// The stable code (`resource_pool::...`), or empty.
+    pub fn code(&self) -> String {
+        self.diagnostic
+            .code()
+            .map(|c| c.to_string())
+            .unwrap_or_default()
+    }
+
+    /// The severity: error unless the diagnostic says otherwise.
+    pub fn severity(&self) -> Severity {
+        self.diagnostic.severity().unwrap_or(Severity::Error)
+    }
+
+    /// What is wrong, in one line.
+    pub fn message(&self) -> String {
+        self.diagnostic.to_string()
+    }
+
+    /// What to do.
+    pub fn help(&self) -> Option<String> {
+        self.diagnostic.help().map(|h| h.to_string())
+    }
+
+    /// The name of the file the finding is about, when it is about one.
+    pub fn file(&self) -> Option<&str> {
+        self.source.as_ref().map(SourceFile::name)
+    }
+
+    /// Where the first label points: the file (or the layer, such as the command line's
+    /// overrides) and the 1-based lines and columns of its first character and of the
+    /// character after its last.
+    pub fn place(&self) -> Option<Place> {
+        let source = self.source.as_ref()?;
+        let label = self
+            .diagnostic
+            .labels()
+            .and_then(|mut labels| labels.next())?;
+        let (name, line, column) = source.locate(label.offset());
+        let (_, end_line, end_column) = source.locate(label.offset() + label.len());
+        Some(Place {
+            in_layer: name != source.name(),
+            file: name.to_owned(),
+            line,
+            column,
+            end_line,
+            end_column,
+        })
+    }
+}
+
+/// Where a finding's first label points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The file's name, or the layer's (`command line`).
+    pub file: String,
+    /// Whether it points into a layer over the file (the command line), not the file.
+    pub in_layer: bool,
+    /// 1-based line of the first character.
+    pub line: usize,
+    /// 1-based column of the first character, in characters.
+    pub column: usize,
+    /// 1-based line of the character after the last.
+    pub end_line: usize,
+    /// 1-based column of the character after the last.
+    pub end_column: usize,
+}

@@ -1,0 +1,205 @@
+//! `resource-pool check CONFIG (--cluster CLUSTER.toml | --ray URL)`
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use resource_pool::check::{CheckOptions, CheckReport, check};
+use resource_pool::inventory::check_against_slots;
+use resource_pool::placement::PlacementOptions;
+use resource_pool::ray_sim::RaySimOptions;
+
+use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::{
+    Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
+};
+use resource_pool::render::{check_pictures, render_text};
+use resource_pool::report::json::check_result as json_result;
+use resource_pool::report::{Finding, summary};
+
+/// Arguments of `check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The config file.
+    #[arg(value_name = "CONFIG")]
+    config: PathBuf,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human, env = "RESOURCE_POOL_FORMAT")]
+    format: Format,
+    /// The role names `[mapping]` may use.
+    #[arg(long, value_enum, default_value_t = Roles::Verl, env = "RESOURCE_POOL_ROLES")]
+    roles: Roles,
+    #[command(flatten)]
+    set: SetArgs,
+    /// The placement search's time budget, in milliseconds.
+    #[arg(
+        long,
+        default_value_t = 1000,
+        value_name = "MS",
+        env = "RESOURCE_POOL_BUDGET_MS"
+    )]
+    budget_ms: u64,
+    /// The placement search's step budget (deterministic).
+    #[arg(long, default_value_t = PlacementOptions::default().max_steps, value_name = "N", env = "RESOURCE_POOL_MAX_STEPS")]
+    max_steps: u64,
+    /// The most tie-breaks of Ray's scheduler followed.
+    #[arg(long, default_value_t = RaySimOptions::default().max_branches, value_name = "N", env = "RESOURCE_POOL_MAX_RAY_BRANCHES")]
+    max_ray_branches: usize,
+    /// Also draw the plan into FILE; KIND is `svg` (`--plan svg plan.svg`).
+    #[arg(long, num_args = 2, value_names = ["KIND", "FILE"])]
+    plan: Option<Vec<PathBuf>>,
+}
+
+/// Lints a config, then checks it against a cluster.
+pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
+    let plan_svg = super::plan_file::svg_target(args.plan.as_deref());
+    let config_name = args.config.display().to_string();
+    let config = Some(config_name.as_str());
+    let source = match read(&args.config, context) {
+        Ok(source) => source,
+        Err(finding) => return unreadable(vec![finding], args.format, context, config),
+    };
+    let loaded = match load(&source, &args.set, &context.lint_options(args.roles)) {
+        Ok(loaded) => loaded,
+        Err(findings) => return unreadable(findings, args.format, context, config),
+    };
+    let source = loaded.source.clone();
+    let mut findings: Vec<Finding> = loaded
+        .diagnostics
+        .iter()
+        .cloned()
+        .map(|d| Finding::in_file(d, &source))
+        .collect();
+    let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
+        return unreadable(findings, args.format, context, config);
+    };
+    let Some(manager) = &loaded.manager else {
+        let written = write_plan(plan_svg.as_deref(), None, &input.cluster, &mut findings);
+        emit(
+            args.format,
+            context,
+            &findings,
+            None,
+            &input.cluster,
+            config,
+        );
+        return written.max(Outcome::Failed);
+    };
+    let options = CheckOptions {
+        placement: PlacementOptions {
+            max_steps: args.max_steps,
+            budget: Duration::from_millis(args.budget_ms),
+            ..PlacementOptions::default()
+        },
+        ray: RaySimOptions {
+            max_branches: args.max_ray_branches,
+            ..RaySimOptions::default()
+        },
+    };
+    let report = check(manager, &input.cluster, &loaded, &options);
+    findings.extend(
+        check_against_slots(&input.cluster, &report.slots, input.dead)
+            .into_iter()
+            .map(Finding::bare),
+    );
+    findings.extend(
+        report
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|d| Finding::in_file(d, &source)),
+    );
+    let written = write_plan(
+        plan_svg.as_deref(),
+        Some(&report),
+        &input.cluster,
+        &mut findings,
+    );
+    emit(
+        args.format,
+        context,
+        &findings,
+        Some(&report),
+        &input.cluster,
+        config,
+    );
+    if report.passes() && !findings.iter().any(Finding::is_error) {
+        written
+    } else {
+        written.max(Outcome::Failed)
+    }
+}
+
+/// Writes the SVG plan when asked; `Unreadable` (exit 2) with a finding when it fails.
+fn write_plan(
+    path: Option<&std::path::Path>,
+    report: Option<&CheckReport>,
+    cluster: &resource_pool::Cluster,
+    findings: &mut Vec<Finding>,
+) -> Outcome {
+    let Some(path) = path else {
+        return Outcome::Ok;
+    };
+    match super::plan_file::write_svg(path, report, cluster) {
+        Ok(()) => Outcome::Ok,
+        Err(finding) => {
+            findings.push(finding);
+            Outcome::Unreadable
+        }
+    }
+}
+
+pub(super) fn unreadable(
+    findings: Vec<Finding>,
+    format: Format,
+    context: &Context,
+    main_file: Option<&str>,
+) -> Outcome {
+    match format {
+        Format::Github | Format::Sarif => print_for_ci(format, &findings, main_file),
+        Format::Json => print_json(&json_result(
+            &findings,
+            None,
+            &resource_pool::Cluster::default(),
+        )),
+        Format::Human => print_human(&findings, context),
+    }
+    Outcome::Unreadable
+}
+
+pub(super) fn emit(
+    format: Format,
+    context: &Context,
+    findings: &[Finding],
+    report: Option<&CheckReport>,
+    cluster: &resource_pool::Cluster,
+    main_file: Option<&str>,
+) {
+    match format {
+        Format::Json => print_json(&json_result(findings, report, cluster)),
+        Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
+        Format::Human => {
+            print_human(findings, context);
+            if let Some(report) = report
+                && !context.quiet
+            {
+                let colour = context.color.enabled(std::io::stdout().is_terminal());
+                for picture in check_pictures(report, cluster) {
+                    print!("{}", render_text(&picture, colour));
+                }
+                let feasible = match report.feasible() {
+                    Some(true) => "placeable",
+                    Some(false) => "not placeable",
+                    None => "placement undecided",
+                };
+                eprintln!(
+                    "check: {feasible}; Ray {} ({})",
+                    report.ray.verdict,
+                    summary(findings)
+                );
+            }
+        }
+    }
+}

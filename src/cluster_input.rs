@@ -1,0 +1,265 @@
+//! Where `check` and `inventory` get the cluster: a cluster file, a live Ray cluster,
+//! Slurm's node list or this machine.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use resource_pool::Cluster;
+use resource_pool::cluster_file::load_cluster;
+use resource_pool::inventory::kubectl::{
+    kubectl_inventory, parse_kubectl_nodes, parse_kubectl_pods,
+};
+use resource_pool::inventory::slurm::parse_slurm_nodes;
+use resource_pool::inventory::{InventoryNote, InventorySource};
+use resource_pool::local_machine::{LocalMachine, LocalMachineError};
+use resource_pool::ray_http::RaySource;
+use resource_pool::source::SourceFile;
+
+use super::Context;
+use resource_pool::report::Finding;
+use resource_pool::source::STDIN_NAME;
+
+/// The variable that names a cluster file when no cluster source is given (before
+/// `RAY_ADDRESS`).
+pub const CLUSTER_VARIABLE: &str = "RESOURCE_POOL_CLUSTER";
+
+/// The cluster options shared by `check` and `inventory`.
+#[derive(Debug, clap::Args)]
+pub struct ClusterArgs {
+    /// A cluster file (TOML); default: the file `RESOURCE_POOL_CLUSTER` names, when no
+    /// other source is given.
+    #[arg(long, value_name = "CLUSTER.toml", conflicts_with = "ray")]
+    pub cluster: Option<PathBuf>,
+    /// A live Ray cluster's dashboard (`http://HEAD:8265`); default: `RAY_ADDRESS` when it
+    /// is an http URL. A token for dashboards that need one comes from
+    /// `RESOURCE_POOL_RAY_TOKEN` or `RAY_AUTH_TOKEN`, or a file named by
+    /// `RESOURCE_POOL_RAY_TOKEN_FILE` or `RAY_AUTH_TOKEN_PATH`; it is never printed.
+    #[arg(long, value_name = "URL")]
+    pub ray: Option<String>,
+    /// The JSON of `scontrol show node --json` (a file, or `-` for stdin).
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray"])]
+    pub slurm: Option<PathBuf>,
+    /// This machine as a one-node cluster: GPUs from NVML (else `nvidia-smi`), NPUs from
+    /// `npu-smi`, the CPU count and `/proc/meminfo`.
+    #[arg(long, conflicts_with_all = ["cluster", "ray", "slurm"])]
+    pub local: bool,
+    /// The JSON of `kubectl get nodes -o json` (a file, or `-` for stdin).
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray", "slurm", "local"])]
+    pub kubectl: Option<PathBuf>,
+    /// The JSON of `kubectl get pods -A -o json`: what running pods request is not free.
+    #[arg(long, value_name = "FILE|-", requires = "kubectl")]
+    pub kubectl_pods: Option<PathBuf>,
+    /// The budget of the whole read of a live cluster, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub ray_timeout_ms: u64,
+    /// The largest response body read from the dashboard, in bytes.
+    #[arg(long, default_value_t = RaySource::DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
+    pub ray_max_body: u64,
+}
+
+/// A cluster read, what its source noticed, and the file it came from (for spans).
+pub struct ClusterInput {
+    /// The nodes.
+    pub cluster: Cluster,
+    /// What the source noticed (dead nodes, held groups, ...).
+    pub notes: Vec<InventoryNote>,
+    /// Problems of the cluster file (warnings only: errors make the cluster unreadable).
+    pub findings: Vec<Finding>,
+    /// Dead nodes the source reported.
+    pub dead: usize,
+}
+
+/// Reads the cluster, or says why not (exit 2).
+pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    if let Some(path) = &args.cluster {
+        return from_path(path, context);
+    }
+    if let Some(path) = &args.slurm {
+        return from_slurm(path, context);
+    }
+    if args.local {
+        return from_local_machine();
+    }
+    if let Some(path) = &args.kubectl {
+        return from_kubectl(path, args.kubectl_pods.as_deref(), context);
+    }
+    if args.ray.is_none()
+        && let Some(path) = std::env::var_os(CLUSTER_VARIABLE).filter(|p| !p.is_empty())
+    {
+        return from_path(std::path::Path::new(&path), context);
+    }
+    let url = match &args.ray {
+        Some(url) => url.clone(),
+        None => match std::env::var("RAY_ADDRESS") {
+            Ok(address) if address.starts_with("http://") || address.starts_with("https://") => {
+                address
+            }
+            _ => return Err(vec![Finding::bare(NoCluster)]),
+        },
+    };
+    let source = RaySource::from_env(&url)
+        .map_err(|e| vec![Finding::bare(e)])?
+        .with_timeout(Duration::from_millis(args.ray_timeout_ms))
+        .with_max_body_bytes(args.ray_max_body);
+    let inventory = source.load().map_err(|e| vec![Finding::bare(e)])?;
+    let dead = inventory.dead_node_notes().count();
+    Ok(ClusterInput {
+        cluster: inventory.cluster,
+        notes: inventory.notes,
+        findings: Vec::new(),
+        dead,
+    })
+}
+
+fn read_file_or_stdin(
+    path: &std::path::Path,
+    context: &Context,
+) -> Result<SourceFile, Vec<Finding>> {
+    if path.as_os_str() == "-" {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let limit = context.read_limits.max_file_bytes;
+        std::io::stdin()
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| vec![Finding::unreadable(StdinError(e.to_string()))])?;
+        if bytes.len() as u64 > limit {
+            return Err(vec![Finding::unreadable(StdinError(format!(
+                "stdin is larger than {limit} bytes"
+            )))]);
+        }
+        return SourceFile::from_bytes(STDIN_NAME, bytes).map_err(|e| vec![Finding::unreadable(e)]);
+    }
+    SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::unreadable(e)])
+}
+
+fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    let source = read_file_or_stdin(path, context)?;
+    let inventory = parse_slurm_nodes(source.text()).map_err(|e| in_file(e, &source))?;
+    Ok(from_inventory(inventory))
+}
+
+/// A parsed file's errors, each labelled in that file.
+fn in_file<E>(errors: Vec<E>, source: &SourceFile) -> Vec<Finding>
+where
+    E: miette::Diagnostic + Send + Sync + 'static,
+{
+    errors
+        .into_iter()
+        .map(|e| Finding::in_file(e, source))
+        .collect()
+}
+
+/// An inventory whose dead nodes are in the cluster (`alive = false`).
+fn from_inventory(inventory: resource_pool::inventory::Inventory) -> ClusterInput {
+    let dead = inventory.cluster.nodes.iter().filter(|n| !n.alive).count();
+    ClusterInput {
+        cluster: inventory.cluster,
+        notes: inventory.notes,
+        findings: Vec::new(),
+        dead,
+    }
+}
+
+fn from_kubectl(
+    nodes_path: &std::path::Path,
+    pods_path: Option<&std::path::Path>,
+    context: &Context,
+) -> Result<ClusterInput, Vec<Finding>> {
+    if pods_path.is_some_and(|p| p.as_os_str() == "-") && nodes_path.as_os_str() == "-" {
+        return Err(vec![Finding::unreadable(StdinError(
+            "--kubectl and --kubectl-pods cannot both be `-`".to_owned(),
+        ))]);
+    }
+    let nodes_source = read_file_or_stdin(nodes_path, context)?;
+    let nodes = parse_kubectl_nodes(nodes_source.text()).map_err(|e| in_file(e, &nodes_source));
+    let pods = match pods_path {
+        None => Ok(Vec::new()),
+        Some(path) => {
+            let source = read_file_or_stdin(path, context)?;
+            parse_kubectl_pods(source.text()).map_err(|e| in_file(e, &source))
+        }
+    };
+    let (nodes, pods) = match (nodes, pods) {
+        (Ok(nodes), Ok(pods)) => (nodes, pods),
+        (nodes, pods) => {
+            let mut findings = nodes.err().unwrap_or_default();
+            findings.extend(pods.err().unwrap_or_default());
+            return Err(findings);
+        }
+    };
+    Ok(from_inventory(kubectl_inventory(nodes, &pods)))
+}
+
+fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
+    let inventory = LocalMachine::from_env().load().map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| match e {
+                LocalMachineError::Tool(error) => Finding::bare(error),
+                LocalMachineError::Output { error, output } => Finding::in_file(error, &output),
+            })
+            .collect::<Vec<_>>()
+    })?;
+    Ok(from_inventory(inventory))
+}
+
+/// Standard input could not be read.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("cannot read stdin: {0}")]
+#[diagnostic(
+    code(resource_pool::cli::stdin),
+    help("pipe the file in, or pass its path instead of `-`")
+)]
+pub struct StdinError(String);
+
+/// Reads the cluster and moves what its source found (file warnings, notes) into
+/// `findings`; `None` when it cannot be read, with `findings` saying why (exit 2).
+pub fn read_cluster_noting(
+    args: &ClusterArgs,
+    context: &Context,
+    findings: &mut Vec<Finding>,
+) -> Option<ClusterInput> {
+    match read_cluster(args, context) {
+        Ok(mut input) => {
+            findings.append(&mut input.findings);
+            findings.extend(input.notes.drain(..).map(Finding::bare));
+            Some(input)
+        }
+        Err(mut errors) => {
+            findings.append(&mut errors);
+            None
+        }
+    }
+}
+
+/// Reads and loads a cluster file (`--cluster`, `RESOURCE_POOL_CLUSTER`).
+fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    let source =
+        SourceFile::read(path, context.read_limits).map_err(|e| vec![Finding::unreadable(e)])?;
+    let loaded = load_cluster(&source, &context.cluster_limits);
+    let findings = in_file(loaded.diagnostics, &source);
+    match loaded.cluster {
+        Some(cluster) => {
+            let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
+            Ok(ClusterInput {
+                cluster,
+                notes: Vec::new(),
+                findings,
+                dead,
+            })
+        }
+        None => Err(findings),
+    }
+}
+
+/// No cluster source: no flag, no `RESOURCE_POOL_CLUSTER`, no http `RAY_ADDRESS`.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("no cluster to check against")]
+#[diagnostic(
+    code(resource_pool::cli::no_cluster),
+    help(
+        "pass --cluster CLUSTER.toml, --ray http://HEAD:8265, --slurm, --kubectl or --local; or set RESOURCE_POOL_CLUSTER to a cluster file, or RAY_ADDRESS to the dashboard's http URL"
+    )
+)]
+pub struct NoCluster;

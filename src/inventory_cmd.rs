@@ -1,0 +1,32 @@
+//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --local)`: the
+//! cluster as cluster TOML.
+
+use resource_pool::cluster_file::cluster_to_toml;
+
+use super::cluster_input::{ClusterArgs, read_cluster};
+use super::{Context, Outcome, print_human};
+use resource_pool::report::Finding;
+
+/// Arguments of `inventory`.
+#[derive(Debug, clap::Args)]
+pub struct InventoryArgs {
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+/// Prints the cluster as a cluster file on stdout; what the source noticed goes to stderr.
+pub fn run(args: &InventoryArgs, context: &Context) -> Outcome {
+    match read_cluster(&args.cluster, context) {
+        Err(findings) => {
+            print_human(&findings, context);
+            Outcome::Unreadable
+        }
+        Ok(input) => {
+            let mut findings = input.findings;
+            findings.extend(input.notes.into_iter().map(Finding::bare));
+            print_human(&findings, context);
+            print!("{}", cluster_to_toml(&input.cluster));
+            Outcome::Ok
+        }
+    }
+}

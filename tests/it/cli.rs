@@ -1,0 +1,458 @@
+//! The command line's contract: exit codes, the JSON shape, stdout and stderr.
+
+use crate::common;
+
+use common::{json, run};
+
+use std::path::Path;
+
+use serde_json::Value;
+
+fn codes(value: &Value) -> Vec<String> {
+    value["diagnostics"]
+        .as_array()
+        .expect("diagnostics is an array")
+        .iter()
+        .map(|d| d["code"].as_str().expect("code is a string").to_owned())
+        .collect()
+}
+
+#[test]
+fn every_example_config_lints_clean() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/configs");
+    let mut paths: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 5);
+    let mut args = vec!["lint", "--format", "json"];
+    args.extend(paths.iter().map(String::as_str));
+    let output = run(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert_eq!(json(&output)["diagnostics"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn lint_json_follows_the_contract() {
+    let output = run(&[
+        "lint",
+        "--format",
+        "json",
+        "tests/data/lint/many_problems.toml",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let value = json(&output);
+    let first = &value["diagnostics"][0];
+    assert_eq!(first["code"], "resource_pool::config::zero_slot");
+    assert_eq!(first["severity"], "error");
+    assert_eq!(first["file"], "tests/data/lint/many_problems.toml");
+    assert_eq!(first["line"], 2);
+    assert_eq!(first["column"], 24);
+    assert!(first["message"].as_str().unwrap().contains("global_pool"));
+    assert!(first["help"].is_string());
+    let severities: Vec<&str> = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["severity"].as_str().unwrap())
+        .collect();
+    assert!(severities.contains(&"warning"));
+    assert_eq!(codes(&value).len(), 11, "every problem of the file at once");
+}
+
+#[test]
+fn warnings_alone_pass_lint() {
+    let dir = tempdir();
+    let path = dir.join("warn.toml");
+    std::fs::write(
+        &path,
+        "[pools.p]\nprocess_on_nodes = [8, 4]\n\n[mapping]\nactor_rollout = \"p\"\n",
+    )
+    .unwrap();
+    let output = run(&["lint", "--format", "json", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        codes(&json(&output)),
+        ["resource_pool::config::uneven_slots"]
+    );
+}
+
+#[test]
+fn human_lint_renders_snippets_on_stderr() {
+    let output = run(&["lint", "tests/data/lint/many_problems.toml"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("process_on_nodes = [8, 0, 4]"), "{stderr}");
+    assert!(stderr.contains("did you mean `accelerator`?"), "{stderr}");
+    assert!(
+        stderr.contains("tests/data/lint/many_problems.toml: invalid (8 errors, 3 warnings)"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn unreadable_files_exit_2_with_one_line() {
+    for path in ["does/not/exist.toml", "examples"] {
+        let output = run(&["lint", path]);
+        assert_eq!(output.status.code(), Some(2), "{path}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("resource_pool::file::unreadable"),
+            "{stderr}"
+        );
+    }
+    // Unreadable beats invalid when several files are given.
+    let output = run(&["lint", "tests/data/lint/many_problems.toml", "missing.toml"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(run(&["lint"]).status.code(), Some(2));
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["lint", "--format", "yaml", "x.toml"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn check_without_a_cluster_is_a_usage_error() {
+    let output = run(&["check", "examples/configs/verl_default.toml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("resource_pool::cli::no_cluster"));
+}
+
+fn check_json(config: &str, cluster: &str) -> (Option<i32>, Value) {
+    let output = run(&[
+        "check",
+        &format!("examples/configs/{config}.toml"),
+        "--cluster",
+        &format!("examples/clusters/{cluster}.toml"),
+        "--format",
+        "json",
+    ]);
+    (output.status.code(), json(&output))
+}
+
+#[test]
+fn check_places_a_layout_that_fits() {
+    let (code, value) = check_json("verl_default", "three_nodes");
+    assert_eq!(code, Some(0), "{value:#}");
+    assert_eq!(value["feasible"], true);
+    let placement = value["placement"].as_array().unwrap();
+    assert_eq!(placement.len(), 3);
+    for entry in placement {
+        assert!(
+            entry["pool"].is_string() && entry["slot"].is_u64() && entry["node"].is_string(),
+            "{entry}"
+        );
+    }
+    assert_eq!(value["diagnostics"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn check_catches_the_hang_of_ray_order() {
+    let (code, value) = check_json("small_pool_first", "big_and_small");
+    assert_eq!(code, Some(1), "{value:#}");
+    assert_eq!(value["feasible"], true);
+    assert_eq!(value["ray"], "hangs");
+    assert_eq!(value["placement"].as_array().unwrap().len(), 2);
+    // Ray places the small pool on the big node, and the large pool then pends.
+    assert_eq!(
+        value["ray_placement"],
+        serde_json::json!([{"pool": "reward_pool", "slot": 0, "node": "big"}])
+    );
+    let hang = &value["diagnostics"][0];
+    assert_eq!(hang["code"], "resource_pool::ray::hangs");
+    assert_eq!(hang["line"], 7);
+    assert!(
+        hang["help"]
+            .as_str()
+            .unwrap()
+            .contains("global_pool, reward_pool"),
+        "{hang}"
+    );
+
+    let (code, value) = check_json("large_pool_first", "big_and_small");
+    assert_eq!(code, Some(0), "{value:#}");
+    assert_eq!(value["ray"], "places");
+    assert_eq!(value["ray_placement"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn human_check_shows_the_plan_on_stdout() {
+    let output = run(&[
+        "check",
+        "examples/configs/small_pool_first.toml",
+        "--cluster",
+        "examples/clusters/big_and_small.toml",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    insta::assert_snapshot!(stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("resource_pool::ray::hangs"), "{stderr}");
+    assert!(
+        stderr.contains("check: placeable; Ray hangs (1 error, 0 warnings)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn check_colours_the_plan_only_when_asked() {
+    let args = [
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+    ];
+    let plain = run(&args);
+    assert_eq!(plain.status.code(), Some(0));
+    assert!(
+        !plain.stdout.contains(&0x1b),
+        "NO_COLOR and no terminal: no colour"
+    );
+    let mut always = args.to_vec();
+    always.extend(["--color", "always"]);
+    let coloured = run(&always);
+    assert_eq!(coloured.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&coloured.stdout);
+    assert!(stdout.contains("\x1b[1;32mA0\x1b[0m"), "{stdout}");
+}
+
+#[test]
+fn check_writes_the_plan_as_svg() {
+    let dir = tempdir();
+    let path = dir.join("plan.svg");
+    let output = run(&[
+        "check",
+        "examples/configs/small_pool_first.toml",
+        "--cluster",
+        "examples/clusters/big_and_small.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "the hang still fails");
+    let svg = std::fs::read_to_string(&path).expect("the SVG is written");
+    assert!(svg.starts_with("<?xml"), "{svg}");
+    assert!(svg.trim_end().ends_with("</svg>"), "{svg}");
+    assert!(svg.contains("A placement exists:"), "{svg}");
+    assert!(svg.contains("PENDING global_pool[0]"), "{svg}");
+    // The text on stdout is unchanged by --plan.
+    assert!(String::from_utf8_lossy(&output.stdout).contains("PENDING global_pool[0]"));
+}
+
+#[test]
+fn check_of_an_invalid_config_writes_an_svg_that_says_there_is_no_plan() {
+    let dir = tempdir();
+    let path = dir.join("invalid.svg");
+    let output = run(&[
+        "check",
+        "tests/data/lint/many_problems.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let svg = std::fs::read_to_string(&path).expect("the SVG is written");
+    assert!(svg.contains("No plan: nothing to draw."), "{svg}");
+}
+
+#[test]
+fn check_of_a_layout_nothing_fits_draws_where_ray_stops() {
+    // 20 GPUs wanted, 16 free: Ray places the first 8, and the second group pends.
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/busy.toml",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with("Ray, in verl's order, would do:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("PENDING global_pool[1]"), "{stdout}");
+    assert!(stdout.contains("not created: reward_pool[0]"), "{stdout}");
+}
+
+#[test]
+fn check_plan_of_an_unknown_kind_is_a_usage_error() {
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "png",
+        "plan.png",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("invalid kind 'png'"), "{stderr}");
+    assert!(
+        !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("plan.png")
+            .exists()
+    );
+}
+
+#[test]
+fn check_plan_to_stdout_is_a_usage_error() {
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("invalid file '-'"), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("-").exists());
+}
+
+#[test]
+fn check_plan_that_cannot_be_written_exits_2() {
+    let dir = tempdir();
+    let path = dir.join("no-such-dir").join("plan.svg");
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let value = json(&output);
+    assert_eq!(codes(&value), ["resource_pool::plan::unwritable"]);
+    assert_eq!(value["ray"], "places", "the check itself still ran");
+    let human = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--plan",
+        "svg",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(human.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert!(
+        stderr.contains("error[resource_pool::plan::unwritable]: cannot write the plan to"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn check_explains_what_does_not_fit() {
+    let (code, value) = check_json("verl_default", "cpu_starved");
+    assert_eq!(code, Some(1));
+    assert_eq!(value["feasible"], false);
+    assert_eq!(value["placement"], Value::Array(Vec::new()));
+    let codes = codes(&value);
+    assert!(
+        codes.contains(&"resource_pool::placement::slot_fits_no_node".to_owned()),
+        "{codes:?}"
+    );
+    let unfit = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "resource_pool::placement::slot_fits_no_node")
+        .unwrap();
+    assert!(
+        unfit["message"]
+            .as_str()
+            .unwrap()
+            .contains("gpu-box: CPU 16 of 24"),
+        "{unfit}"
+    );
+    assert_eq!(unfit["line"], 4, "points at the node-slot in the config");
+}
+
+#[test]
+fn check_tells_busy_now_from_never() {
+    let (code, value) = check_json("verl_default", "busy");
+    assert_eq!(code, Some(1));
+    let text = value["diagnostics"].to_string();
+    assert!(text.contains("busy now"), "{text}");
+    let (_, value) = check_json("verl_default", "cpu_starved");
+    assert!(value["diagnostics"].to_string().contains("never"));
+}
+
+#[test]
+fn check_of_an_invalid_config_exits_1_with_null_verdicts() {
+    let output = run(&[
+        "check",
+        "tests/data/lint/many_problems.toml",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let value = json(&output);
+    assert_eq!(value["feasible"], Value::Null);
+    assert_eq!(value["ray"], Value::Null);
+}
+
+#[test]
+fn a_bad_cluster_file_exits_2() {
+    let dir = tempdir();
+    let path = dir.join("cluster.toml");
+    std::fs::write(&path, "[[nodes]]\nid = \"a\"\navailable = { GPU = -1 }\n").unwrap();
+    let output = run(&[
+        "check",
+        "examples/configs/verl_default.toml",
+        "--cluster",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(codes(&json(&output)), ["resource_pool::toml::bad_number"]);
+}
+
+#[test]
+fn inventory_prints_a_cluster_file_that_reads_back() {
+    let output = run(&["inventory", "--cluster", "examples/clusters/busy.toml"]);
+    assert_eq!(output.status.code(), Some(0));
+    let dir = tempdir();
+    let path = dir.join("copy.toml");
+    std::fs::write(&path, &output.stdout).unwrap();
+    let again = run(&["inventory", "--cluster", path.to_str().unwrap()]);
+    assert_eq!(again.stdout, output.stdout);
+}
+
+/// A fresh directory under the target dir (no tempfile dependency).
+fn tempdir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "cli-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
