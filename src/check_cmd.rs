@@ -4,17 +4,19 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use resource_pool::check::{CheckOptions, CheckReport, check};
-use resource_pool::inventory::check_against_slots;
+use resource_pool::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
+use resource_pool::check::{CheckDiagnostic, CheckOptions, CheckReport, check};
+use resource_pool::inventory::{InventoryNote, check_against_slots};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
+use resource_pool::source::SourceFile;
 
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
 };
-use resource_pool::render::{check_pictures, render_text};
-use resource_pool::report::json::check_result as json_result;
+use resource_pool::render::{check_pictures, render_text, suggestion_pictures};
+use resource_pool::report::json::{check_result as json_result, with_suggestions};
 use resource_pool::report::{Finding, summary};
 
 /// Arguments of `check`.
@@ -76,7 +78,13 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         return unreadable(findings, args.format, context, config);
     };
     let Some(manager) = &loaded.manager else {
-        let written = write_plan(plan_svg.as_deref(), None, &input.cluster, &mut findings);
+        let written = write_plan(
+            plan_svg.as_deref(),
+            None,
+            None,
+            &input.cluster,
+            &mut findings,
+        );
         emit(
             args.format,
             context,
@@ -102,6 +110,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     findings.extend(
         check_against_slots(&input.cluster, &report.slots, input.dead)
             .into_iter()
+            .filter(|note| !spelt_otherwise(note, &report))
             .map(Finding::bare),
     );
     findings.extend(
@@ -111,17 +120,20 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             .cloned()
             .map(|d| Finding::in_file(d, &source)),
     );
+    let suggested = suggestions(&report, &input, &loaded, &options, &source, &mut findings);
     let written = write_plan(
         plan_svg.as_deref(),
         Some(&report),
+        suggested.as_ref(),
         &input.cluster,
         &mut findings,
     );
-    emit(
+    emit_with(
         args.format,
         context,
         &findings,
         Some(&report),
+        suggested.as_ref(),
         &input.cluster,
         config,
     );
@@ -132,17 +144,59 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     }
 }
 
+/// A cluster's note that a resource is declared by no node, when the check already says
+/// which name the nodes declare for that accelerator type.
+fn spelt_otherwise(note: &InventoryNote, report: &CheckReport) -> bool {
+    let InventoryNote::MissingResource { resource, .. } = note else {
+        return false;
+    };
+    report.diagnostics.iter().any(
+        |d| matches!(d, CheckDiagnostic::AcceleratorTypeName(named) if named.asked == *resource),
+    )
+}
+
+/// The suggested layouts, when the check wants them ([`suggest::wanted`]), within the
+/// check's budget; their diagnostics (advice) join `findings`, the holders named from the
+/// inventory's notes.
+pub(super) fn suggestions(
+    report: &CheckReport,
+    input: &super::cluster_input::ClusterInput,
+    terms: &dyn LayoutTerms,
+    options: &CheckOptions,
+    source: &SourceFile,
+    findings: &mut Vec<Finding>,
+) -> Option<Suggestions> {
+    if !suggest::wanted(report, terms) {
+        return None;
+    }
+    let mut found = suggest::suggest(
+        report,
+        &input.cluster,
+        terms,
+        &SuggestOptions::within(options),
+    );
+    found.name_holders(&input.notes);
+    findings.extend(
+        found
+            .diagnostics(terms)
+            .into_iter()
+            .map(|d| Finding::in_file(d, source)),
+    );
+    Some(found)
+}
+
 /// Writes the SVG plan when asked; `Unreadable` (exit 2) with a finding when it fails.
 fn write_plan(
     path: Option<&std::path::Path>,
     report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
     cluster: &resource_pool::Cluster,
     findings: &mut Vec<Finding>,
 ) -> Outcome {
     let Some(path) = path else {
         return Outcome::Ok;
     };
-    match super::plan_file::write_svg(path, report, cluster) {
+    match super::plan_file::write_svg(path, report, suggested, cluster) {
         Ok(()) => Outcome::Ok,
         Err(finding) => {
             findings.push(finding);
@@ -177,8 +231,25 @@ pub(super) fn emit(
     cluster: &resource_pool::Cluster,
     main_file: Option<&str>,
 ) {
+    emit_with(format, context, findings, report, None, cluster, main_file);
+}
+
+/// [`emit`], with the suggested layouts: in JSON's `suggestions`, and drawn under the
+/// check's pictures.
+pub(super) fn emit_with(
+    format: Format,
+    context: &Context,
+    findings: &[Finding],
+    report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
+    cluster: &resource_pool::Cluster,
+    main_file: Option<&str>,
+) {
     match format {
-        Format::Json => print_json(&json_result(findings, report, cluster)),
+        Format::Json => print_json(&with_suggestions(
+            json_result(findings, report, cluster),
+            suggested,
+        )),
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
             print_human(findings, context);
@@ -186,8 +257,12 @@ pub(super) fn emit(
                 && !context.quiet
             {
                 let colour = context.color.enabled(std::io::stdout().is_terminal());
-                for picture in check_pictures(report, cluster) {
-                    print!("{}", render_text(&picture, colour));
+                let suggested = suggested.map(|s| suggestion_pictures(s, cluster));
+                for picture in check_pictures(report, cluster)
+                    .iter()
+                    .chain(suggested.iter().flatten())
+                {
+                    print!("{}", render_text(picture, colour));
                 }
                 let feasible = match report.feasible() {
                     Some(true) => "placeable",

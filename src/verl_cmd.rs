@@ -14,11 +14,11 @@ use resource_pool::verl::{load_verl, manager_from_layout};
 use resource_pool::verl_settings::{cluster_findings, hydra::command_line, ray_findings};
 use serde_json::json;
 
-use super::check_cmd::{emit, unreadable};
+use super::check_cmd::{emit, emit_with, suggestions, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read};
 use resource_pool::report::Finding;
-use resource_pool::report::json::check_result as json_result;
+use resource_pool::report::json::{check_result as json_result, with_suggestions};
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]
@@ -111,10 +111,21 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     let (kept, verl) = ray_findings(&loaded.settings, &report, &input.cluster);
     findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));
     findings.extend(verl.into_iter().map(attach));
+    let suggested = suggestions(
+        &report,
+        &input,
+        &loaded.settings,
+        &options,
+        &source,
+        &mut findings,
+    );
     let passes = report.passes() && !findings.iter().any(Finding::is_error);
     match args.format {
         Format::Json => {
-            let mut value = json_result(&findings, Some(&report), &input.cluster);
+            let mut value = with_suggestions(
+                json_result(&findings, Some(&report), &input.cluster),
+                suggested.as_ref(),
+            );
             let pools: Vec<_> = report
                 .pools
                 .iter()
@@ -156,11 +167,12 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                     .collect();
                 println!("verl builds: {}; {}", pools.join(", "), mapping.join(", "));
             }
-            emit(
+            emit_with(
                 Format::Human,
                 context,
                 &findings,
                 Some(&report),
+                suggested.as_ref(),
                 &input.cluster,
                 yaml_name,
             );

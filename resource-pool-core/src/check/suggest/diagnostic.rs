@@ -7,7 +7,9 @@ use miette::SourceSpan;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
-use super::{Holder, LayoutTerms, OverrideStyle, SearchResult, Suggestions, When, shell_word};
+use super::{
+    Holder, LayoutTerms, OverrideStyle, Reshape, SearchResult, Suggestions, When, shell_word,
+};
 use crate::model::{Accelerator, ResourcePool, Resources};
 use crate::source::to_source_span;
 
@@ -42,10 +44,13 @@ pub enum SuggestDiagnostic {
         /// What to write, what must be freed first, what was left undecided.
         #[serde(flatten)]
         advice: Advice,
-        /// The first pool that changes.
+        /// The first pool that changes: the first node-slot it drops, or what sizes it.
         #[serde(skip)]
-        #[label("change this")]
+        #[label("{edit}")]
         span: Option<SourceSpan>,
+        /// What the label says.
+        #[serde(skip)]
+        edit: Edit,
     },
 
     /// No layout of the searched shapes is placed by Ray.
@@ -81,6 +86,27 @@ pub enum SuggestDiagnostic {
         /// Layouts checked.
         tried: usize,
     },
+}
+
+/// What a suggestion's label says at the first pool that changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// A trimmed pool: its first node-slot dropped.
+    Drop,
+    /// A split pool: what sizes it.
+    Resize,
+    /// Nothing changes.
+    None,
+}
+
+impl fmt::Display for Edit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Edit::Drop => "drop from here",
+            Edit::Resize => "change this",
+            Edit::None => "as written",
+        })
+    }
 }
 
 /// Which cluster an answer is for, in a message: nothing when there is one answer,
@@ -366,8 +392,19 @@ pub(super) fn diagnostics(
                             holders: Holders(holders),
                             undecided: s.undecided,
                         },
+                        edit: first.map_or(Edit::None, |p| match s.choices[p].reshape {
+                            Reshape::Trim => Edit::Drop,
+                            Reshape::Split => Edit::Resize,
+                        }),
+                        // The first slot a trimmed pool drops, or what sizes a split one.
                         span: first
-                            .and_then(|p| terms.pool_span(p))
+                            .and_then(|p| {
+                                let slot = match s.choices[p].reshape {
+                                    Reshape::Trim => s.choices[p].count as usize,
+                                    Reshape::Split => 0,
+                                };
+                                terms.slot_span(p, slot).or_else(|| terms.pool_span(p))
+                            })
                             .map(|s| to_source_span(&s)),
                     }
                 }

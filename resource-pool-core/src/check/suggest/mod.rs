@@ -33,16 +33,19 @@
 //!
 //! # The search
 //!
-//! Layouts are tried by total, from the largest worth trying down; the layouts of one total
-//! are generated (pool by pool, each pool's choices largest first, bounded by what the
-//! later pools can still add or must at least add), sorted by the order above and tried in
-//! turn. What keeps it small:
+//! Layouts are tried by total, from the largest worth trying down, and within a total by
+//! the number of pools changed, fewest first: one walk over the pools each (depth first,
+//! each pool's values largest first, bounded by what the later pools can still add and
+//! must at least add; a value's choices combined larger slots first), which visits the
+//! layouts already in the order above, so nothing is collected or sorted. A walk for `c`
+//! changed pools stops going deeper once more than `c` pools must change. What keeps it
+//! small:
 //!
 //! - Fewer slots never need more: a pool alone can hold at most as many node-slots of one
 //!   size as the nodes hold copies of it (exact for one size, as every node holds its
 //!   copies independently), so each pool's choices stop there, and the largest total worth
 //!   trying is the smallest of what the layout asks, the sum of those per-pool maxima and
-//!   the accelerators free.
+//!   the accelerators free. A split pool's choices are computed when asked, never listed.
 //! - A layout whose summed demand of some resource (GPU, NPU, CPU, an accelerator type, a
 //!   custom one) exceeds what the alive nodes have free is skipped without a check.
 //! - Every other layout goes through [`crate::placement::check_placement`] (bounds and
@@ -54,7 +57,7 @@
 //! # Cost and budget
 //!
 //! Both answers together stay within the check's budget ([`SuggestOptions::within`]): one
-//! step per total tried, per choice looked at while generating, per layout, plus the
+//! step per total tried, per value looked at while walking, per layout, plus the
 //! placement check's steps and one per Ray branch; the wall clock is read at every step
 //! and passed on to every check and simulation. On a busy cluster the answer for now gets
 //! at most half, the idle answer what is left. A search cut by the budget reports
@@ -67,7 +70,7 @@ mod search;
 mod space;
 mod terms;
 
-pub use diagnostic::{Holders, LayoutText, SuggestDiagnostic, Unit};
+pub use diagnostic::{Edit, Holders, LayoutText, SuggestDiagnostic, Unit};
 pub use search::search;
 pub use space::{PoolChoice, Reshape};
 pub use terms::{LayoutTerms, OverrideStyle, shell_word};
@@ -190,7 +193,7 @@ pub enum SearchResult {
 /// Numbers about one search.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchStats {
-    /// Layouts generated (of the totals tried).
+    /// Layouts visited (of the totals and counts of changed pools tried).
     pub generated: usize,
     /// Layouts skipped because some resource's total exceeds what is free.
     pub over_free: usize,
@@ -198,9 +201,9 @@ pub struct SearchStats {
     pub infeasible: usize,
     /// Layouts simulated.
     pub simulated: usize,
-    /// Steps counted.
+    /// Steps this search counted.
     pub steps: u64,
-    /// Wall-clock time.
+    /// Wall-clock time of this search.
     pub elapsed: Duration,
     /// Which limit ran out, if one did.
     pub exhausted: Option<BudgetLimit>,

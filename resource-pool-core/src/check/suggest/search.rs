@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::space::{PoolChoice, Reshape, Space};
+use super::space::{PoolChoice, Reshape, Space, Walk};
 use super::{Budget, SearchResult, SearchStats, SuggestOptions, Suggestion};
 use crate::model::{Cluster, PoolSpec, ResourcePool, node_slots};
 use crate::placement::{PlacementOptions, PlacementOutcome, Witness, check_placement};
@@ -40,10 +40,12 @@ pub(super) fn search_within(
     options: &SuggestOptions,
     budget: &mut Budget,
 ) -> (SearchResult, SearchStats) {
+    let start = std::time::Instant::now();
+    let steps_before = budget.steps;
     let mut stats = SearchStats::default();
     let result = run(pools, reshape, cluster, options, budget, &mut stats);
-    stats.steps = budget.steps;
-    stats.elapsed = budget.start.elapsed();
+    stats.steps = budget.steps.saturating_sub(steps_before);
+    stats.elapsed = start.elapsed();
     stats.exhausted = budget.exhausted;
     (result, stats)
 }
@@ -68,38 +70,37 @@ fn run(
     }
     let p = pools.len();
     let mut undecided = 0usize;
-    let mut flat: Vec<u32> = Vec::new();
+    let mut found: Option<Suggestion> = None;
     let mut total = space.top;
     while total >= space.bottom && total > 0 {
-        flat.clear();
-        if !budget.tick(1) || !space.layouts_of(total, budget, &mut flat) {
+        if !budget.tick(1) {
             return undecided_result(stats);
         }
-        stats.generated += flat.len() / p;
-        let mut layouts: Vec<&[u32]> = flat
-            .chunks_exact(p)
-            .filter(|l| space.within_free(l))
-            .collect();
-        stats.over_free += flat.len() / p - layouts.len();
-        layouts.sort_by(|a, b| space.rank(a, b));
-        for layout in layouts {
-            if !budget.tick(1) {
-                return undecided_result(stats);
-            }
-            let choices: Vec<PoolChoice> = layout
-                .iter()
-                .enumerate()
-                .map(|(i, &j)| space.choices[i][j as usize])
-                .collect();
-            match evaluate(pools, &choices, total, cluster, options, budget, stats) {
-                Verdict::Places(mut found) => {
-                    found.undecided = undecided;
-                    return SearchResult::Found(*found);
+        // Fewest pools changed first: one walk per count of changed pools.
+        for changed in 0..=p {
+            let walk = space.walk(total, changed, budget, |layout, budget| {
+                stats.generated += 1;
+                if !space.within_free(layout) {
+                    stats.over_free += 1;
+                    return true;
                 }
-                Verdict::Not => {}
-                Verdict::Undecided => undecided += 1,
+                match evaluate(pools, layout, total, cluster, options, budget, stats) {
+                    Verdict::Places(mut s) => {
+                        s.undecided = undecided;
+                        found = Some(*s);
+                        false
+                    }
+                    Verdict::Not => budget.exhausted.is_none(),
+                    Verdict::Undecided => {
+                        undecided += 1;
+                        budget.exhausted.is_none()
+                    }
+                }
+            });
+            if let Some(s) = found.take() {
+                return SearchResult::Found(s);
             }
-            if budget.exhausted.is_some() {
+            if walk == Walk::OutOfBudget || budget.exhausted.is_some() {
                 return undecided_result(stats);
             }
         }

@@ -1,7 +1,6 @@
 //! The layouts a suggestion is chosen from: every pool's choices, bounded by what the
 //! cluster can hold of that pool alone, and the layouts of one total in the search order.
 
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::Budget;
@@ -42,29 +41,6 @@ impl PoolChoice {
             Reshape::Split => vec![self.size; self.count as usize],
         }
     }
-}
-
-/// The search space of one cluster state.
-pub(super) struct Space {
-    /// Per pool, its choices: accelerators descending, then size descending.
-    pub choices: Vec<Vec<PoolChoice>>,
-    /// Whether some pool's choices were cut (by [`MAX_CHOICES`] or the budget): the space
-    /// is incomplete and no answer from it may claim to be the best.
-    pub truncated: bool,
-    /// Per pool, one bundle's demand over `names`: a pool of `a` accelerators asks `a`
-    /// times this in total.
-    bundles: Vec<Vec<u64>>,
-    /// What the alive nodes have free in total, over `names`.
-    free: Vec<u64>,
-    /// The largest total worth trying.
-    pub top: u64,
-    /// The smallest total there is.
-    pub bottom: u64,
-    /// Every total is a multiple of it.
-    pub step: u64,
-    /// `min_rest[i]`, `max_rest[i]`: the least and most accelerators pools `i..` can add.
-    min_rest: Vec<u64>,
-    max_rest: Vec<u64>,
 }
 
 /// How many slots of `demand` a node of `cap` holds (`u64::MAX` for a demand of nothing).
@@ -115,42 +91,6 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
-/// The most choices one pool may have; past it the search says undecided instead of
-/// allocating more (only a cluster of absurd amounts gets there).
-pub(super) const MAX_CHOICES: u64 = 1 << 20;
-
-/// The choices of a pool written as `size × count` that may split; `None` past
-/// [`MAX_CHOICES`] or the budget.
-fn split_choices(
-    size: u32,
-    count: usize,
-    bundle: &[u64],
-    classes: &[(Vec<u64>, u64)],
-    budget: &mut Budget,
-) -> Option<Vec<PoolChoice>> {
-    let asked = u64::from(size).saturating_mul(count as u64);
-    let mut out = Vec::new();
-    for s in divisors(size) {
-        // A count past the nodes' copies fits no cluster state this one can be in.
-        let most = (asked / u64::from(s))
-            .min(room(bundle, s, classes))
-            .min(u64::from(u32::MAX));
-        if out.len() as u64 + most > MAX_CHOICES || !budget.tick(most.saturating_add(1)) {
-            return None;
-        }
-        for k in 1..=most {
-            out.push(PoolChoice {
-                accelerators: u64::from(s) * k,
-                size: s,
-                count: k as u32,
-                reshape: Reshape::Split,
-                changed: s != size || k != count as u64,
-            });
-        }
-    }
-    Some(out)
-}
-
 /// The choices of a pool that keeps its slot sizes: its prefixes, up to the longest whose
 /// slots pass the per-size bound (for each size, the slots at least as large number no
 /// more than the copies of it the nodes hold).
@@ -192,9 +132,172 @@ fn trim_choices(
     out
 }
 
+/// One pool's choices. A trimmed pool's are listed (at most its node-slots); a split
+/// pool's are `s × k` for every divisor `s` and `k` up to a bound per size, computed when
+/// asked (a pool of 100,000 nodes has millions of them, and the search looks at a few).
+#[derive(Clone, Debug)]
+enum Choices {
+    /// Prefixes of the list, accelerators descending (each total once).
+    Listed(Vec<PoolChoice>),
+    /// `size × count` as written; `sizes`: each divisor `s` (descending) that fits some
+    /// node, and the most slots of `s` the nodes hold (at most what keeps `s·k` within
+    /// `size·count`).
+    Split {
+        size: u32,
+        count: u32,
+        sizes: Vec<(u32, u64)>,
+    },
+}
+
+impl Choices {
+    fn split(size: u32, count: usize, bundle: &[u64], classes: &[(Vec<u64>, u64)]) -> Choices {
+        let asked = u64::from(size).saturating_mul(count as u64);
+        let mut sizes: Vec<(u32, u64)> = divisors(size)
+            .into_iter()
+            .map(|s| {
+                // A count past the nodes' copies fits no cluster state this one can be in.
+                let most = (asked / u64::from(s))
+                    .min(room(bundle, s, classes))
+                    .min(u64::from(u32::MAX));
+                (s, most)
+            })
+            .filter(|&(_, most)| most > 0)
+            .collect();
+        sizes.reverse();
+        Choices::Split {
+            size,
+            count: u32::try_from(count).unwrap_or(u32::MAX),
+            sizes,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Choices::Listed(list) => list.is_empty(),
+            Choices::Split { sizes, .. } => sizes.is_empty(),
+        }
+    }
+
+    /// The most accelerators of a choice (0 when there is none).
+    fn most(&self) -> u64 {
+        self.at_most(u64::MAX).unwrap_or(0)
+    }
+
+    /// The fewest accelerators of a choice (0 when there is none).
+    fn least(&self) -> u64 {
+        match self {
+            Choices::Listed(list) => list.last().map_or(0, |c| c.accelerators),
+            Choices::Split { sizes, .. } => {
+                sizes.iter().map(|&(s, _)| u64::from(s)).min().unwrap_or(0)
+            }
+        }
+    }
+
+    /// Every choice's accelerators are a multiple of it (0 when there is no choice).
+    fn step(&self) -> u64 {
+        match self {
+            Choices::Listed(list) => list.iter().fold(0, |g, c| gcd(g, c.accelerators)),
+            Choices::Split { sizes, .. } => sizes.iter().fold(0, |g, &(s, _)| gcd(g, u64::from(s))),
+        }
+    }
+
+    /// The most accelerators of a choice that has at most `x`.
+    fn at_most(&self, x: u64) -> Option<u64> {
+        match self {
+            Choices::Listed(list) => {
+                let i = list.partition_point(|c| c.accelerators > x);
+                list.get(i).map(|c| c.accelerators)
+            }
+            Choices::Split { sizes, .. } => sizes
+                .iter()
+                .filter(|&&(s, _)| u64::from(s) <= x)
+                .map(|&(s, most)| u64::from(s) * most.min(x / u64::from(s)))
+                .max(),
+        }
+    }
+
+    /// Whether some choice of `a` accelerators is the pool as written.
+    fn keeps(&self, a: u64) -> bool {
+        match self {
+            Choices::Listed(list) => list
+                .first()
+                .is_some_and(|c| !c.changed && c.accelerators == a),
+            Choices::Split { size, count, sizes } => {
+                u64::from(*size) * u64::from(*count) == a
+                    && sizes
+                        .iter()
+                        .any(|&(s, most)| s == *size && most >= u64::from(*count))
+            }
+        }
+    }
+
+    /// Appends the choices of exactly `a` accelerators, larger slots first.
+    fn with(&self, a: u64, out: &mut Vec<PoolChoice>) {
+        match self {
+            Choices::Listed(list) => {
+                let i = list.partition_point(|c| c.accelerators > a);
+                out.extend(list[i..].iter().take_while(|c| c.accelerators == a));
+            }
+            Choices::Split { size, count, sizes } => {
+                for &(s, most) in sizes {
+                    let k = a / u64::from(s);
+                    if a.is_multiple_of(u64::from(s)) && k >= 1 && k <= most {
+                        out.push(PoolChoice {
+                            accelerators: a,
+                            size: s,
+                            count: k as u32,
+                            reshape: Reshape::Split,
+                            changed: s != *size || k != u64::from(*count),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How a walk over the layouts of one total ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// Every layout was visited.
+    Done,
+    /// The visitor said stop.
+    Stopped,
+    /// The budget ran out.
+    OutOfBudget,
+}
+
+/// The search space of one cluster state.
+pub(super) struct Space {
+    /// Per pool, its choices.
+    choices: Vec<Choices>,
+    /// Whether building it ran out of budget: the space is incomplete and no answer from
+    /// it may claim to be the best.
+    pub truncated: bool,
+    /// Per pool, one bundle's demand over the demanded resources: a pool of `a`
+    /// accelerators asks `a` times this in total.
+    bundles: Vec<Vec<u64>>,
+    /// What the alive nodes have free in total, over the demanded resources.
+    free: Vec<u64>,
+    /// The largest total worth trying.
+    pub top: u64,
+    /// The smallest total there is.
+    pub bottom: u64,
+    /// Every total is a multiple of it.
+    pub step: u64,
+    /// `min_rest[i]`, `max_rest[i]`: the least and most accelerators pools `i..` can add.
+    min_rest: Vec<u64>,
+    max_rest: Vec<u64>,
+    /// Per pool, its accelerators as written.
+    written: Vec<u64>,
+    /// `keep_rest[i]`: what pools `i..` add when none changes (`None` when one cannot keep
+    /// its layout as written on this cluster).
+    keep_rest: Vec<Option<u64>>,
+}
+
 impl Space {
     /// The space of `pools` on `cluster`: interns the demanded resources and the alive
-    /// nodes' free amounts once, then builds every pool's choices.
+    /// nodes' free amounts once, then bounds every pool's choices.
     pub fn new(
         pools: &[ResourcePool],
         reshape: &[Reshape],
@@ -237,65 +340,55 @@ impl Space {
             }
         }
         budget.tick(classes.len() as u64);
-        let mut truncated = false;
-        let choices: Vec<Vec<PoolChoice>> = pools
+        let choices: Vec<Choices> = pools
             .iter()
             .zip(&bundles)
             .enumerate()
             .map(|(i, (pool, bundle))| {
                 let slots = &pool.spec.process_on_nodes;
                 let split = reshape.get(i) == Some(&Reshape::Split) && pool.spec.is_even();
-                let mut list = match slots.first() {
-                    Some(&size) if split => {
-                        split_choices(size, slots.len(), bundle, &classes, budget).unwrap_or_else(
-                            || {
-                                truncated = true;
-                                Vec::new()
-                            },
-                        )
+                budget.tick(classes.len() as u64);
+                match slots.first() {
+                    Some(&size) if split => Choices::split(size, slots.len(), bundle, &classes),
+                    _ => {
+                        let mut list = trim_choices(slots, bundle, &classes, budget);
+                        list.reverse();
+                        Choices::Listed(list)
                     }
-                    _ => trim_choices(slots, bundle, &classes, budget),
-                };
-                list.sort_by(|a, b| {
-                    b.accelerators
-                        .cmp(&a.accelerators)
-                        .then(b.size.cmp(&a.size))
-                });
-                list
+                }
             })
             .collect();
         let p = choices.len();
         let mut min_rest = vec![0u64; p + 1];
         let mut max_rest = vec![0u64; p + 1];
         for i in (0..p).rev() {
-            let most = choices[i].first().map_or(0, |c| c.accelerators);
-            let least = choices[i].last().map_or(0, |c| c.accelerators);
-            max_rest[i] = max_rest[i + 1].saturating_add(most);
-            min_rest[i] = min_rest[i + 1].saturating_add(least);
+            max_rest[i] = max_rest[i + 1].saturating_add(choices[i].most());
+            min_rest[i] = min_rest[i + 1].saturating_add(choices[i].least());
         }
-        let asked: u64 = pools.iter().map(ResourcePool::world_size).sum();
-        let accelerators_free: u64 = pools
+        let written: Vec<u64> = pools.iter().map(ResourcePool::world_size).collect();
+        let mut keep_rest: Vec<Option<u64>> = vec![Some(0); p + 1];
+        for i in (0..p).rev() {
+            keep_rest[i] = keep_rest[i + 1]
+                .filter(|_| choices[i].keeps(written[i]))
+                .map(|rest| rest.saturating_add(written[i]));
+        }
+        let asked: u64 = written.iter().sum();
+        let mut kinds: Vec<&str> = pools
             .iter()
             .map(|p| p.spec.accelerator.resource_name())
-            .fold(Vec::new(), |mut kinds: Vec<&str>, k| {
-                if !kinds.contains(&k) {
-                    kinds.push(k);
-                }
-                kinds
-            })
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let accelerators_free: u64 = kinds
             .iter()
             .filter_map(|k| names.iter().position(|n| n.as_str() == *k))
             .map(|r| free[r] / crate::model::Amount::SCALE)
             .fold(0u64, u64::saturating_add);
-        let step = choices
-            .iter()
-            .flatten()
-            .fold(0u64, |g, c| gcd(g, c.accelerators))
-            .max(1);
+        let step = choices.iter().fold(0u64, |g, c| gcd(g, c.step())).max(1);
         let top = asked.min(max_rest[0]).min(accelerators_free);
         Space {
             choices,
-            truncated: truncated || budget.exhausted.is_some(),
+            truncated: budget.exhausted.is_some(),
             bundles,
             free,
             top: top - top % step,
@@ -303,108 +396,144 @@ impl Space {
             step,
             min_rest,
             max_rest,
+            written,
+            keep_rest,
         }
     }
 
     /// Whether some pool has no choice at all: nothing of this shape fits.
     pub fn empty(&self) -> bool {
-        self.choices.iter().any(Vec::is_empty)
+        self.choices.iter().any(Choices::is_empty)
     }
 
-    /// Appends to `out` every layout of `total` accelerators (one choice index per pool,
-    /// flattened). `false` when the budget ran out first.
-    pub fn layouts_of(&self, total: u64, budget: &mut Budget, out: &mut Vec<u32>) -> bool {
+    /// The largest value of pool `level` below `below` (any, when `None`) and at most what
+    /// `rem` leaves after the later pools' least that can lead to a layout with at most
+    /// `allowed` more pools changed: with none, only the value as written; with one, that
+    /// or the value that leaves the later pools exactly as written.
+    fn value_below(
+        &self,
+        level: usize,
+        rem: u64,
+        allowed: usize,
+        below: Option<u64>,
+    ) -> Option<u64> {
+        let mut most = rem.saturating_sub(self.min_rest[level + 1]);
+        if let Some(below) = below {
+            most = most.min(below.checked_sub(1)?);
+        }
+        let choices = &self.choices[level];
+        let written = self.written[level];
+        let kept = (written <= most && choices.keeps(written)).then_some(written);
+        match allowed {
+            0 => kept,
+            1 => {
+                let changed = self.keep_rest[level + 1]
+                    .and_then(|rest| rem.checked_sub(rest))
+                    .filter(|&v| v <= most && choices.at_most(v) == Some(v));
+                kept.max(changed)
+            }
+            _ => choices.at_most(most),
+        }
+    }
+
+    /// Calls `visit` on every layout of `total` accelerators with exactly `changed` pools
+    /// changed, in the search order (the pools' accelerators, larger first in pool order,
+    /// then their slot sizes), until `visit` says stop. Returns whether it stopped
+    /// (`Stopped`), ran out of budget, or saw every layout.
+    pub fn walk(
+        &self,
+        total: u64,
+        changed: usize,
+        budget: &mut Budget,
+        mut visit: impl FnMut(&[PoolChoice], &mut Budget) -> bool,
+    ) -> Walk {
         let p = self.choices.len();
         if p == 0 {
-            return true;
+            return Walk::Done;
         }
-        // Depth-first over pools on an explicit stack: `pick[i]` is pool i's choice,
-        // `rem[i]` what pools i.. must add.
-        let mut pick = vec![0usize; p];
+        // Depth first over pools on an explicit stack: `value[i]` is pool i's accelerators,
+        // `rem[i]` what pools i.. must add, `forced[i]` how many of pools ..i must change
+        // (a value other than the one written). Each pool's values are tried largest
+        // first: at most what remains less what the later pools must add, at least what
+        // remains less what they can add. Values are in order, and a value's choices are
+        // combined larger slots first, so layouts come in the search order.
+        let mut value: Vec<Option<u64>> = vec![None; p];
         let mut rem = vec![0u64; p + 1];
+        let mut forced = vec![0usize; p + 1];
         rem[0] = total;
-        let first = |i: usize, rem: u64| -> usize {
-            // Choices larger than what remains, less what the later pools must add.
-            let most = rem.saturating_sub(self.min_rest[i + 1]);
-            self.choices[i].partition_point(|c| c.accelerators > most)
-        };
+        let mut per_pool: Vec<Vec<PoolChoice>> = vec![Vec::new(); p];
+        let mut layout: Vec<PoolChoice> = Vec::with_capacity(p);
         let mut level = 0;
-        pick[0] = first(0, total);
+        value[0] = self.value_below(0, total, changed, None);
         loop {
             if !budget.tick(1) {
-                return false;
+                return Walk::OutOfBudget;
             }
-            let list = &self.choices[level];
-            let fits = pick[level] < list.len()
-                && list[pick[level]]
-                    .accelerators
-                    .saturating_add(self.max_rest[level + 1])
-                    >= rem[level];
-            if !fits {
-                // Every later choice is smaller still: back to the pool before.
-                if level == 0 {
-                    return true;
-                }
-                level -= 1;
-                pick[level] += 1;
+            let fits = value[level]
+                .is_some_and(|v| v.saturating_add(self.max_rest[level + 1]) >= rem[level]);
+            if fits {
+                let v = value[level].unwrap_or(0);
+                forced[level + 1] = forced[level] + usize::from(!self.choices[level].keeps(v));
+            }
+            if fits && forced[level + 1] <= changed && level + 1 < p {
+                rem[level + 1] = rem[level] - value[level].unwrap_or(0);
+                level += 1;
+                value[level] = self.value_below(level, rem[level], changed - forced[level], None);
                 continue;
             }
-            let a = list[pick[level]].accelerators;
-            if level + 1 == p {
-                // The last pool takes exactly what remains: every choice of that size.
-                let mut j = pick[level];
-                while j < list.len() && list[j].accelerators == rem[level] {
-                    pick[level] = j;
-                    out.extend(pick.iter().map(|&x| x as u32));
-                    j += 1;
+            if fits && forced[level + 1] <= changed {
+                // The last pool takes exactly what remains (`first` gave at most that,
+                // `fits` at least): the combinations of the pools' choices of these values
+                // with `changed` pools changed.
+                for (i, list) in per_pool.iter_mut().enumerate() {
+                    list.clear();
+                    self.choices[i].with(value[i].unwrap_or(0), list);
                 }
-                if level == 0 {
-                    return true;
+                let mut pick = vec![0usize; p];
+                'product: loop {
+                    if !budget.tick(1) {
+                        return Walk::OutOfBudget;
+                    }
+                    layout.clear();
+                    layout.extend(pick.iter().enumerate().map(|(i, &j)| per_pool[i][j]));
+                    if layout.iter().filter(|c| c.changed).count() == changed
+                        && !visit(&layout, budget)
+                    {
+                        return Walk::Stopped;
+                    }
+                    for i in (0..p).rev() {
+                        pick[i] += 1;
+                        if pick[i] < per_pool[i].len() {
+                            continue 'product;
+                        }
+                        pick[i] = 0;
+                    }
+                    break;
                 }
-                level -= 1;
-                pick[level] += 1;
-                continue;
             }
-            rem[level + 1] = rem[level] - a;
-            level += 1;
-            pick[level] = first(level, rem[level]);
+            // Back to the next value of the pool before: this pool's later values are
+            // smaller still (so they fit no better), changed when this one is (the pool
+            // as written is its largest choice), and the last pool has no other value of
+            // exactly what remains.
+            if level == 0 {
+                return Walk::Done;
+            }
+            level -= 1;
+            value[level] =
+                self.value_below(level, rem[level], changed - forced[level], value[level]);
         }
     }
 
     /// Whether the layout's summed demand of every resource is at most what is free.
-    pub fn within_free(&self, layout: &[u32]) -> bool {
+    pub fn within_free(&self, layout: &[PoolChoice]) -> bool {
         (0..self.free.len()).all(|r| {
             let need: u128 = layout
                 .iter()
-                .enumerate()
-                .map(|(i, &j)| {
-                    u128::from(self.choices[i][j as usize].accelerators)
-                        * u128::from(self.bundles[i][r])
-                })
+                .zip(&self.bundles)
+                .map(|(c, b)| u128::from(c.accelerators) * u128::from(b[r]))
                 .sum();
             need <= u128::from(self.free[r])
         })
-    }
-
-    /// The search order among layouts of one total: fewest pools changed, then the
-    /// earliest pools' accelerators (larger first), then their slot sizes (larger first).
-    pub fn rank(&self, a: &[u32], b: &[u32]) -> Ordering {
-        let choice = |l: &[u32], i: usize| &self.choices[i][l[i] as usize];
-        let changed = |l: &[u32]| (0..l.len()).filter(|&i| choice(l, i).changed).count();
-        changed(a)
-            .cmp(&changed(b))
-            .then_with(|| {
-                (0..a.len())
-                    .map(|i| choice(b, i).accelerators.cmp(&choice(a, i).accelerators))
-                    .find(|o| o.is_ne())
-                    .unwrap_or(Ordering::Equal)
-            })
-            .then_with(|| {
-                (0..a.len())
-                    .map(|i| choice(b, i).size.cmp(&choice(a, i).size))
-                    .find(|o| o.is_ne())
-                    .unwrap_or(Ordering::Equal)
-            })
     }
 }
 
