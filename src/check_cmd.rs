@@ -1,23 +1,21 @@
 //! `resource-pool check CONFIG (--cluster CLUSTER.toml | --ray URL)`
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
-use resource_pool::check::{CheckDiagnostic, CheckOptions, CheckReport, check};
-use resource_pool::inventory::{InventoryNote, check_against_slots};
+use resource_pool::check::{CheckOptions, CheckReport};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
-use resource_pool::source::SourceFile;
 
-use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, ClusterInput, read_cluster_noting};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
+    to_stderr, to_stdout,
 };
-use resource_pool::render::{check_pictures, render_text, suggestion_pictures};
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
-use resource_pool::report::{Finding, summary};
+use resource_pool::report::{CheckRun, Finding, human_report_with};
+use resource_pool::source::SourceFile;
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -67,33 +65,16 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         Ok(loaded) => loaded,
         Err(findings) => return unreadable(findings, args.format, context, config),
     };
-    let source = loaded.source.clone();
-    let mut findings: Vec<Finding> = loaded
-        .diagnostics
-        .iter()
-        .cloned()
-        .map(|d| Finding::in_file(d, &source))
-        .collect();
-    let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
+    let mut notes = Vec::new();
+    let Some(input) = read_cluster_noting(&args.cluster, context, &mut notes) else {
+        let mut findings: Vec<Finding> = loaded
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|d| Finding::in_file(d, &loaded.source))
+            .collect();
+        findings.extend(notes);
         return unreadable(findings, args.format, context, config);
-    };
-    let Some(manager) = &loaded.manager else {
-        let written = write_plan(
-            plan_svg.as_deref(),
-            None,
-            None,
-            &input.cluster,
-            &mut findings,
-        );
-        emit(
-            args.format,
-            context,
-            &findings,
-            None,
-            &input.cluster,
-            config,
-        );
-        return written.max(Outcome::Failed);
     };
     let options = CheckOptions {
         placement: PlacementOptions {
@@ -106,61 +87,37 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             ..RaySimOptions::default()
         },
     };
-    let report = check(manager, &input.cluster, &loaded, &options);
-    findings.extend(
-        check_against_slots(&input.cluster, &report.slots, input.dead)
-            .into_iter()
-            .filter(|note| !spelt_otherwise(note, &report))
-            .map(Finding::bare),
-    );
-    findings.extend(
-        report
-            .diagnostics
-            .iter()
-            .cloned()
-            .map(|d| Finding::in_file(d, &source)),
-    );
-    let suggested = suggestions(&report, &input, &loaded, &options, &source, &mut findings);
+    let mut run = CheckRun::check(&loaded, input.cluster, notes, input.dead, &options);
+    run.name_holders(&input.notes, &loaded);
     let written = write_plan(
         plan_svg.as_deref(),
-        Some(&report),
-        suggested.as_ref(),
-        &input.cluster,
-        &mut findings,
+        run.report.as_ref(),
+        run.suggestions.as_ref(),
+        &run.cluster,
+        &mut run.findings,
     );
     emit_with(
         args.format,
         context,
-        &findings,
-        Some(&report),
-        suggested.as_ref(),
-        &input.cluster,
+        &run.findings,
+        run.report.as_ref(),
+        run.suggestions.as_ref(),
+        &run.cluster,
         config,
     );
-    if report.passes() && !findings.iter().any(Finding::is_error) {
+    if run.passes() {
         written
     } else {
         written.max(Outcome::Failed)
     }
 }
 
-/// A cluster's note that a resource is declared by no node, when the check already says
-/// which name the nodes declare for that accelerator type.
-fn spelt_otherwise(note: &InventoryNote, report: &CheckReport) -> bool {
-    let InventoryNote::MissingResource { resource, .. } = note else {
-        return false;
-    };
-    report.diagnostics.iter().any(
-        |d| matches!(d, CheckDiagnostic::AcceleratorTypeName(named) if named.asked == *resource),
-    )
-}
-
-/// The suggested layouts, when the check wants them ([`suggest::wanted`]), within the
-/// check's budget; their diagnostics (advice) join `findings`, the holders named from the
-/// inventory's notes.
+/// The suggested layouts of a check run outside [`CheckRun`] (`verl`), when the check
+/// wants them ([`suggest::wanted`]), within the check's budget; their diagnostics (advice)
+/// join `findings`, the holders named from the inventory's notes.
 pub(super) fn suggestions(
     report: &CheckReport,
-    input: &super::cluster_input::ClusterInput,
+    input: &ClusterInput,
     terms: &dyn LayoutTerms,
     options: &CheckOptions,
     source: &SourceFile,
@@ -252,29 +209,21 @@ pub(super) fn emit_with(
         )),
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
-            print_human(findings, context);
-            if let Some(report) = report
-                && !context.quiet
-            {
-                let colour = context.color.enabled(std::io::stdout().is_terminal());
-                let suggested = suggested.map(|s| suggestion_pictures(s, cluster));
-                for picture in check_pictures(report, cluster)
-                    .iter()
-                    .chain(suggested.iter().flatten())
-                {
-                    print!("{}", render_text(picture, colour));
-                }
-                let feasible = match report.feasible() {
-                    Some(true) => "placeable",
-                    Some(false) => "not placeable",
-                    None => "placement undecided",
-                };
-                eprintln!(
-                    "check: {feasible}; Ray {} ({})",
-                    report.ray.verdict,
-                    summary(findings)
-                );
+            if context.quiet {
+                print_human(findings, context);
+                return;
             }
+            let human = human_report_with(
+                findings,
+                report,
+                suggested,
+                cluster,
+                context.stderr_colour(),
+                context.stdout_colour(),
+            );
+            to_stderr(&human.diagnostics);
+            to_stdout(&human.plan);
+            to_stderr(&human.summary);
         }
     }
 }

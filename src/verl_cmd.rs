@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use resource_pool::check::check_against_slots;
 use resource_pool::check::{CheckOptions, check};
 use resource_pool::config::OVERRIDES_NAME;
-use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::check_cmd::{emit, emit_with, suggestions, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
-use super::{Context, Format, Outcome, print_for_ci, print_json, read};
+use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
 use resource_pool::report::Finding;
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
 
@@ -165,7 +165,11 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                     .iter()
                     .map(|(r, p)| format!("{r} → {p}"))
                     .collect();
-                println!("verl builds: {}; {}", pools.join(", "), mapping.join(", "));
+                to_stdout(&format!(
+                    "verl builds: {}; {}\n",
+                    pools.join(", "),
+                    mapping.join(", ")
+                ));
             }
             emit_with(
                 Format::Human,
@@ -182,7 +186,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
 }
 
 /// verl's layout that the model refuses (a count past Ray's fixed point).
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("verl's layout cannot be built: {0}")]
 #[diagnostic(
     code(resource_pool::verl::layout),

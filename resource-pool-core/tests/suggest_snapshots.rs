@@ -10,8 +10,9 @@ use resource_pool_core::check::suggest::{
 };
 use resource_pool_core::check::{CheckDiagnostic, CheckOptions, CheckReport, check};
 use resource_pool_core::cluster_file::{ClusterLimits, load_cluster};
-use resource_pool_core::config::{OVERRIDES_NAME, load_config};
+use resource_pool_core::config::OVERRIDES_NAME;
 use resource_pool_core::lint::LintOptions;
+use resource_pool_core::load::load_config;
 use resource_pool_core::source::SourceFile;
 use resource_pool_core::verl_settings::hydra::command_line;
 use resource_pool_core::{Cluster, ResourcePoolManager, RoleName};

@@ -1,6 +1,7 @@
 //! Suggested layouts on the command line: the JSON `suggestions` contract, overrides that
 //! can be pasted (the suggested run passes), the human, GitHub and SARIF outputs, the
-//! plan picture, the accelerator-type spelling, and the example in docs/how-it-works.md.
+//! plan picture and the accelerator-type spelling (docs/how-it-works.md's example runs in
+//! `docs_examples`).
 
 use crate::common;
 
@@ -301,24 +302,4 @@ fn the_svg_plan_draws_the_suggestions_under_the_attempt() {
     let idle = svg.find("Suggested for the idle cluster").expect("idle");
     assert!(attempt < now && now < idle);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The example of docs/how-it-works.md: its command, run, prints its text.
-#[test]
-fn the_docs_example_is_true() {
-    let doc = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/how-it-works.md"),
-    )
-    .expect("the page");
-    let start = doc
-        .find("```console\n$ resource-pool verl")
-        .expect("the example");
-    let block = &doc[start + "```console\n".len()..];
-    let block = &block[..block.find("```").expect("closed")];
-    let (command, expected) = block.split_once('\n').expect("command, then output");
-    let command = command.strip_prefix("$ resource-pool ").expect("a command");
-    let args: Vec<&str> = command.split(' ').collect();
-    let (text, code) = terminal(&args);
-    assert_eq!(code, Some(1));
-    assert_eq!(text, expected, "docs/how-it-works.md's example drifted");
 }

@@ -2,7 +2,6 @@
 //! the help), and the one-line summary.
 
 use std::fmt;
-use std::io::IsTerminal;
 
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, Severity, SourceCode,
@@ -101,10 +100,15 @@ fn auto_colour(is_terminal: bool, var: impl Fn(&str) -> Option<std::ffi::OsStrin
     is_terminal
 }
 
-/// Renders findings as miette reports, like rustc: the snippet, the label, the help.
-pub fn render_human(findings: &[Finding], color: ColorChoice) -> String {
-    let colored = color.enabled(std::io::stderr().is_terminal());
-    let theme = if colored {
+/// Renders findings as miette reports, like rustc: the snippet, the label, the help; in
+/// colour or not (a front end asks [`ColorChoice::enabled`] for its stream).
+pub fn render_human(findings: &[Finding], colour: bool) -> String {
+    render_human_refs(&findings.iter().collect::<Vec<_>>(), colour)
+}
+
+/// [`render_human`] of some of a list's findings.
+pub fn render_human_refs(findings: &[&Finding], colour: bool) -> String {
+    let theme = if colour {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()

@@ -53,8 +53,9 @@ pub enum SuggestDiagnostic {
         edit: Edit,
     },
 
-    /// No layout of the searched shapes is placed by Ray.
-    #[error("no smaller layout of this shape fits{place}")]
+    /// No layout of the searched shapes is placed by Ray (on a busy cluster, when none is
+    /// on the idle cluster either, one diagnostic says both).
+    #[error("no smaller layout of this shape fits{place}{}", if *.idle_too { ", nor on the idle cluster" } else { "" })]
     #[diagnostic(
         code(resource_pool::suggest::none_fits),
         severity(Advice),
@@ -66,6 +67,8 @@ pub enum SuggestDiagnostic {
         /// Which cluster.
         #[serde(flatten)]
         place: Place,
+        /// Whether this says the idle cluster too (then `when` is `now`).
+        idle_too: bool,
     },
 
     /// The search ran out of its budget before it found the layout.
@@ -355,15 +358,24 @@ impl fmt::Display for Advice {
     }
 }
 
-/// The diagnostics of `suggestions`, one per answer.
+/// The diagnostics of `suggestions`, one per answer (one for both when neither cluster
+/// state fits anything).
 pub(super) fn diagnostics(
     suggestions: &Suggestions,
     terms: &dyn LayoutTerms,
 ) -> Vec<SuggestDiagnostic> {
     let busy = suggestions.busy();
+    let none_fits = |when| {
+        suggestions
+            .answers
+            .iter()
+            .any(|a| a.when == when && a.result == SearchResult::NoneFits)
+    };
+    let idle_too = busy && none_fits(When::Now) && none_fits(When::Idle);
     suggestions
         .answers
         .iter()
+        .filter(|answer| !(idle_too && answer.when == When::Idle))
         .map(|answer| {
             let place = Place {
                 when: answer.when,
@@ -408,7 +420,7 @@ pub(super) fn diagnostics(
                             .map(|s| to_source_span(&s)),
                     }
                 }
-                SearchResult::NoneFits => SuggestDiagnostic::NoneFits { place },
+                SearchResult::NoneFits => SuggestDiagnostic::NoneFits { place, idle_too },
                 SearchResult::Undecided { tried } => SuggestDiagnostic::Undecided {
                     place,
                     tried: *tried,

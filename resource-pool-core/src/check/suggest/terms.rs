@@ -5,7 +5,8 @@
 use super::space::{PoolChoice, Reshape};
 use crate::check::{NoSpans, SlotSpans};
 use crate::config::write::toml_key;
-use crate::config::{LoadedConfig, PoolDefaults, SlotSource};
+use crate::config::{PoolDefaults, SlotSource};
+use crate::load::LoadedConfig;
 use crate::model::PoolId;
 use crate::verl_settings::VerlSettings;
 use crate::verl_settings::keys::{KEYS, KeyId, N_GPUS_PER_NODE, NNODES};

@@ -1,0 +1,293 @@
+//! What `resource-pool check` computes, as a value: the findings and the check's report of
+//! one config on one cluster, and its outputs. The CLI prints them; the Python module and
+//! the `testing` helpers hand them out. One computation for every front end, so they
+//! cannot drift.
+
+use std::fmt;
+
+use resource_pool_core::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
+use resource_pool_core::check::{
+    CheckOptions, CheckReport, ClusterFinding, NoSpans, check, check_against_slots, spelt_otherwise,
+};
+use resource_pool_core::inventory::InventoryNote;
+use resource_pool_core::load::LoadedConfig;
+use resource_pool_core::model::{Cluster, ResourcePoolManager, RoleKey};
+use resource_pool_core::source::SourceFile;
+use serde_json::Value;
+
+use super::{Finding, render_human, summary};
+use crate::render::{check_pictures, render_text, suggestion_pictures};
+
+/// The findings and the report of one check.
+pub struct CheckRun {
+    /// Every finding, in the order people read them: the config's, the cluster's, then the
+    /// check's.
+    pub findings: Vec<Finding>,
+    /// The check's report; `None` when the config has errors (nothing was checked).
+    pub report: Option<CheckReport>,
+    /// The cluster checked against.
+    pub cluster: Cluster,
+    /// The layouts suggested when it does not fit (see
+    /// [`suggest`](resource_pool_core::check::suggest)); their diagnostics are the last
+    /// findings.
+    pub suggestions: Option<Suggestions>,
+    /// Where the suggestions' findings start, and the file they point into.
+    suggested_from: Option<(usize, Option<SourceFile>)>,
+}
+
+impl CheckRun {
+    /// Checks a loaded config on a cluster, as `resource-pool check` does: the config's
+    /// diagnostics, then `notes` (what the cluster's source said about it), then the
+    /// cluster against the node-slots and the placement and Ray's order. `dead` is the
+    /// number of dead nodes the source reported (it appears in the messages).
+    pub fn check(
+        config: &LoadedConfig,
+        cluster: Cluster,
+        notes: Vec<Finding>,
+        dead: usize,
+        options: &CheckOptions,
+    ) -> CheckRun {
+        let source = &config.source;
+        let mut findings: Vec<Finding> = config
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|d| Finding::in_file(d, source))
+            .collect();
+        findings.extend(notes);
+        let Some(manager) = &config.manager else {
+            return CheckRun {
+                findings,
+                report: None,
+                cluster,
+                suggestions: None,
+                suggested_from: None,
+            };
+        };
+        let report = check(manager, &cluster, config, options);
+        let mut run = CheckRun::from_report(findings, report, cluster, dead);
+        let diagnostics = run
+            .report
+            .as_ref()
+            .map_or(Vec::new(), |r| r.diagnostics.clone());
+        run.findings
+            .extend(diagnostics.into_iter().map(|d| Finding::in_file(d, source)));
+        run.suggest(config, Some(source), options);
+        run
+    }
+
+    /// Checks a manager built in code (derived pools, verl's layout) on a cluster: its
+    /// diagnostics have no file to point into.
+    pub fn check_manager<R: RoleKey>(
+        manager: &ResourcePoolManager<R>,
+        cluster: Cluster,
+        options: &CheckOptions,
+    ) -> CheckRun {
+        let dead = cluster.nodes.iter().filter(|n| !n.alive).count();
+        let report = check(manager, &cluster, &NoSpans, options);
+        let mut run = CheckRun::from_report(Vec::new(), report, cluster, dead);
+        let diagnostics = run
+            .report
+            .as_ref()
+            .map_or(Vec::new(), |r| r.diagnostics.clone());
+        run.findings
+            .extend(diagnostics.into_iter().map(Finding::bare));
+        run.suggest(&NoSpans, None, options);
+        run
+    }
+
+    /// The run with the cluster's findings against the node-slots added.
+    fn from_report(
+        mut findings: Vec<Finding>,
+        report: CheckReport,
+        cluster: Cluster,
+        dead: usize,
+    ) -> CheckRun {
+        findings.extend(
+            check_against_slots(&cluster, &report.slots, dead)
+                .into_iter()
+                .filter(|f| !said_by_type_name(f, &report))
+                .map(Finding::bare),
+        );
+        CheckRun {
+            findings,
+            report: Some(report),
+            cluster,
+            suggestions: None,
+            suggested_from: None,
+        }
+    }
+
+    /// Suggests layouts when the check wants them ([`suggest::wanted`]), within the check's
+    /// budget; their diagnostics (advice) join the findings, pointing into `source`.
+    fn suggest(
+        &mut self,
+        terms: &dyn LayoutTerms,
+        source: Option<&SourceFile>,
+        options: &CheckOptions,
+    ) {
+        let Some(report) = &self.report else {
+            return;
+        };
+        if !suggest::wanted(report, terms) {
+            return;
+        }
+        let found = suggest::suggest(
+            report,
+            &self.cluster,
+            terms,
+            &SuggestOptions::within(options),
+        );
+        self.suggested_from = Some((self.findings.len(), source.cloned()));
+        self.findings
+            .extend(suggestion_findings(&found, terms, source));
+        self.suggestions = Some(found);
+    }
+
+    /// Names who holds the resources the idle suggestion needs, from the cluster source's
+    /// notes (placement groups holding resources on a node), in the suggestions and their
+    /// findings. Call it before adding findings of your own.
+    pub fn name_holders(&mut self, notes: &[InventoryNote], terms: &dyn LayoutTerms) {
+        let (Some(found), Some((at, source))) = (&mut self.suggestions, &self.suggested_from)
+        else {
+            return;
+        };
+        found.name_holders(notes);
+        self.findings.truncate(*at);
+        self.findings
+            .extend(suggestion_findings(found, terms, source.as_ref()));
+    }
+
+    /// Whether the check passes (exit status 0): a report that passes and no error.
+    pub fn passes(&self) -> bool {
+        self.report.as_ref().is_some_and(CheckReport::passes)
+            && !self.findings.iter().any(Finding::is_error)
+    }
+
+    /// The JSON result of the JSON contract.
+    pub fn json(&self) -> Value {
+        super::json::with_suggestions(
+            super::json::check_result(&self.findings, self.report.as_ref(), &self.cluster),
+            self.suggestions.as_ref(),
+        )
+    }
+
+    /// What the CLI prints for people, in the same colour for everything.
+    pub fn human(&self, colour: bool) -> HumanReport {
+        self.human_with(colour, colour)
+    }
+
+    /// What the CLI prints for people: the diagnostics (on stderr) coloured or not, and the
+    /// plan (on stdout) coloured or not.
+    pub fn human_with(&self, diagnostics_colour: bool, plan_colour: bool) -> HumanReport {
+        human_report_with(
+            &self.findings,
+            self.report.as_ref(),
+            self.suggestions.as_ref(),
+            &self.cluster,
+            diagnostics_colour,
+            plan_colour,
+        )
+    }
+}
+
+/// The suggestions' diagnostics as findings.
+fn suggestion_findings(
+    found: &Suggestions,
+    terms: &dyn LayoutTerms,
+    source: Option<&SourceFile>,
+) -> Vec<Finding> {
+    found
+        .diagnostics(terms)
+        .into_iter()
+        .map(|d| match source {
+            Some(source) => Finding::in_file(d, source),
+            None => Finding::bare(d),
+        })
+        .collect()
+}
+
+/// A resource no alive node declares, when the check already names the spelling the nodes
+/// declare for that accelerator type: said once, by the check.
+fn said_by_type_name(finding: &ClusterFinding, report: &CheckReport) -> bool {
+    matches!(finding, ClusterFinding::MissingResource { resource, .. } if spelt_otherwise(report, resource))
+}
+
+/// What people see of findings and, when something was checked, its report on a cluster
+/// (for front ends that hold the parts rather than a [`CheckRun`], such as `verl`).
+pub fn human_report(
+    findings: &[Finding],
+    report: Option<&CheckReport>,
+    cluster: &Cluster,
+    diagnostics_colour: bool,
+    plan_colour: bool,
+) -> HumanReport {
+    human_report_with(
+        findings,
+        report,
+        None,
+        cluster,
+        diagnostics_colour,
+        plan_colour,
+    )
+}
+
+/// [`human_report`], with the suggested layouts drawn under the check's pictures.
+pub fn human_report_with(
+    findings: &[Finding],
+    report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
+    cluster: &Cluster,
+    diagnostics_colour: bool,
+    plan_colour: bool,
+) -> HumanReport {
+    let diagnostics = render_human(findings, diagnostics_colour);
+    let Some(report) = report else {
+        return HumanReport {
+            diagnostics,
+            plan: String::new(),
+            summary: String::new(),
+        };
+    };
+    let suggested = suggested.map(|s| suggestion_pictures(s, cluster));
+    let plan = check_pictures(report, cluster)
+        .iter()
+        .chain(suggested.iter().flatten())
+        .map(|picture| render_text(picture, plan_colour))
+        .collect();
+    let feasible = match report.feasible() {
+        Some(true) => "placeable",
+        Some(false) => "not placeable",
+        None => "placement undecided",
+    };
+    let summary = format!(
+        "check: {feasible}; Ray {} ({})\n",
+        report.ray.verdict,
+        summary(findings)
+    );
+    HumanReport {
+        diagnostics,
+        plan,
+        summary,
+    }
+}
+
+/// What people see of a check, in three parts because the CLI writes them to two streams:
+/// the diagnostics and the summary line on stderr, the plan on stdout. Its `Display` is
+/// all three in the order a terminal shows them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HumanReport {
+    /// miette's reports of every finding.
+    pub diagnostics: String,
+    /// The picture of the plan (empty when nothing was checked).
+    pub plan: String,
+    /// `check: placeable; Ray places (0 errors, 1 warning)` and a line break (empty when
+    /// nothing was checked).
+    pub summary: String,
+}
+
+impl fmt::Display for HumanReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}{}", self.diagnostics, self.plan, self.summary)
+    }
+}
