@@ -8,7 +8,7 @@ use resource_pool::check::{CheckOptions, CheckReport};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 
-use super::cluster_input::{ClusterArgs, ClusterInput, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, ClusterInput, read_cluster_noting, with_ray_version};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
     to_stderr, to_stdout,
@@ -87,8 +87,10 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             ..RaySimOptions::default()
         },
     };
+    let ray_version = input.ray_version;
+    let held = input.notes;
     let mut run = CheckRun::check(&loaded, input.cluster, notes, input.dead, &options);
-    run.name_holders(&input.notes, &loaded);
+    run.name_holders(&held, &loaded);
     let written = write_plan(
         plan_svg.as_deref(),
         run.report.as_ref(),
@@ -103,6 +105,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         run.report.as_ref(),
         run.suggestions.as_ref(),
         &run.cluster,
+        ray_version.as_deref(),
         config,
     );
     if run.passes() {
@@ -186,13 +189,24 @@ pub(super) fn emit(
     findings: &[Finding],
     report: Option<&CheckReport>,
     cluster: &resource_pool::Cluster,
+    ray_version: Option<&str>,
     main_file: Option<&str>,
 ) {
-    emit_with(format, context, findings, report, None, cluster, main_file);
+    emit_with(
+        format,
+        context,
+        findings,
+        report,
+        None,
+        cluster,
+        ray_version,
+        main_file,
+    );
 }
 
 /// [`emit`], with the suggested layouts: in JSON's `suggestions`, and drawn under the
 /// check's pictures.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn emit_with(
     format: Format,
     context: &Context,
@@ -200,13 +214,15 @@ pub(super) fn emit_with(
     report: Option<&CheckReport>,
     suggested: Option<&Suggestions>,
     cluster: &resource_pool::Cluster,
+    ray_version: Option<&str>,
     main_file: Option<&str>,
 ) {
     match format {
-        Format::Json => print_json(&with_suggestions(
-            json_result(findings, report, cluster),
-            suggested,
-        )),
+        Format::Json => {
+            let mut value = with_suggestions(json_result(findings, report, cluster), suggested);
+            with_ray_version(&mut value, ray_version);
+            print_json(&value);
+        }
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
             if context.quiet {

@@ -1,21 +1,25 @@
-//! `resource-pool verl [--config FILE.yaml] (--cluster FILE | --ray URL) -- OVERRIDES...`:
-//! the pools verl's PPO entry point builds from its Hydra settings, checked.
+//! `resource-pool verl [--config FILE.yaml] (--cluster FILE | --ray URL) -- LAUNCH LINE...`:
+//! the pools verl's PPO entry point builds from the line a verl user pastes (launchers,
+//! entry point, Hydra flags, overrides) and its Hydra settings, checked.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::check::check_against_slots;
+use resource_pool::check::verl_findings::{cluster_findings, ray_findings};
 use resource_pool::check::{CheckOptions, check};
 use resource_pool::config::OVERRIDES_NAME;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
-use resource_pool::verl::{load_verl, manager_from_layout};
-use resource_pool::verl_settings::{cluster_findings, hydra::command_line, ray_findings};
+use resource_pool::verl::manager_from_layout;
+use resource_pool::verl_settings::key_set::key_set;
+use resource_pool::verl_settings::launch::parse_launch;
+use resource_pool::verl_settings::{VerlOptions, load_launch, user_config_file};
 use serde_json::json;
 
 use super::check_cmd::{emit, emit_with, suggestions, unreadable};
-use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
 use resource_pool::report::Finding;
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
@@ -39,33 +43,56 @@ pub struct VerlArgs {
         env = "RESOURCE_POOL_BUDGET_MS"
     )]
     budget_ms: u64,
-    /// verl's Hydra overrides, as on its command line (`trainer.nnodes=2 ...`).
-    #[arg(last = true, value_name = "OVERRIDES")]
+    /// Judge keys against this verl release only (`0.9.1`); every release known otherwise.
+    #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
+    verl_version: Option<String>,
+    /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
+    /// also after `env VAR=..` or `ray job submit ... --`), or its overrides alone.
+    #[arg(last = true, value_name = "LAUNCH")]
     overrides: Vec<String>,
 }
 
 /// Builds verl's pools from its settings and checks them against the cluster.
 pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
-    let yaml_shown = args.config.as_ref().map(|p| p.display().to_string());
+    if let Some(version) = &args.verl_version
+        && !key_set().version_names().any(|v| v == version)
+    {
+        let finding = Finding::bare(UnknownVersion {
+            version: version.clone(),
+            known: key_set().version_names().collect::<Vec<_>>().join(", "),
+        });
+        return unreadable(vec![finding], args.format, context, None);
+    }
+    let launch = parse_launch(&args.overrides);
+    let mut options = VerlOptions {
+        verl_version: args.verl_version.clone(),
+        ..VerlOptions::new(context.config_limits.max_slots)
+    };
+    // `--config` wins; else the user's own config that `--config-path` names, when it can
+    // be read (Hydra resolves it from the entry point's folder: run where verl runs).
+    let config_path = args.config.clone().or_else(|| {
+        let file = user_config_file(&launch)?;
+        let path = PathBuf::from(&file);
+        let readable = path.is_file();
+        options.config_file_unread = !readable;
+        readable.then_some(path)
+    });
+    let yaml_shown = config_path.as_ref().map(|p| p.display().to_string());
     let yaml_name = yaml_shown.as_deref();
-    let yaml = match &args.config {
+    let yaml = match &config_path {
         Some(path) => match read(path, context) {
             Ok(source) => Some(source),
             Err(finding) => return unreadable(vec![finding], args.format, context, yaml_name),
         },
         None => None,
     };
-    let loaded = load_verl(
-        yaml.as_ref().map(SourceFile::text),
-        &args.overrides,
-        context.config_limits.max_slots,
-    );
-    // The overrides as a layer after the YAML: the span space of `load_verl`.
-    let line = command_line(&args.overrides);
+    let loaded = load_launch(&launch, yaml.as_ref().map(SourceFile::text), &options);
+    // The pasted line as a layer after the YAML: the span space of `load_launch`.
+    let line = &launch.line;
     let source = yaml
         .as_ref()
         .map_or_else(|| SourceFile::new(OVERRIDES_NAME, ""), |y| y.clone())
-        .with_layer(OVERRIDES_NAME, &line);
+        .with_layer(OVERRIDES_NAME, line);
     debug_assert_eq!(
         source.layer_start(),
         Some(loaded.settings.space.command_line_base())
@@ -80,14 +107,25 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         if let Some(Err(error)) = manager {
             findings.push(Finding::bare(LayoutError(error)));
         }
-        emit(
-            args.format,
-            context,
-            &findings,
-            None,
-            &input.cluster,
-            yaml_name,
-        );
+        if args.format == Format::Json {
+            // The launch read is worth reporting even when verl would stop.
+            let mut value = json_result(&findings, None, &input.cluster);
+            with_ray_version(&mut value, input.ray_version.as_deref());
+            if let Some(object) = value.as_object_mut() {
+                object.insert("launch".to_owned(), json!(loaded.launch));
+            }
+            print_json(&value);
+        } else {
+            emit(
+                args.format,
+                context,
+                &findings,
+                None,
+                &input.cluster,
+                input.ray_version.as_deref(),
+                yaml_name,
+            );
+        }
         return Outcome::Failed;
     };
     let options = CheckOptions {
@@ -126,6 +164,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                 json_result(&findings, Some(&report), &input.cluster),
                 suggested.as_ref(),
             );
+            with_ray_version(&mut value, input.ray_version.as_deref());
             let pools: Vec<_> = report
                 .pools
                 .iter()
@@ -147,6 +186,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             if let Some(object) = value.as_object_mut() {
                 object.insert("pools".to_owned(), json!(pools));
                 object.insert("mapping".to_owned(), json!(mapping));
+                object.insert("launch".to_owned(), json!(loaded.launch));
             }
             print_json(&value);
         }
@@ -178,6 +218,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                 Some(&report),
                 suggested.as_ref(),
                 &input.cluster,
+                input.ray_version.as_deref(),
                 yaml_name,
             );
         }
@@ -193,3 +234,15 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     help("lower trainer.n_gpus_per_node / reward_model.n_gpus_per_node to what a node has")
 )]
 struct LayoutError(resource_pool::ManagerError);
+
+/// `--verl-version` names a release the key set does not hold.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("verl {version} is not in resource-pool's key set; it knows verl {known}")]
+#[diagnostic(
+    code(resource_pool::verl::unknown_version),
+    help("pass one of the releases listed, or leave --verl-version out to judge keys against all")
+)]
+struct UnknownVersion {
+    version: String,
+    known: String,
+}

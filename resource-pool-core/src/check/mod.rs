@@ -7,6 +7,7 @@ mod diagnostics;
 mod placement_findings;
 mod ray_findings;
 pub mod suggest;
+pub mod verl_findings;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
