@@ -3,17 +3,19 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use resource_pool::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
 use resource_pool::check::{CheckOptions, CheckReport};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 
-use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
+use super::cluster_input::{ClusterArgs, ClusterInput, read_cluster_noting, with_ray_version};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
     to_stderr, to_stdout,
 };
-use resource_pool::report::json::check_result as json_result;
-use resource_pool::report::{CheckRun, Finding, human_report};
+use resource_pool::report::json::{check_result as json_result, with_suggestions};
+use resource_pool::report::{CheckRun, Finding, human_report_with};
+use resource_pool::source::SourceFile;
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -86,18 +88,22 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         },
     };
     let ray_version = input.ray_version;
+    let held = input.notes;
     let mut run = CheckRun::check(&loaded, input.cluster, notes, input.dead, &options);
+    run.name_holders(&held, &loaded);
     let written = write_plan(
         plan_svg.as_deref(),
         run.report.as_ref(),
+        run.suggestions.as_ref(),
         &run.cluster,
         &mut run.findings,
     );
-    emit(
+    emit_with(
         args.format,
         context,
         &run.findings,
         run.report.as_ref(),
+        run.suggestions.as_ref(),
         &run.cluster,
         ray_version.as_deref(),
         config,
@@ -109,17 +115,48 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     }
 }
 
+/// The suggested layouts of a check run outside [`CheckRun`] (`verl`), when the check
+/// wants them ([`suggest::wanted`]), within the check's budget; their diagnostics (advice)
+/// join `findings`, the holders named from the inventory's notes.
+pub(super) fn suggestions(
+    report: &CheckReport,
+    input: &ClusterInput,
+    terms: &dyn LayoutTerms,
+    options: &CheckOptions,
+    source: &SourceFile,
+    findings: &mut Vec<Finding>,
+) -> Option<Suggestions> {
+    if !suggest::wanted(report, terms) {
+        return None;
+    }
+    let mut found = suggest::suggest(
+        report,
+        &input.cluster,
+        terms,
+        &SuggestOptions::within(options),
+    );
+    found.name_holders(&input.notes);
+    findings.extend(
+        found
+            .diagnostics(terms)
+            .into_iter()
+            .map(|d| Finding::in_file(d, source)),
+    );
+    Some(found)
+}
+
 /// Writes the SVG plan when asked; `Unreadable` (exit 2) with a finding when it fails.
 fn write_plan(
     path: Option<&std::path::Path>,
     report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
     cluster: &resource_pool::Cluster,
     findings: &mut Vec<Finding>,
 ) -> Outcome {
     let Some(path) = path else {
         return Outcome::Ok;
     };
-    match super::plan_file::write_svg(path, report, cluster) {
+    match super::plan_file::write_svg(path, report, suggested, cluster) {
         Ok(()) => Outcome::Ok,
         Err(finding) => {
             findings.push(finding);
@@ -155,9 +192,34 @@ pub(super) fn emit(
     ray_version: Option<&str>,
     main_file: Option<&str>,
 ) {
+    emit_with(
+        format,
+        context,
+        findings,
+        report,
+        None,
+        cluster,
+        ray_version,
+        main_file,
+    );
+}
+
+/// [`emit`], with the suggested layouts: in JSON's `suggestions`, and drawn under the
+/// check's pictures.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn emit_with(
+    format: Format,
+    context: &Context,
+    findings: &[Finding],
+    report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
+    cluster: &resource_pool::Cluster,
+    ray_version: Option<&str>,
+    main_file: Option<&str>,
+) {
     match format {
         Format::Json => {
-            let mut value = json_result(findings, report, cluster);
+            let mut value = with_suggestions(json_result(findings, report, cluster), suggested);
             with_ray_version(&mut value, ray_version);
             print_json(&value);
         }
@@ -167,9 +229,10 @@ pub(super) fn emit(
                 print_human(findings, context);
                 return;
             }
-            let human = human_report(
+            let human = human_report_with(
                 findings,
                 report,
+                suggested,
                 cluster,
                 context.stderr_colour(),
                 context.stdout_colour(),

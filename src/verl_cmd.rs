@@ -18,11 +18,11 @@ use resource_pool::verl_settings::launch::parse_launch;
 use resource_pool::verl_settings::{VerlOptions, load_launch, user_config_file};
 use serde_json::json;
 
-use super::check_cmd::{emit, unreadable};
+use super::check_cmd::{emit, emit_with, suggestions, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
 use resource_pool::report::Finding;
-use resource_pool::report::json::check_result as json_result;
+use resource_pool::report::json::{check_result as json_result, with_suggestions};
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]
@@ -149,10 +149,21 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     let (kept, verl) = ray_findings(&loaded.settings, &report, &input.cluster);
     findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));
     findings.extend(verl.into_iter().map(attach));
+    let suggested = suggestions(
+        &report,
+        &input,
+        &loaded.settings,
+        &options,
+        &source,
+        &mut findings,
+    );
     let passes = report.passes() && !findings.iter().any(Finding::is_error);
     match args.format {
         Format::Json => {
-            let mut value = json_result(&findings, Some(&report), &input.cluster);
+            let mut value = with_suggestions(
+                json_result(&findings, Some(&report), &input.cluster),
+                suggested.as_ref(),
+            );
             with_ray_version(&mut value, input.ray_version.as_deref());
             let pools: Vec<_> = report
                 .pools
@@ -200,11 +211,12 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                     mapping.join(", ")
                 ));
             }
-            emit(
+            emit_with(
                 Format::Human,
                 context,
                 &findings,
                 Some(&report),
+                suggested.as_ref(),
                 &input.cluster,
                 input.ray_version.as_deref(),
                 yaml_name,

@@ -1,9 +1,10 @@
 //! The JSON contract: the `diagnostics` array, and the result object of `check` and
-//! `verl` (`feasible`, `ray`, `placement`, `ray_placement`, `diagnostics`).
+//! `verl` (`feasible`, `ray`, `placement`, `ray_placement`, `suggestions`, `diagnostics`).
 
 use miette::Severity;
 use resource_pool_core::Cluster;
 use resource_pool_core::check::CheckReport;
+use resource_pool_core::check::suggest::{Suggestions, When};
 use resource_pool_core::ray_sim::RayVerdict;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -113,6 +114,46 @@ pub fn check_result(
         "ray": ray,
         "placement": placement,
         "ray_placement": ray_placement,
+        "suggestions": [],
         "diagnostics": diagnostics,
     })
+}
+
+/// The `suggestions` array: one object per answer found, `when` (`now` or `idle`),
+/// `pools` (name → node-slots), `accelerators`, `overrides` (`--set` values for `check`,
+/// Hydra overrides for `verl`), `undecided` (layouts ranked before it that could not be
+/// decided; 0 when it is the best of its shapes), and for `idle` the `holders` (node, what
+/// is held there, by whom when known).
+pub fn suggestions(suggestions: &Suggestions) -> Value {
+    suggestions
+        .found()
+        .map(|(when, s)| {
+            let pools: serde_json::Map<String, Value> = s
+                .pools
+                .iter()
+                .map(|p| (p.name.clone(), json!(p.spec.process_on_nodes)))
+                .collect();
+            let mut entry = json!({
+                "when": when,
+                "pools": pools,
+                "accelerators": s.accelerators,
+                "overrides": s.overrides,
+                "undecided": s.undecided,
+            });
+            if when == When::Idle
+                && let Some(object) = entry.as_object_mut()
+            {
+                object.insert("holders".to_owned(), json!(suggestions.holders));
+            }
+            entry
+        })
+        .collect()
+}
+
+/// A result object of [`check_result`] with the suggestions in `suggestions`.
+pub fn with_suggestions(mut result: Value, found: Option<&Suggestions>) -> Value {
+    if let (Some(found), Some(object)) = (found, result.as_object_mut()) {
+        object.insert("suggestions".to_owned(), suggestions(found));
+    }
+    result
 }
