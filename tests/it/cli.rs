@@ -461,7 +461,10 @@ fn tempdir() -> std::path::PathBuf {
 fn quiet_shows_errors_only() {
     let output = run(&["lint", "-q", "tests/data/lint/many_problems.toml"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("resource_pool::config::zero_slot"), "{stderr}");
+    assert!(
+        stderr.contains("resource_pool::config::zero_slot"),
+        "{stderr}"
+    );
     // The file's three warnings, and the verdict line, are not shown.
     for warning in ["uneven_slots", "unused_pool", "unknown_role", "invalid ("] {
         assert!(!stderr.contains(warning), "{warning} in {stderr}");
