@@ -39,3 +39,11 @@ export RESOURCE_POOL_RAY_PYTHON="${RP_RAY_VENV:-$ROOT/.venv}/bin/python"
 stamp "running cargo test --test it ray_live::"
 cargo test --test it "$@" -- ray_live:: --nocapture --test-threads=2
 stamp "live tests passed"
+
+# ---- The Python module's live test (issue 19; tests/python/run.sh) ----------------------
+# With RESOURCE_POOL_PYTHON_LIVE=1 (scripts/test, after it built the wheel): a driver that
+# ray.init()s, checks with rp.check and no URL, then creates the groups as verl does.
+if [[ "${RESOURCE_POOL_PYTHON_LIVE:-}" == 1 ]]; then
+    bash "$ROOT/tests/python/run.sh" live "${RP_RAY_VENV:-$ROOT/.venv}"
+    stamp "Python live test passed"
+fi

@@ -75,6 +75,8 @@ fn cluster_source(
 /// `resource_pool.check`: verl's `ResourcePoolManager` arguments, checked on a cluster.
 #[pyfunction]
 #[pyo3(signature = (resource_pool_spec, mapping, max_colocate_count, accelerator, cluster, ray, timeout))]
+// One parameter per argument of the Python function (verl's names), as PyO3 reads them.
+#[allow(clippy::too_many_arguments)]
 fn check(
     py: Python<'_>,
     resource_pool_spec: &Bound<'_, PyAny>,
@@ -115,8 +117,7 @@ fn check(
     let run = run.map_err(|failure| failure.into_py(py))?;
     let ok = run.passes();
     let json = run.json();
-    Report::new(
-        py,
+    Ok(Report::new(
         String::new(),
         run.findings,
         run.report,
@@ -124,7 +125,7 @@ fn check(
         ok,
         json,
         Some(config),
-    )
+    ))
 }
 
 /// `resource_pool.lint`: a config file, or config text, linted as `resource-pool lint`
@@ -206,8 +207,7 @@ fn verl_check(
     let ok = run.passes();
     let json = run.json();
     let heading = run.heading();
-    Report::new(
-        py,
+    Ok(Report::new(
         heading,
         run.findings,
         run.report,
@@ -215,7 +215,7 @@ fn verl_check(
         ok,
         json,
         None,
-    )
+    ))
 }
 
 /// The `resource-pool` command: runs the CLI's code on `args` (the program's name first)

@@ -203,8 +203,41 @@ fn snake_case(name: &str) -> String {
 /// shape) as cluster TOML.
 pub fn cluster_toml(cluster: &Bound<'_, PyDict>) -> PyResult<String> {
     let table = table(cluster, "cluster")?;
-    toml::to_string(&table)
-        .map_err(|e| PyValueError::new_err(format!("cluster: cannot be written as TOML: {e}")))
+    // Written by hand (`toml::to_string` costs more than the whole check at 10,000 nodes):
+    // top-level values first, then each list of tables as `[[key]]` blocks and each table
+    // as a `[key]` section, their entries inline.
+    let mut out = String::new();
+    let mut blocks = String::new();
+    for (key, value) in &table {
+        match value {
+            toml::Value::Array(items)
+                if !items.is_empty() && items.iter().all(toml::Value::is_table) =>
+            {
+                for item in items {
+                    blocks.push_str(&format!("[[{}]]\n", toml_key(key)));
+                    entries(&mut blocks, item);
+                    blocks.push('\n');
+                }
+            }
+            toml::Value::Table(_) => {
+                blocks.push_str(&format!("[{}]\n", toml_key(key)));
+                entries(&mut blocks, value);
+                blocks.push('\n');
+            }
+            value => out.push_str(&format!("{} = {value}\n", toml_key(key))),
+        }
+    }
+    out.push_str(&blocks);
+    Ok(out)
+}
+
+/// A table's entries, one `key = value` line each, values inline.
+fn entries(out: &mut String, table: &toml::Value) {
+    if let toml::Value::Table(table) = table {
+        for (key, value) in table {
+            out.push_str(&format!("{} = {value}\n", toml_key(key)));
+        }
+    }
 }
 
 fn table(dict: &Bound<'_, PyDict>, path: &str) -> PyResult<toml::Table> {
