@@ -10,6 +10,7 @@ use resource_pool::ray_sim::RaySimOptions;
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
+    to_stderr, to_stdout,
 };
 use resource_pool::report::json::check_result as json_result;
 use resource_pool::report::{CheckRun, Finding, human_report};
@@ -166,9 +167,9 @@ pub(super) fn emit(
                 context.stderr_colour(),
                 context.stdout_colour(),
             );
-            eprint!("{}", human.diagnostics);
-            print!("{}", human.plan);
-            eprint!("{}", human.summary);
+            to_stderr(&human.diagnostics);
+            to_stdout(&human.plan);
+            to_stderr(&human.summary);
         }
     }
 }

@@ -140,10 +140,10 @@ fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput,
 }
 
 /// A parsed file's errors, each labelled in that file.
-fn in_file<E>(errors: Vec<E>, source: &SourceFile) -> Vec<Finding>
-where
-    E: miette::Diagnostic + Send + Sync + 'static,
-{
+fn in_file<E: resource_pool::report::Reportable>(
+    errors: Vec<E>,
+    source: &SourceFile,
+) -> Vec<Finding> {
     errors
         .into_iter()
         .map(|e| Finding::in_file(e, source))
@@ -205,7 +205,7 @@ fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
 }
 
 /// Standard input could not be read.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("cannot read stdin: {0}")]
 #[diagnostic(
     code(resource_pool::cli::stdin),
@@ -254,7 +254,7 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
 }
 
 /// No cluster source: no flag, no `RESOURCE_POOL_CLUSTER`, no http `RAY_ADDRESS`.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("no cluster to check against")]
 #[diagnostic(
     code(resource_pool::cli::no_cluster),

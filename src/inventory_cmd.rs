@@ -4,7 +4,7 @@
 use resource_pool::cluster_file::cluster_to_toml;
 
 use super::cluster_input::{ClusterArgs, read_cluster};
-use super::{Context, Outcome, print_human};
+use super::{Context, Outcome, print_human, to_stdout};
 use resource_pool::report::Finding;
 
 /// Arguments of `inventory`.
@@ -25,7 +25,7 @@ pub fn run(args: &InventoryArgs, context: &Context) -> Outcome {
             let mut findings = input.findings;
             findings.extend(input.notes.into_iter().map(Finding::bare));
             print_human(&findings, context);
-            print!("{}", cluster_to_toml(&input.cluster));
+            to_stdout(&cluster_to_toml(&input.cluster));
             Outcome::Ok
         }
     }

@@ -2,6 +2,11 @@
 //!
 //! Exit status: 0 when everything is valid (warnings allowed), 1 when a config is invalid
 //! or cannot be placed, 2 for usage errors and files (or clusters) that cannot be read.
+//!
+//! Everything is written through [`to_stdout`] and [`to_stderr`]: `print!` panics when the
+//! reader has gone (`resource-pool check ... | head`), so the lints forbid it here.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![forbid(unsafe_code)]
 
 mod check_cmd;
 mod cluster_input;
@@ -147,7 +152,7 @@ fn override_lines(text: &str) -> Vec<String> {
 }
 
 /// An environment variable that is not UTF-8.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("the environment variable {0} is not UTF-8")]
 #[diagnostic(
     code(resource_pool::cli::env_not_unicode),
@@ -161,9 +166,9 @@ fn load(
     source: &resource_pool::source::SourceFile,
     set: &SetArgs,
     options: &LintOptions,
-) -> Result<resource_pool::config::LoadedConfig, Vec<report::Finding>> {
+) -> Result<resource_pool::load::LoadedConfig, Vec<report::Finding>> {
     let overrides = set.overrides().map_err(|finding| vec![finding])?;
-    resource_pool::config::load_config_with(source, &overrides, options).map_err(|failure| {
+    resource_pool::load::load_config_with(source, &overrides, options).map_err(|failure| {
         failure
             .errors
             .into_iter()
@@ -272,20 +277,32 @@ fn read(
         .map_err(report::Finding::unreadable)
 }
 
+/// Writes text to stdout. A reader that has gone (a closed pipe) is not an error of ours:
+/// what it did not read is dropped, and the exit status stays the verdict's.
+fn to_stdout(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// Writes text to stderr, as [`to_stdout`] does to stdout.
+fn to_stderr(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// Prints JSON on stdout.
 fn print_json(value: &serde_json::Value) {
     // Serialising a Value cannot fail.
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    to_stdout(&text);
 }
 
 /// Prints findings for a CI system (`--format github` or `sarif`) on stdout; `main_file`
 /// is the file that findings with no place of their own are about.
 fn print_for_ci(format: Format, findings: &[report::Finding], main_file: Option<&str>) {
     match format {
-        Format::Github => print!("{}", github::render(findings)),
+        Format::Github => to_stdout(&github::render(findings)),
         Format::Sarif => print_json(&sarif::render(findings, main_file)),
         Format::Human | Format::Json => {}
     }
@@ -298,10 +315,7 @@ fn print_human(findings: &[report::Finding], context: &Context) {
         .iter()
         .filter(|f| !context.quiet || f.is_error())
         .collect();
-    eprint!(
-        "{}",
-        report::render_human_refs(&shown, context.stderr_colour())
-    );
+    to_stderr(&report::render_human_refs(&shown, context.stderr_colour()));
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
+    to_stderr,
 };
 use resource_pool::report::{Finding, summary};
 
@@ -56,7 +57,11 @@ pub fn run(args: &LintArgs, context: &Context) -> Outcome {
                     Outcome::Failed => "invalid",
                     Outcome::Unreadable => "unreadable",
                 };
-                eprintln!("{}: {verdict} ({})", path.display(), summary(&findings));
+                to_stderr(&format!(
+                    "{}: {verdict} ({})\n",
+                    path.display(),
+                    summary(&findings)
+                ));
             }
         }
         all.extend(findings);

@@ -11,7 +11,7 @@ use resource_pool::render::{check_pictures, render_svg};
 use resource_pool::report::Finding;
 
 /// The plan could not be written.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("cannot write the plan to `{path}`: {source}")]
 #[diagnostic(
     code(resource_pool::plan::unwritable),
@@ -20,6 +20,7 @@ use resource_pool::report::Finding;
 pub struct PlanUnwritable {
     path: String,
     #[source]
+    #[serde(serialize_with = "resource_pool::source::as_text")]
     source: std::io::Error,
 }
 

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::Cluster;
+use resource_pool::check::check_against_slots;
 use resource_pool::check::{CheckOptions, CheckReport, check};
 use resource_pool::config::OVERRIDES_NAME;
-use resource_pool::inventory::check_against_slots;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
@@ -17,7 +17,7 @@ use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
-use super::{Context, Format, Outcome, print_for_ci, print_json, read};
+use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
 use resource_pool::report::Finding;
 use resource_pool::report::json::check_result as json_result;
 
@@ -77,7 +77,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         Format::Github | Format::Sarif => print_for_ci(args.format, &run.findings, yaml_name),
         Format::Human => {
             if !context.quiet {
-                print!("{}", run.heading());
+                to_stdout(&run.heading());
             }
             emit(
                 Format::Human,
@@ -252,7 +252,7 @@ impl VerlRun {
 }
 
 /// verl's layout that the model refuses (a count past Ray's fixed point).
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("verl's layout cannot be built: {0}")]
 #[diagnostic(
     code(resource_pool::verl::layout),

@@ -15,8 +15,8 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use resource_pool_core::check::{CheckOptions, check};
 use resource_pool_core::cluster_file::{ClusterLimits, LoadedCluster, load_cluster};
-use resource_pool_core::config::load_config;
 use resource_pool_core::lint::LintOptions;
+use resource_pool_core::load::load_config;
 use resource_pool_core::source::SourceFile;
 
 use common::SIZES;

@@ -9,12 +9,13 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::cluster_file::{ClusterLimits, cluster_to_toml, load_cluster};
-use crate::config::{config_to_toml, load_config};
+use crate::config::config_to_toml;
 use crate::inventory::local::{
     LocalFacts, local_inventory, parse_meminfo, parse_npu_smi, parse_nvidia_smi,
 };
 use crate::inventory::{kubectl, ray_json, slurm};
 use crate::lint::LintOptions;
+use crate::load::load_config;
 use crate::model::{Amount, Cluster, NodeSlot, Resources};
 use crate::placement::{PlacementOptions, PlacementOutcome, check_placement};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RaySimOptions, RayVerdict, simulate};

@@ -5,6 +5,7 @@
 //! The pipeline a config travels, one module each: [`model`] (the types), [`source`]
 //! (files and spans), [`config`] and [`cluster_file`] (parse, with spans), [`lint`]
 //! (rules), then the placement check and Ray's simulation.
+#![forbid(unsafe_code)]
 
 pub mod check;
 pub mod cluster_file;
@@ -17,6 +18,7 @@ pub mod inventory;
 pub mod json_schema;
 mod line_index;
 pub mod lint;
+pub mod load;
 pub mod model;
 pub mod placement;
 pub mod ray_sim;

@@ -55,7 +55,8 @@ impl Default for ReadLimits {
 }
 
 /// Why a file cannot be read as text.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum ReadError {
     /// The operating system refused (missing, a directory, no permission, a loop).
     #[error("cannot read `{path}`: {source}")]
@@ -68,6 +69,7 @@ pub enum ReadError {
         path: String,
         /// What the OS said.
         #[source]
+        #[serde(serialize_with = "crate::source::as_text")]
         source: std::io::Error,
     },
     /// The file is larger than the limit.
@@ -94,6 +96,15 @@ pub enum ReadError {
         /// The offset of the first invalid byte.
         offset: usize,
     },
+}
+
+/// Serialises a value as its text (`Display`): the error-like fields of diagnostics in
+/// their JSON `data` (`#[serde(serialize_with = "crate::source::as_text")]`).
+pub fn as_text<T: fmt::Display, S: serde::Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
 }
 
 /// The name of a file read from standard input (`--slurm -`), as reports show it.

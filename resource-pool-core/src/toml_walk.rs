@@ -16,7 +16,8 @@ pub(crate) type Key<'i> = toml::Spanned<Cow<'i, str>>;
 pub(crate) type Value<'i> = toml::Spanned<DeValue<'i>>;
 
 /// Problems of a TOML file's structure, common to every file format we read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum StructureError {
     /// The file is not valid TOML (or repeats a key).
     #[error("invalid TOML: {message}")]
@@ -26,6 +27,7 @@ pub enum StructureError {
         message: String,
         /// Where.
         #[label("here")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A key that the format does not have.
@@ -37,9 +39,11 @@ pub enum StructureError {
         /// The table it stands in, in words (`pool \`global_pool\``).
         table: String,
         /// A suggestion or the list of known keys.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// Where.
         #[label("unknown key")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A value of the wrong type.
@@ -57,6 +61,7 @@ pub enum StructureError {
         found: &'static str,
         /// Where.
         #[label("{found}")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A number outside what the key allows.
@@ -68,9 +73,11 @@ pub enum StructureError {
         /// What is wrong (`is negative`).
         problem: String,
         /// What to write instead.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// Where.
         #[label("{problem}")]
+        #[serde(skip)]
         span: SourceSpan,
     },
     /// A key that must be given.
@@ -88,6 +95,7 @@ pub enum StructureError {
         example: &'static str,
         /// The table's header or key.
         #[label("needs `{key}`")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 }

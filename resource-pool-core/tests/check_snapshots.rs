@@ -4,8 +4,8 @@ mod common;
 
 use resource_pool_core::check::{CheckOptions, CheckReport, check};
 use resource_pool_core::cluster_file::{ClusterLimits, load_cluster};
-use resource_pool_core::config::load_config;
 use resource_pool_core::lint::LintOptions;
+use resource_pool_core::load::load_config;
 use resource_pool_core::placement::PlacementOptions;
 use resource_pool_core::ray_sim::{RaySimOptions, RayVerdict};
 

@@ -1,8 +1,9 @@
 //! Property: any config we can print parses back to the same model.
 
 use proptest::prelude::*;
-use resource_pool_core::config::{config_to_toml, load_config};
+use resource_pool_core::config::config_to_toml;
 use resource_pool_core::lint::{LintOptions, RoleSet};
+use resource_pool_core::load::load_config;
 use resource_pool_core::source::SourceFile;
 use resource_pool_core::{
     Accelerator, Amount, PoolSpec, ResourcePool, ResourcePoolManager, Resources, RoleName,

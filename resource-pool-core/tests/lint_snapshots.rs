@@ -4,10 +4,9 @@
 #[macro_use]
 mod common;
 
-use resource_pool_core::config::{
-    ConfigDiagnostic, PoolDefaults, PoolField, load_config, load_struct_pools,
-};
+use resource_pool_core::config::{ConfigDiagnostic, PoolDefaults, PoolField, load_struct_pools};
 use resource_pool_core::lint::LintOptions;
+use resource_pool_core::load::load_config;
 
 fn lint(text: &str) -> Vec<ConfigDiagnostic> {
     load_config(&common::source("pools.toml", text), &LintOptions::default()).diagnostics

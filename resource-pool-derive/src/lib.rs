@@ -12,6 +12,7 @@
 //! (every role assigned to a pool, every listed name a variant) is left to the compiler:
 //! the generated code has one pattern per listed role, on the user's own token, and a
 //! constant evaluated at compile time that names the first role no pool lists.
+#![forbid(unsafe_code)]
 
 mod ast;
 mod attr;

@@ -6,6 +6,8 @@
 //! [`VerlLoad`]) on inputs read by the core's readers, so Python and the
 //! `resource-pool` command cannot disagree; the GIL is released while it runs.
 
+#![forbid(unsafe_code)]
+
 mod cluster;
 mod errors;
 mod report;
@@ -19,8 +21,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use resource_pool::check::CheckOptions;
-use resource_pool::config::load_config_with;
 use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
+use resource_pool::load::load_config_with;
 use resource_pool::report::{CheckRun, Finding};
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool_cli::{VerlLoad, VerlRun};

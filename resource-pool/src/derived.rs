@@ -11,7 +11,8 @@ use crate::{
 
 /// Why a derived struct's pools file does not load: it cannot be read, or its content
 /// is wrong (every problem, with spans).
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum LoadPoolsError {
     /// The file cannot be read.
     #[error(transparent)]

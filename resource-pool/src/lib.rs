@@ -26,6 +26,7 @@
 //! assert_eq!(manager.get_resource_pool(MyRole::RewardModel).process_on_nodes(), [4]);
 //! # Ok::<(), resource_pool::config::ConfigErrors>(())
 //! ```
+#![forbid(unsafe_code)]
 
 // The derives' generated code names `::resource_pool`, also inside this crate.
 extern crate self as resource_pool;
@@ -47,7 +48,7 @@ pub mod report;
 
 // The core's pipeline, one module per stage (see `resource_pool_core`).
 pub use resource_pool_core::{
-    check, cluster_file, config, file_keys, inventory, json_schema, lint, model, placement,
+    check, cluster_file, config, file_keys, inventory, json_schema, lint, load, model, placement,
     ray_sim, source, verl_settings,
 };
 // The types a trainer names.
@@ -62,6 +63,11 @@ pub use resource_pool_core::model::{
 pub use derived::LoadPoolsError;
 pub use resource_pool_derive::{ResourcePools, Role};
 pub use role_error::ParseRoleError;
+
+// The Rust examples of docs/rust.md compile and run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust.md")]
+struct DocsRust;
 
 /// What the derives' generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]

@@ -35,7 +35,8 @@ pub trait CommandRunner {
 }
 
 /// Why a tool gave no output to read.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum LocalToolError {
     /// It could not be started (other than not being installed).
     #[error("cannot run `{program}`: {reason}")]

@@ -131,7 +131,8 @@ pub fn token_from_lookup(
 }
 
 /// Why the dashboard could not be read.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum RayHttpError {
     /// The URL is not an `http://host:port` URL.
     #[error("`{url}` is not a Ray dashboard URL: {problem}")]
@@ -202,6 +203,7 @@ pub enum RayHttpError {
         /// The start of the answer's body.
         detail: String,
         /// What to do.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
     },
     /// Another HTTP status than 200.
@@ -215,6 +217,7 @@ pub enum RayHttpError {
         /// The start of the answer's body.
         detail: String,
         /// What to do.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
     },
     /// A body larger than the limit.

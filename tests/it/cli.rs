@@ -479,3 +479,116 @@ fn quiet_shows_errors_only() {
     assert!(output.status.success());
     assert!(output.stdout.is_empty() && output.stderr.is_empty());
 }
+
+/// The diagnostic of `code` in a `--format json` result.
+fn diagnostic<'a>(result: &'a serde_json::Value, code: &str) -> &'a serde_json::Value {
+    result["diagnostics"]
+        .as_array()
+        .and_then(|all| all.iter().find(|d| d["code"] == code))
+        .unwrap_or_else(|| panic!("no {code} in {result}"))
+}
+
+#[test]
+fn json_diagnostics_carry_their_typed_fields_as_data() {
+    let check = |config: &str, cluster: &str| {
+        json(&run(&[
+            "check",
+            "--format",
+            "json",
+            &format!("examples/configs/{config}.toml"),
+            "--cluster",
+            &format!("examples/clusters/{cluster}.toml"),
+        ]))
+    };
+    // A slot that fits no node: its pool and slots, what one needs, the nearest node and
+    // what it lacks per resource, and the advice by kind.
+    let result = check("h100_reward", "ascend");
+    let data = &diagnostic(&result, "resource_pool::placement::slot_fits_no_node")["data"];
+    assert_eq!(data["pool"], "global_pool");
+    assert_eq!(data["slots"], serde_json::json!([0]));
+    assert_eq!(data["demand"], serde_json::json!({"CPU": 24, "GPU": 8}));
+    assert_eq!(data["nearest"]["id"], "ascend-0");
+    assert_eq!(
+        data["nearest"]["lacks"],
+        serde_json::json!([{"resource": "GPU", "free": 0, "needed": 8}])
+    );
+    assert_eq!(
+        data["advice"],
+        serde_json::json!([{"kind": "other_accelerator", "asked": "GPU", "found": "NPU"}])
+    );
+    // Busy now, as data rather than a phrase.
+    let result = check("verl_default", "busy");
+    let data = &diagnostic(&result, "resource_pool::placement::resource_runs_out")["data"];
+    assert_eq!(
+        data,
+        &serde_json::json!({"resource": "GPU", "needed": 20, "free": 16, "idle": "busy_now"})
+    );
+    // Ray's hang: the pending group, Ray's order step by step, and the fix.
+    let result = check("small_pool_first", "big_and_small");
+    let data = &diagnostic(&result, "resource_pool::ray::hangs")["data"];
+    assert_eq!(
+        (&data["pool"], &data["slot"]),
+        (&"global_pool".into(), &0.into())
+    );
+    assert_eq!(data["placement_exists"], true);
+    assert_eq!(data["state"], "NO_RESOURCES");
+    let steps = data["order"]["steps"].as_array().expect("steps");
+    assert_eq!(steps[0]["kind"], "placed");
+    assert_eq!(
+        steps[0]["group"],
+        serde_json::json!({"pool": "reward_pool", "slot": 0})
+    );
+    assert_eq!(steps[0]["node"], "big");
+    assert_eq!(steps[1]["kind"], "pends");
+    assert_eq!(
+        data["fix"],
+        serde_json::json!({"kind": "pool_order", "pools": ["global_pool", "reward_pool"]})
+    );
+    // Spans and prose are not data: the JSON has file, line, column and help for them.
+    assert!(data.get("span").is_none() && data.get("help").is_none());
+    // A config diagnostic carries its fields too.
+    let lint = json(&run(&[
+        "lint",
+        "--format",
+        "json",
+        "tests/data/lint/many_problems.toml",
+    ]));
+    let data = &diagnostic(&lint, "resource_pool::config::incomplete_slot_form")["data"];
+    assert_eq!(
+        data,
+        &serde_json::json!({"pool": "reward_pool", "given": "gpus_per_node", "missing": "nnodes"})
+    );
+}
+
+#[test]
+fn a_reader_that_goes_away_is_not_a_crash() {
+    use std::io::Read;
+    // Far more output than a pipe buffer holds: a 20,000-node cluster printed back.
+    let mut text = String::new();
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "[[nodes]]\nid = \"node-{i}\"\navailable = {{ GPU = 8, CPU = 96 }}\n"
+        ));
+    }
+    let dir = std::env::temp_dir().join(format!("rp-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.toml");
+    std::fs::write(&path, text).unwrap();
+    let mut child = common::resource_pool()
+        .args(["inventory", "--cluster", path.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read a little, then hang up, as `| head` does.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(output.status.code().is_some(), "killed by a signal");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 use miette::Diagnostic;
 use resource_pool_core::check::{CheckDiagnostic, CheckOptions, NoSpans, check};
 use resource_pool_core::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
-use resource_pool_core::config::{ConfigDiagnostic, load_config};
+use resource_pool_core::config::ConfigDiagnostic;
 use resource_pool_core::inventory::ray_json::{self, RayJsonError};
 use resource_pool_core::lint::LintOptions;
+use resource_pool_core::load::load_config;
 use resource_pool_core::placement::{PlacementOptions, check_placement};
 use resource_pool_core::source::{ReadError, ReadLimits, SourceFile};
 use resource_pool_core::{
@@ -41,7 +42,9 @@ fn note(delta: i64) {
     });
 }
 
+// The one unsafe code of the workspace: a global allocator cannot be written without it.
 // SAFETY: every call is forwarded to the system allocator unchanged; only sizes are noted.
+#[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded with the caller's layout.
@@ -90,7 +93,7 @@ fn source(text: &str) -> SourceFile {
     SourceFile::new("hostile.toml", text)
 }
 
-fn config(text: &str) -> resource_pool_core::config::LoadedConfig {
+fn config(text: &str) -> resource_pool_core::load::LoadedConfig {
     load_config(&source(text), &LintOptions::default())
 }
 

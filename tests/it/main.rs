@@ -10,6 +10,7 @@ mod ci_formats;
 mod cli;
 mod cli_settings;
 mod corpus_replay;
+mod docs_examples;
 mod hostile_input;
 mod inventory_sources;
 mod kubectl_inventory;

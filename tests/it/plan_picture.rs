@@ -6,8 +6,8 @@ use std::path::Path;
 
 use resource_pool::check::CheckReport;
 use resource_pool::cluster_file::{ClusterLimits, load_cluster};
-use resource_pool::config::load_config;
 use resource_pool::lint::LintOptions;
+use resource_pool::load::load_config;
 use resource_pool::render::{
     MAX_GROUPS_COUNTED, MAX_ROWS, More, Picture, check_pictures, picture, render_svg, render_text,
 };

@@ -27,9 +27,8 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use resource_pool::ray_http::RaySource;
-use resource_pool_core::inventory::{
-    Inventory, InventoryNote, InventorySource, check_against_slots,
-};
+use resource_pool_core::check::{ClusterFinding, check_against_slots};
+use resource_pool_core::inventory::{Inventory, InventoryNote, InventorySource};
 use resource_pool_core::placement::{PlacementOptions, check_placement};
 use resource_pool_core::ray_sim::{GroupFate, RaySimOptions, RayVerdict, simulate};
 use resource_pool_core::{
@@ -739,13 +738,13 @@ fn live_cluster() {
     let npu_notes = check_against_slots(&dead.cluster, &slots_of(&[npu(&[8])]), 1);
     assert!(
         npu_notes.iter().any(
-            |n| matches!(n, InventoryNote::AcceleratorMismatch { wanted, .. } if wanted == "NPU")
+            |n| matches!(n, ClusterFinding::AcceleratorMismatch { wanted, .. } if wanted == "NPU")
         ),
         "{npu_notes:?}"
     );
     let three = check_against_slots(&dead.cluster, &slots_of(&[gpu(&[8, 8, 8])]), 1);
     assert!(
-        three.contains(&InventoryNote::TooFewAliveNodes {
+        three.contains(&ClusterFinding::TooFewAliveNodes {
             alive: 2,
             needed: 3,
             dead: 1

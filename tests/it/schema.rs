@@ -11,9 +11,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use resource_pool::cluster_file::{ClusterLimits, load_cluster};
-use resource_pool::config::load_config;
 use resource_pool::json_schema::{DIALECT, cluster_schema, config_schema};
 use resource_pool::lint::{LintOptions, RoleSet};
+use resource_pool::load::load_config;
 use resource_pool::source::SourceFile;
 use serde_json::{Value, json};
 

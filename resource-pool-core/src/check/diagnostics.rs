@@ -1,71 +1,106 @@
 //! What the placement check and Ray's simulation found, as diagnostics on the config.
+//!
+//! Every diagnostic holds typed fields (the pool, the node-slots, the nearest node and what
+//! it lacks per resource, busy now or never, Ray's order) and its message, label and help
+//! are formatted from them; the JSON output carries the same fields as the diagnostic's
+//! `data` object (spans left out: `file`, `line` and `column` say where), so tools act on
+//! them without parsing English.
+
+use std::fmt;
 
 use miette::SourceSpan;
+use serde::Serialize;
+
+use crate::model::{Amount, Resources};
+use crate::placement::{IdleFit, NearestNode};
+use crate::ray_sim::PendingState;
 
 /// A finding of `check`: a placement problem, or Ray's verdict when it is not "places".
 /// Labels point at the config (the node-slot or pool to change) when it came from a file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
+#[serde(untagged)]
 pub enum CheckDiagnostic {
-    /// Node-slots that fit no alive node, each alone.
-    #[error("{what} of pool `{pool}` ({demand}) fits no alive node; nearest is {nearest}{when}")]
-    #[diagnostic(code(resource_pool::placement::slot_fits_no_node), help("{help}"))]
+    /// Node-slots of one pool that fit no alive node, each alone.
+    #[error(
+        "{} of pool `{pool}` ({demand}) fits no alive node; nearest is {}{}",
+        slots_text(.slots),
+        nearest_text(.nearest.as_ref()),
+        when_text(*.idle)
+    )]
+    #[diagnostic(
+        code(resource_pool::placement::slot_fits_no_node),
+        help("{}{}", busy_prefix(*.idle), Joined(.advice))
+    )]
     SlotFitsNoNode {
-        /// `node-slot 0` or `node-slots 0, 1`.
-        what: String,
-        /// The pool.
+        /// The pool whose node-slots these are.
         pool: String,
-        /// What one slot needs.
-        demand: String,
-        /// `node-b: GPU 6 of 8, CPU 16 of 24`.
-        nearest: String,
-        /// ` (busy now: ...)`, or empty.
-        when: String,
-        /// What to do.
-        help: String,
-        /// The node-slot.
-        #[label("{short}")]
+        /// The pool's node-slots that fit no node (their indices in the pool).
+        slots: Vec<usize>,
+        /// What one of them needs.
+        demand: Resources,
+        /// The alive node that comes closest, and what it lacks; `None` when none is alive.
+        nearest: Option<NearestNode>,
+        /// Whether the slots would fit the idle cluster (known when nodes give totals).
+        idle: Option<IdleFit>,
+        /// What to do, one piece per resource the nearest node lacks.
+        advice: Vec<SlotAdvice>,
+        /// The first of the node-slots.
+        #[label("{}", short_nearest(.nearest.as_ref()))]
+        #[serde(skip)]
         span: Option<SourceSpan>,
-        /// The label text.
-        short: String,
     },
 
     /// A resource whose total demand exceeds what alive nodes have free.
     #[error(
-        "not enough {resource} in the cluster: {needed} needed, {free} free on alive nodes{when}"
+        "not enough {resource} in the cluster: {needed} needed, {free} free on alive nodes{}",
+        when_text(*.idle)
     )]
-    #[diagnostic(code(resource_pool::placement::resource_runs_out), help("{help}"))]
+    #[diagnostic(
+        code(resource_pool::placement::resource_runs_out),
+        help(
+            "{}ask for less {resource} (fewer or smaller node-slots), or add nodes that have it",
+            busy_prefix(*.idle)
+        )
+    )]
     ResourceRunsOut {
-        /// The resource.
+        /// The resource that runs out (`GPU`, `CPU`, a custom one).
         resource: String,
-        /// Total demand.
-        needed: String,
-        /// Total free.
-        free: String,
-        /// ` (busy now: ...)`, or empty.
-        when: String,
-        /// What to do.
-        help: String,
+        /// What the node-slots need in all.
+        needed: Amount,
+        /// What the alive nodes have free in all.
+        free: Amount,
+        /// Whether the layout would fit the idle cluster.
+        idle: Option<IdleFit>,
         /// The first pool that asks for it.
         #[label("asks for {resource}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
     },
 
     /// Every slot fits alone, but not all together.
     #[error(
-        "the node-slots do not fit together: at most {fits} of {total} were found to fit{when}"
+        "the node-slots do not fit together: at most {fits} of {total} were found to fit{}",
+        when_text(*.idle)
     )]
-    #[diagnostic(code(resource_pool::placement::not_together), help("{help}"))]
+    #[diagnostic(
+        code(resource_pool::placement::not_together),
+        help(
+            "{}every node-slot fits some node alone, but the nodes fragment: left out {left_out}; use smaller node-slots or add a node",
+            busy_prefix(*.idle)
+        )
+    )]
     NotTogether {
         /// Slots found to fit together.
         fits: usize,
         /// All slots.
         total: usize,
-        /// ` (busy now: ...)`, or empty.
-        when: String,
-        /// What to do, naming the slots left out.
-        help: String,
+        /// Whether the layout would fit the idle cluster.
+        idle: Option<IdleFit>,
+        /// The node-slots left out of the largest part found to fit.
+        left_out: SlotList,
         /// The first slot left out.
         #[label("left out")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
     },
 
@@ -78,8 +113,8 @@ pub enum CheckDiagnostic {
         )
     )]
     Undecided {
-        /// Which limit.
-        limit: String,
+        /// Which limit ran out.
+        limit: SearchLimit,
         /// Slots found to fit together.
         fits: usize,
         /// All slots.
@@ -87,34 +122,55 @@ pub enum CheckDiagnostic {
     },
 
     /// Ray's scheduler leaves a group pending forever.
-    #[error("Ray hangs: node-slot {slot} of pool `{pool}` stays pending forever{feasible}")]
-    #[diagnostic(code(resource_pool::ray::hangs), help("{help}"))]
+    #[error(
+        "Ray hangs: node-slot {slot} of pool `{pool}` stays pending forever{}",
+        if *.placement_exists { ", though a placement exists" } else { "" }
+    )]
+    #[diagnostic(
+        code(resource_pool::ray::hangs),
+        help("Ray's order: {order}{}. {fix}", never_created_text(.never_created))
+    )]
     RayHangs {
-        /// The pool.
+        /// The pool of the group that pends.
         pool: String,
-        /// The slot.
+        /// Its node-slot.
         slot: usize,
-        /// `, though a placement exists`, or empty.
-        feasible: String,
-        /// Why and what to do.
-        help: String,
+        /// Whether a placement exists (Ray's order, not the cluster, is the problem).
+        placement_exists: bool,
+        /// Ray's scheduling state of the pending group.
+        state: PendingState,
+        /// The node that comes closest when it pends, and what it lacks.
+        nearest: Option<NearestNode>,
+        /// What Ray does, group by group, in verl's order.
+        order: RayOrder,
+        /// The groups verl never creates, waiting forever on the pending one.
+        never_created: SlotList,
+        /// What makes Ray place everything.
+        fix: RayAdvice,
         /// The pending slot.
-        #[label("{why}")]
+        #[label("pending ({state}): {}", nearest_or_none(.nearest.as_ref()))]
+        #[serde(skip)]
         span: Option<SourceSpan>,
-        /// Why it pends, short.
-        why: String,
     },
 
     /// Whether Ray hangs depends on how it breaks ties between equal nodes.
     #[error(
         "Ray may hang: whether every group is placed depends on how Ray breaks ties between equally scored nodes"
     )]
-    #[diagnostic(code(resource_pool::ray::depends_on_ties), help("{help}"))]
+    #[diagnostic(
+        code(resource_pool::ray::depends_on_ties),
+        help("on some tie-breaks: {hanging}{}. {fix}", placing_text(.placing.as_ref()))
+    )]
     RayDependsOnTies {
-        /// What happens on the bad branch, and what to do.
-        help: String,
+        /// What Ray does on a branch that hangs.
+        hanging: RayOrder,
+        /// What Ray does on a branch that places everything, when one was found.
+        placing: Option<RayOrder>,
+        /// What makes Ray place everything on every branch.
+        fix: RayAdvice,
         /// A slot that pends on some branch.
         #[label("pends on some tie-breaks")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
     },
 
@@ -140,4 +196,327 @@ impl CheckDiagnostic {
         use miette::Diagnostic;
         matches!(self.severity(), None | Some(miette::Severity::Error))
     }
+}
+
+/// How many node-slots a list shows before "and N more".
+const SHOWN: usize = 8;
+
+/// One node-slot by name: `global_pool[0]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct SlotRef {
+    /// The pool, by its name in the config.
+    pub pool: String,
+    /// The slot's index in the pool.
+    pub slot: usize,
+}
+
+impl fmt::Display for SlotRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]", self.pool, self.slot)
+    }
+}
+
+/// Node-slots, shown as the first eight and "and N more" (JSON: every one).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct SlotList(pub Vec<SlotRef>);
+
+impl fmt::Display for SlotList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, slot) in self.0.iter().take(SHOWN).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{slot}")?;
+        }
+        let more = self.0.len().saturating_sub(SHOWN);
+        if more > 0 {
+            write!(f, " and {more} more")?;
+        }
+        Ok(())
+    }
+}
+
+/// Which limit of the placement search ran out (`steps` or `time` in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchLimit {
+    /// The step budget (`--max-steps`).
+    Steps,
+    /// The time budget (`--budget-ms`).
+    Time,
+}
+
+impl fmt::Display for SearchLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SearchLimit::Steps => "step budget",
+            SearchLimit::Time => "time budget",
+        })
+    }
+}
+
+/// What to do about a node-slot that fits no node, for one resource the nearest node lacks
+/// (JSON: an object with `kind` and the fields).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SlotAdvice {
+    /// No node is alive at all.
+    NoNodeAlive,
+    /// The pool asks for one accelerator and the nodes have the other.
+    OtherAccelerator {
+        /// What the pool asks for (`GPU`).
+        asked: String,
+        /// What the nodes have (`NPU`).
+        found: String,
+    },
+    /// No node has as many of the pool's accelerator free as one slot needs.
+    TooLarge {
+        /// The accelerator.
+        resource: String,
+        /// What one slot needs.
+        needed: Amount,
+    },
+    /// The nearest node has too few CPUs (`max_colocate_count` per bundle).
+    Cpus {
+        /// What one slot needs.
+        needed: Amount,
+        /// CPUs per bundle.
+        per_bundle: u32,
+    },
+    /// No alive node has the resource free (a custom resource, an accelerator type).
+    NotDeclared {
+        /// The resource no alive node has free.
+        resource: String,
+    },
+    /// The nearest node has less of it free than one slot needs.
+    Short {
+        /// The resource the nearest node has too little of.
+        resource: String,
+        /// Free on the nearest node.
+        free: Amount,
+        /// What one slot needs.
+        needed: Amount,
+    },
+}
+
+impl fmt::Display for SlotAdvice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SlotAdvice::NoNodeAlive => f.write_str(
+                "no node is alive: start the cluster's nodes, or check the cluster you point at",
+            ),
+            SlotAdvice::OtherAccelerator { asked, found } => write!(
+                f,
+                "the nodes have {found}s, not {asked}s: set `accelerator = \"{found}\"` if that is what the pool should use"
+            ),
+            SlotAdvice::TooLarge { resource, needed } => write!(
+                f,
+                "no node has {needed} {resource}s free: split the node-slot into smaller ones (`process_on_nodes`), or add a larger node"
+            ),
+            SlotAdvice::Cpus { needed, per_bundle } => write!(
+                f,
+                "{needed} CPUs needed ({per_bundle} per bundle): lower `max_colocate_count`, or start the node with more CPUs (`ray start --num-cpus`)"
+            ),
+            SlotAdvice::NotDeclared { resource } => write!(
+                f,
+                "no alive node has `{resource}` free: check its spelling (`accelerator_type`, `bundle_resources`) against `ray start --resources`"
+            ),
+            SlotAdvice::Short {
+                resource,
+                free,
+                needed,
+            } => write!(
+                f,
+                "`{resource}`: {free} of {needed} free on the nearest node"
+            ),
+        }
+    }
+}
+
+/// What Ray does with one group, in creation order (JSON: an object with `kind`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RayStep {
+    /// Ray places the group on a node.
+    Placed {
+        /// The group's node-slot.
+        group: SlotRef,
+        /// The node's id.
+        node: String,
+    },
+    /// The group pends forever.
+    Pends {
+        /// The group's node-slot.
+        group: SlotRef,
+        /// Ray's scheduling state.
+        state: PendingState,
+        /// The node that comes closest then, and what it lacks.
+        nearest: Option<NearestNode>,
+    },
+}
+
+impl fmt::Display for RayStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RayStep::Placed { group, node } => write!(f, "{group} → {node}"),
+            RayStep::Pends {
+                group,
+                state,
+                nearest,
+            } => write!(
+                f,
+                "{group} pends, {state} ({})",
+                nearest_or_none(nearest.as_ref())
+            ),
+        }
+    }
+}
+
+/// What Ray does, group by group, in verl's order: the first steps, and whether more
+/// followed (shown as `…`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct RayOrder {
+    /// The steps shown.
+    pub steps: Vec<RayStep>,
+    /// Whether steps after these were left out.
+    pub truncated: bool,
+}
+
+impl fmt::Display for RayOrder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, step) in self.steps.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{step}")?;
+        }
+        if self.truncated {
+            f.write_str(", …")?;
+        }
+        Ok(())
+    }
+}
+
+/// What makes Ray place every group (JSON: an object with `kind`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RayAdvice {
+    /// Create the pools in this order.
+    PoolOrder {
+        /// The pools, first created first.
+        pools: Vec<String>,
+    },
+    /// No pool order works: pin each group to a node of a placement (the first ones shown).
+    Pin {
+        /// Group by group, the node of a placement.
+        pins: Vec<Pin>,
+    },
+    /// Nothing found: make the layout fit first, or give Ray room.
+    MakeRoom,
+}
+
+/// One group pinned to a node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Pin {
+    /// The group's node-slot.
+    pub group: SlotRef,
+    /// The node's id.
+    pub node: String,
+}
+
+impl fmt::Display for RayAdvice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RayAdvice::PoolOrder { pools } => write!(
+                f,
+                "Ray places every group when the pools are created in this order: {} (reorder the [pools.*] tables)",
+                pools.join(", ")
+            ),
+            RayAdvice::Pin { pins } => {
+                f.write_str("no pool order makes Ray place it; pin the groups to nodes (for example with a custom resource per node in bundle_resources): ")?;
+                for (i, pin) in pins.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{} → {}", pin.group, pin.node)?;
+                }
+                Ok(())
+            }
+            RayAdvice::MakeRoom => f.write_str(
+                "Make the layout fit first (see the placement errors), or give Ray room: fewer or smaller node-slots",
+            ),
+        }
+    }
+}
+
+/// Pieces of advice joined by `; `.
+struct Joined<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Joined<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `node-slot 0` or `node-slots 0, 1` (at most eight).
+fn slots_text(slots: &[usize]) -> String {
+    match slots {
+        [one] => format!("node-slot {one}"),
+        _ => {
+            let list: Vec<String> = slots.iter().take(SHOWN).map(usize::to_string).collect();
+            format!("node-slots {}", list.join(", "))
+        }
+    }
+}
+
+/// ` (busy now: ...)` or ` (never: ...)`, from the idle check.
+fn when_text(idle: Option<IdleFit>) -> &'static str {
+    match idle {
+        Some(IdleFit::BusyNow) => " (busy now: it would fit the idle cluster)",
+        Some(IdleFit::Never) => " (never: not even on the idle cluster)",
+        Some(IdleFit::Unknown) | None => "",
+    }
+}
+
+/// The start of the help when other work holds the resources now.
+fn busy_prefix(idle: Option<IdleFit>) -> &'static str {
+    if idle == Some(IdleFit::BusyNow) {
+        "other work holds the resources now: wait for it to finish, or free its placement groups; "
+    } else {
+        ""
+    }
+}
+
+fn nearest_text(nearest: Option<&NearestNode>) -> String {
+    nearest.map_or_else(|| "none: no node is alive".to_owned(), |n| n.to_string())
+}
+
+fn nearest_or_none(nearest: Option<&NearestNode>) -> String {
+    nearest.map_or_else(|| "no node is alive".to_owned(), |n| n.to_string())
+}
+
+fn short_nearest(nearest: Option<&NearestNode>) -> String {
+    nearest.map_or_else(
+        || "no node is alive".to_owned(),
+        |n| format!("fits no node ({n})"),
+    )
+}
+
+fn never_created_text(never: &SlotList) -> String {
+    if never.0.is_empty() {
+        String::new()
+    } else {
+        format!("; verl then waits forever and never creates {never}")
+    }
+}
+
+fn placing_text(placing: Option<&RayOrder>) -> String {
+    placing.map_or_else(String::new, |order| format!("; on others: {order}"))
 }

@@ -1,13 +1,16 @@
-//! The whole check of a layout against a cluster: the exact placement check, then Ray's
-//! verdict, as diagnostics that point at the config's node-slots.
+//! The whole check of a layout against a cluster: what the cluster says about the
+//! node-slots ([`check_against_slots`]), the exact placement check, then Ray's verdict, as
+//! diagnostics that point at the config's node-slots.
 
+mod cluster_findings;
 mod diagnostics;
 mod placement_findings;
 mod ray_findings;
 
+pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::CheckDiagnostic;
 
-use crate::config::LoadedConfig;
+use crate::load::LoadedConfig;
 use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, RoleKey};
 use crate::placement::{self, PlacementOptions, PlacementOutcome, PlacementReport};
 use crate::ray_sim::{self, RayReport, RaySimOptions, RayVerdict};

@@ -1,53 +1,34 @@
 //! Turning the placement check's outcome into diagnostics in the user's terms.
 
+use super::diagnostics::{SearchLimit, SlotAdvice, SlotList, SlotRef};
 use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool, names};
-use crate::placement::{
-    BudgetLimit, IdleFit, Infeasible, InfeasibleReason, NearestNode, Undecided, UnfitSlots,
-};
+use crate::placement::{BudgetLimit, Infeasible, InfeasibleReason, Undecided, UnfitSlots};
 use crate::source::to_source_span;
 
-/// ` (busy now: ...)` or ` (never: ...)`, from the idle check.
-fn when(idle: Option<IdleFit>) -> String {
-    match idle {
-        Some(IdleFit::BusyNow) => " (busy now: it would fit the idle cluster)".to_owned(),
-        Some(IdleFit::Never) => " (never: not even on the idle cluster)".to_owned(),
-        Some(IdleFit::Unknown) | None => String::new(),
-    }
-}
-
-fn busy_help(idle: Option<IdleFit>) -> Option<&'static str> {
-    (idle == Some(IdleFit::BusyNow)).then_some(
-        "other work holds the resources now: wait for it to finish, or free its placement groups; ",
+/// The node-slots of these indices, by name.
+pub(super) fn slot_list(indices: &[usize], slots: &[NodeSlot], pools: &[ResourcePool]) -> SlotList {
+    SlotList(
+        indices
+            .iter()
+            .filter_map(|&i| slots.get(i))
+            .map(|s| SlotRef {
+                pool: pools[s.pool].name.clone(),
+                slot: s.slot,
+            })
+            .collect(),
     )
 }
 
-/// "slot 0 of global_pool, slot 1 of global_pool" → compact names.
-pub(super) fn slot_names(indices: &[usize], slots: &[NodeSlot], pools: &[ResourcePool]) -> String {
-    let shown: Vec<String> = indices
-        .iter()
-        .take(8)
-        .filter_map(|&i| slots.get(i))
-        .map(|s| format!("{}[{}]", pools[s.pool].name, s.slot))
-        .collect();
-    let more = indices.len().saturating_sub(8);
-    if more > 0 {
-        format!("{} and {more} more", shown.join(", "))
-    } else {
-        shown.join(", ")
-    }
-}
-
 /// The advice for a slot that fits no node, from what the nearest node lacks.
-fn unfit_help(
+fn unfit_advice(
     unfit: &UnfitSlots,
     slots: &[NodeSlot],
     pools: &[ResourcePool],
     cluster: &Cluster,
-) -> String {
+) -> Vec<SlotAdvice> {
     let Some(nearest) = &unfit.nearest else {
-        return "no node is alive: start the cluster's nodes, or check the cluster you point at"
-            .to_owned();
+        return vec![SlotAdvice::NoNodeAlive];
     };
     let pool = slots.get(unfit.slots[0]).map(|s| &pools[s.pool]);
     let accelerator = pool.map_or(names::GPU, |p| p.spec.accelerator.resource_name());
@@ -64,37 +45,34 @@ fn unfit_help(
                 !n.available.get(other).is_zero()
                     || n.total.as_ref().is_some_and(|t| !t.get(other).is_zero())
             }) {
-                advice.push(format!(
-                    "the nodes have {other}s, not {r}s: set `accelerator = \"{other}\"` if that is what the pool should use"
-                ));
+                advice.push(SlotAdvice::OtherAccelerator {
+                    asked: r.to_owned(),
+                    found: other.to_owned(),
+                });
             } else {
-                advice.push(format!(
-                    "no node has {} {r}s free: split the node-slot into smaller ones (`process_on_nodes`), or add a larger node",
-                    lack.needed
-                ));
+                advice.push(SlotAdvice::TooLarge {
+                    resource: r.to_owned(),
+                    needed: lack.needed,
+                });
             }
         } else if r == names::CPU {
-            advice.push(format!(
-                "{} CPUs needed ({} per bundle): lower `max_colocate_count`, or start the node with more CPUs (`ray start --num-cpus`)",
-                lack.needed,
-                pool.map_or(0, |p| p.spec.max_colocate_count)
-            ));
+            advice.push(SlotAdvice::Cpus {
+                needed: lack.needed,
+                per_bundle: pool.map_or(0, |p| p.spec.max_colocate_count),
+            });
         } else if lack.free.is_zero() && !cluster.alive().any(|n| !n.available.get(r).is_zero()) {
-            advice.push(format!(
-                "no alive node has `{r}` free: check its spelling (`accelerator_type`, `bundle_resources`) against `ray start --resources`"
-            ));
+            advice.push(SlotAdvice::NotDeclared {
+                resource: r.to_owned(),
+            });
         } else {
-            advice.push(format!(
-                "`{r}`: {} of {} free on the nearest node",
-                lack.free, lack.needed
-            ));
+            advice.push(SlotAdvice::Short {
+                resource: r.to_owned(),
+                free: lack.free,
+                needed: lack.needed,
+            });
         }
     }
-    advice.join("; ")
-}
-
-fn nearest_text(nearest: Option<&NearestNode>) -> String {
-    nearest.map_or_else(|| "none: no node is alive".to_owned(), |n| n.to_string())
+    advice
 }
 
 /// Diagnostics for an infeasible layout.
@@ -106,49 +84,42 @@ pub(super) fn infeasible(
     spans: &dyn SlotSpans,
 ) -> Vec<CheckDiagnostic> {
     let idle = found.idle;
-    let prefix = busy_help(idle).unwrap_or("");
     found
         .reasons
         .iter()
         .map(|reason| match reason {
             InfeasibleReason::SlotFitsNoNode(unfit) => {
                 let first = slots.get(unfit.slots[0]);
-                let pool = first.map_or(String::new(), |s| pools[s.pool].name.clone());
-                let of_pool: Vec<usize> =
-                    unfit.slots.iter().filter_map(|&i| slots.get(i)).map(|s| s.slot).collect();
-                let what = if of_pool.len() == 1 {
-                    format!("node-slot {}", of_pool[0])
-                } else {
-                    let list: Vec<String> = of_pool.iter().take(8).map(usize::to_string).collect();
-                    format!("node-slots {}", list.join(", "))
-                };
-                let short = unfit
-                    .nearest
-                    .as_ref()
-                    .map_or_else(|| "no node is alive".to_owned(), |n| format!("fits no node ({n})"));
                 CheckDiagnostic::SlotFitsNoNode {
-                    what,
-                    pool,
-                    demand: unfit.demand.to_string(),
-                    nearest: nearest_text(unfit.nearest.as_ref()),
-                    when: when(idle),
-                    help: format!("{prefix}{}", unfit_help(unfit, slots, pools, cluster)),
-                    span: first.and_then(|s| spans.slot_span(s.pool, s.slot)).map(|s| to_source_span(&s)),
-                    short,
+                    pool: first.map_or(String::new(), |s| pools[s.pool].name.clone()),
+                    slots: unfit
+                        .slots
+                        .iter()
+                        .filter_map(|&i| slots.get(i))
+                        .map(|s| s.slot)
+                        .collect(),
+                    demand: unfit.demand.clone(),
+                    nearest: unfit.nearest.clone(),
+                    idle,
+                    advice: unfit_advice(unfit, slots, pools, cluster),
+                    span: first
+                        .and_then(|s| spans.slot_span(s.pool, s.slot))
+                        .map(|s| to_source_span(&s)),
                 }
             }
             InfeasibleReason::ResourceRunsOut(short) => {
-                let first_pool = slots.iter().find(|s| !s.demand.get(&short.resource).is_zero()).map(|s| s.pool);
+                let first_pool = slots
+                    .iter()
+                    .find(|s| !s.demand.get(&short.resource).is_zero())
+                    .map(|s| s.pool);
                 CheckDiagnostic::ResourceRunsOut {
                     resource: short.resource.clone(),
-                    needed: short.needed.to_string(),
-                    free: short.free.to_string(),
-                    when: when(idle),
-                    help: format!(
-                        "{prefix}ask for less {} (fewer or smaller node-slots), or add nodes that have it",
-                        short.resource
-                    ),
-                    span: first_pool.and_then(|p| spans.pool_span(p)).map(|s| to_source_span(&s)),
+                    needed: short.needed,
+                    free: short.free,
+                    idle,
+                    span: first_pool
+                        .and_then(|p| spans.pool_span(p))
+                        .map(|s| to_source_span(&s)),
                 }
             }
             InfeasibleReason::NotTogether(together) => {
@@ -156,12 +127,11 @@ pub(super) fn infeasible(
                 CheckDiagnostic::NotTogether {
                     fits: together.fits.len(),
                     total: together.fits.len() + together.left_out.len(),
-                    when: when(idle),
-                    help: format!(
-                        "{prefix}every node-slot fits some node alone, but the nodes fragment: left out {}; use smaller node-slots or add a node",
-                        slot_names(&together.left_out, slots, pools)
-                    ),
-                    span: first.and_then(|s| spans.slot_span(s.pool, s.slot)).map(|s| to_source_span(&s)),
+                    idle,
+                    left_out: slot_list(&together.left_out, slots, pools),
+                    span: first
+                        .and_then(|s| spans.slot_span(s.pool, s.slot))
+                        .map(|s| to_source_span(&s)),
                 }
             }
         })
@@ -170,12 +140,11 @@ pub(super) fn infeasible(
 
 /// The diagnostic for an undecided search.
 pub(super) fn undecided(found: &Undecided, total: usize) -> CheckDiagnostic {
-    let limit = match found.limit {
-        BudgetLimit::Steps => "step budget",
-        BudgetLimit::Time => "time budget",
-    };
     CheckDiagnostic::Undecided {
-        limit: limit.to_owned(),
+        limit: match found.limit {
+            BudgetLimit::Steps => SearchLimit::Steps,
+            BudgetLimit::Time => SearchLimit::Time,
+        },
         fits: found.fits.len(),
         total,
     }

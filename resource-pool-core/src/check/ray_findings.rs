@@ -1,75 +1,89 @@
 //! Turning Ray's simulated verdict into diagnostics: which group pends, why, and the fix.
 
-use super::placement_findings::slot_names;
+use super::diagnostics::{Pin, RayAdvice, RayOrder, RayStep, SlotRef};
+use super::placement_findings::slot_list;
 use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RayReport, RayVerdict};
 use crate::source::to_source_span;
 
+/// The most steps of Ray's order a diagnostic shows.
+const MAX_STEPS: usize = 12;
+/// The most pins a diagnostic shows.
+const MAX_PINS: usize = 8;
+
+fn slot_ref(i: usize, slots: &[NodeSlot], pools: &[ResourcePool]) -> SlotRef {
+    SlotRef {
+        pool: pools[slots[i].pool].name.clone(),
+        slot: slots[i].slot,
+    }
+}
+
+fn node_id(cluster: &Cluster, node: usize) -> String {
+    cluster
+        .nodes
+        .get(node)
+        .map_or_else(|| "?".to_owned(), |n| n.id.clone())
+}
+
 /// How the branch went, in creation order: `reward_pool[0] → big, then global_pool[0]
 /// pends (big: GPU 4 of 8)`.
-fn story(
+fn order(
     branch: &RayBranch,
     slots: &[NodeSlot],
     pools: &[ResourcePool],
     cluster: &Cluster,
-) -> String {
-    let mut steps = Vec::new();
+) -> RayOrder {
+    let mut order = RayOrder::default();
     for (i, fate) in branch.groups.iter().enumerate() {
-        let name = format!("{}[{}]", pools[slots[i].pool].name, slots[i].slot);
+        let group = slot_ref(i, slots, pools);
         match fate {
-            GroupFate::Placed { node } => {
-                let id = cluster.nodes.get(*node).map_or("?", |n| n.id.as_str());
-                steps.push(format!("{name} → {id}"));
-            }
-            GroupFate::Pending(pending) => {
-                let near = pending
-                    .nearest
-                    .as_ref()
-                    .map_or_else(|| "no node is alive".to_owned(), |n| n.to_string());
-                steps.push(format!("{name} pends, {} ({near})", pending.state));
-            }
+            GroupFate::Placed { node } => order.steps.push(RayStep::Placed {
+                group,
+                node: node_id(cluster, *node),
+            }),
+            GroupFate::Pending(pending) => order.steps.push(RayStep::Pends {
+                group,
+                state: pending.state,
+                nearest: pending.nearest.clone(),
+            }),
             GroupFate::NotCreated { .. } => {}
         }
-        if steps.len() >= 12 {
-            steps.push("…".to_owned());
+        if order.steps.len() >= MAX_STEPS {
+            order.truncated = true;
             break;
         }
     }
-    steps.join(", ")
+    order
 }
 
-fn fix_text(
+fn advice(
     fix: Option<&RayFix>,
     slots: &[NodeSlot],
     pools: &[ResourcePool],
     cluster: &Cluster,
-) -> String {
+) -> RayAdvice {
     match fix {
-        Some(RayFix::PoolOrder(order)) => {
-            let names: Vec<&str> = order.iter().filter_map(|&p| pools.get(p)).map(|p| p.name.as_str()).collect();
-            format!(
-                "Ray places every group when the pools are created in this order: {} (reorder the [pools.*] tables)",
-                names.join(", ")
-            )
-        }
-        Some(RayFix::Pin(witness)) => {
-            let pins: Vec<String> = witness
+        Some(RayFix::PoolOrder(order)) => RayAdvice::PoolOrder {
+            pools: order
+                .iter()
+                .filter_map(|&p| pools.get(p))
+                .map(|p| p.name.clone())
+                .collect(),
+        },
+        Some(RayFix::Pin(witness)) => RayAdvice::Pin {
+            pins: witness
                 .nodes
                 .iter()
                 .enumerate()
-                .take(8)
-                .map(|(i, &node)| {
-                    let id = cluster.nodes.get(node).map_or("?", |n| n.id.as_str());
-                    format!("{}[{}] → {id}", pools[slots[i].pool].name, slots[i].slot)
+                .take(MAX_PINS)
+                .map(|(i, &node)| Pin {
+                    group: slot_ref(i, slots, pools),
+                    node: node_id(cluster, node),
                 })
-                .collect();
-            format!(
-                "no pool order makes Ray place it; pin the groups to nodes (for example with a custom resource per node in bundle_resources): {}",
-                pins.join(", ")
-            )
-        }
-        None => "Make the layout fit first (see the placement errors), or give Ray room: fewer or smaller node-slots".to_owned(),
+                .collect(),
+        },
+        None => RayAdvice::MakeRoom,
     }
 }
 
@@ -92,6 +106,7 @@ pub(super) fn ray(
         // Nothing fits: the placement errors say why, and Ray hangs as a consequence.
         return Vec::new();
     }
+    let fix = || advice(report.fix.as_ref(), slots, pools, cluster);
     match report.verdict {
         RayVerdict::Places => Vec::new(),
         RayVerdict::Undecided => vec![CheckDiagnostic::RayUndecided {
@@ -109,51 +124,27 @@ pub(super) fn ray(
                 .filter(|(_, g)| matches!(g, GroupFate::NotCreated { .. }))
                 .map(|(i, _)| i)
                 .collect();
-            let mut help = format!(
-                "Ray's order: {}",
-                story(&report.representative, slots, pools, cluster)
-            );
-            if !blocked.is_empty() {
-                help.push_str(&format!(
-                    "; verl then waits forever and never creates {}",
-                    slot_names(&blocked, slots, pools)
-                ));
-            }
-            help.push_str(". ");
-            help.push_str(&fix_text(report.fix.as_ref(), slots, pools, cluster));
-            let why = pending.nearest.as_ref().map_or_else(
-                || format!("pending ({}): no node is alive", pending.state),
-                |n| format!("pending ({}): {n}", pending.state),
-            );
             vec![CheckDiagnostic::RayHangs {
                 pool: pools[slots[i].pool].name.clone(),
                 slot: slots[i].slot,
-                feasible: if feasible == Some(true) {
-                    ", though a placement exists".to_owned()
-                } else {
-                    String::new()
-                },
-                help,
+                placement_exists: feasible == Some(true),
+                state: pending.state,
+                nearest: pending.nearest.clone(),
+                order: order(&report.representative, slots, pools, cluster),
+                never_created: slot_list(&blocked, slots, pools),
+                fix: fix(),
                 span: span_of(i),
-                why,
             }]
         }
         RayVerdict::DependsOnTies => {
             let pending = report.representative.first_pending().map(|(i, _)| i);
-            let mut help = format!(
-                "on some tie-breaks: {}",
-                story(&report.representative, slots, pools, cluster)
-            );
-            if let Some(good) = &report.alternative {
-                help.push_str(&format!(
-                    "; on others: {}",
-                    story(good, slots, pools, cluster)
-                ));
-            }
-            help.push_str(". ");
-            help.push_str(&fix_text(report.fix.as_ref(), slots, pools, cluster));
             vec![CheckDiagnostic::RayDependsOnTies {
-                help,
+                hanging: order(&report.representative, slots, pools, cluster),
+                placing: report
+                    .alternative
+                    .as_ref()
+                    .map(|good| order(good, slots, pools, cluster)),
+                fix: fix(),
                 span: pending.and_then(span_of),
             }]
         }

@@ -44,7 +44,8 @@ impl Default for ClusterLimits {
 }
 
 /// A problem of a cluster file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum ClusterDiagnostic {
     /// Syntax, unknown keys, wrong types and bad numbers.
     #[error(transparent)]
@@ -60,6 +61,7 @@ pub enum ClusterDiagnostic {
     NoNodes {
         /// The start of the file or the `nodes` key.
         #[label("no [[nodes]]")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -74,9 +76,11 @@ pub enum ClusterDiagnostic {
         id: String,
         /// The second use.
         #[label("used again here")]
+        #[serde(skip)]
         span: SourceSpan,
         /// The first use.
         #[label("first used here")]
+        #[serde(skip)]
         first: SourceSpan,
     },
 
@@ -93,6 +97,7 @@ pub enum ClusterDiagnostic {
         limit: usize,
         /// The `nodes` key.
         #[label("too many nodes")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -114,6 +119,7 @@ pub enum ClusterDiagnostic {
         total: String,
         /// The available amount.
         #[label("more than the total")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 }

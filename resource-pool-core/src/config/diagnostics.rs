@@ -7,7 +7,8 @@ use crate::toml_walk::StructureError;
 
 /// A problem of a config file (`[pools.*]` and `[mapping]`) or of a derived pool struct's
 /// file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum ConfigDiagnostic {
     /// Syntax, unknown keys, wrong types and bad numbers.
     #[error(transparent)]
@@ -23,6 +24,7 @@ pub enum ConfigDiagnostic {
     NoPools {
         /// The `[pools]` table, or the start of the file.
         #[label("no pool here")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -39,6 +41,7 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// The pool's header.
         #[label("pool without a size")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -55,9 +58,11 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// `process_on_nodes`.
         #[label("one form")]
+        #[serde(skip)]
         list: SourceSpan,
         /// `gpus_per_node` or `nnodes`.
         #[label("the other form")]
+        #[serde(skip)]
         pair: SourceSpan,
     },
 
@@ -76,6 +81,7 @@ pub enum ConfigDiagnostic {
         missing: &'static str,
         /// The given key.
         #[label("needs `{missing}` too")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -90,6 +96,7 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// The empty list or the zero count.
         #[label("no node-slot")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -104,6 +111,7 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// The zero.
         #[label("0 accelerators")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -122,6 +130,7 @@ pub enum ConfigDiagnostic {
         limit: u64,
         /// The count.
         #[label("{count} node-slots")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -138,6 +147,7 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// The zero.
         #[label("must be at least 1")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -158,6 +168,7 @@ pub enum ConfigDiagnostic {
         count: u32,
         /// The value.
         #[label("at least {groups}")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -168,9 +179,11 @@ pub enum ConfigDiagnostic {
         /// What was written.
         name: String,
         /// A suggestion.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// Where.
         #[label("not GPU or NPU")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -186,6 +199,7 @@ pub enum ConfigDiagnostic {
         help: &'static str,
         /// Where.
         #[label("{problem}")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -200,6 +214,7 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// The pool's header.
         #[label("overflows")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -212,9 +227,11 @@ pub enum ConfigDiagnostic {
         /// The missing pool.
         pool: String,
         /// A suggestion and the pools there are.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// The pool name.
         #[label("no such pool")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -232,6 +249,7 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// The pool's header.
         #[label("unused")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -251,6 +269,7 @@ pub enum ConfigDiagnostic {
         first: u32,
         /// The first entry that differs.
         #[label("differs from the first entry, {first}")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -265,9 +284,11 @@ pub enum ConfigDiagnostic {
         /// The role.
         role: String,
         /// A suggestion and the known roles.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// The role's key.
         #[label("unknown role")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -286,9 +307,11 @@ pub enum ConfigDiagnostic {
         second: String,
         /// The second key.
         #[label("mapped again here")]
+        #[serde(skip)]
         span: SourceSpan,
         /// The first key.
         #[label("first mapped here")]
+        #[serde(skip)]
         first_span: SourceSpan,
     },
 
@@ -303,6 +326,7 @@ pub enum ConfigDiagnostic {
         pool: String,
         /// The start of the file.
         #[label("expected [{pool}]")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 }

@@ -10,18 +10,16 @@
 //! actor_rollout = "global_pool"
 //! ```
 //!
-//! Reading happens in three steps, each collecting every problem: [`parse_config`] reads
-//! the TOML into a [`ConfigDoc`] that keeps every span, [`crate::lint`] checks the
-//! document, and [`load_config`] builds the model when nothing is wrong. Pools are
-//! created in file order and slots in list order: the order Ray sees.
+//! This module parses: [`parse_config`] reads the TOML into a [`ConfigDoc`] that keeps
+//! every span, with every syntax and structure problem as a [`ConfigDiagnostic`]. Then
+//! [`crate::lint`] checks the document and [`crate::load`] builds the model when nothing is
+//! wrong. Pools are created in file order and slots in list order: the order Ray sees.
 
 mod diagnostics;
-mod overrides;
+pub(crate) mod overrides;
 mod pool_table;
 mod struct_pools;
 pub(crate) mod write;
-
-use std::fmt;
 
 pub use diagnostics::ConfigDiagnostic;
 pub use overrides::{OVERRIDES_NAME, OverrideError};
@@ -30,8 +28,6 @@ pub use struct_pools::{ConfigErrors, ConfigWarnings, LoadedPools, PoolField, loa
 pub use write::config_to_toml;
 
 use crate::file_keys::CONFIG_KEYS;
-use crate::lint::{self, LintOptions};
-use crate::model::{PoolId, ResourcePool, ResourcePoolManager, RoleName};
 use crate::source::{SourceFile, Span, Spanned};
 use crate::toml_walk::{self, StructureError};
 
@@ -73,7 +69,7 @@ pub fn parse_config(source: &SourceFile) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
 /// Reads a config file's TOML with overrides applied (see [`overrides`]); `Err` when an
 /// override is malformed, with the file and overrides as one [`SourceFile`] the errors'
 /// spans point into.
-fn parse_config_with(
+pub(crate) fn parse_config_with(
     layered: &overrides::Layered,
 ) -> Result<(ConfigDoc, Vec<ConfigDiagnostic>), Vec<OverrideError>> {
     let (mut root, errors) = toml_walk::parse(&layered.source);
@@ -121,138 +117,6 @@ fn read_doc(
         }
     }
     (doc, structure(errors).collect())
-}
-
-/// A config file read, linted and, when valid, built.
-#[derive(Clone)]
-pub struct LoadedConfig {
-    /// The file.
-    pub source: SourceFile,
-    /// What it says, with spans.
-    pub doc: ConfigDoc,
-    /// Every problem, errors and warnings, in file order.
-    pub diagnostics: Vec<ConfigDiagnostic>,
-    /// The model; `None` when there is an error.
-    pub manager: Option<ResourcePoolManager<RoleName>>,
-}
-
-impl fmt::Debug for LoadedConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LoadedConfig")
-            .field("source", &self.source)
-            .field("diagnostics", &self.diagnostics.len())
-            .field("manager", &self.manager)
-            .finish()
-    }
-}
-
-impl LoadedConfig {
-    /// Whether the file has an error (warnings allowed).
-    pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(ConfigDiagnostic::is_error)
-    }
-
-    /// The span of a pool's header.
-    pub fn pool_span(&self, pool: PoolId) -> Option<Span> {
-        self.doc.pools.get(pool).map(|p| p.name.span.clone())
-    }
-
-    /// The span of one node-slot: its entry in `process_on_nodes`, or the key that sizes it.
-    pub fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span> {
-        self.doc
-            .pools
-            .get(pool)
-            .map(|p| p.slot_span(slot, &PoolDefaults::default()))
-    }
-}
-
-/// Reads, lints and builds a config file.
-pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
-    let (doc, diagnostics) = parse_config(source);
-    finish_load(source.clone(), doc, diagnostics, options)
-}
-
-/// Malformed overrides: a usage error, with the source their spans point into.
-#[derive(Debug)]
-pub struct OverrideFailure {
-    /// The config with the overrides as its second layer.
-    pub source: SourceFile,
-    /// Every malformed override.
-    pub errors: Vec<OverrideError>,
-}
-
-/// Reads a config file, applies `overrides` (`KEY=VALUE` lines, see [`OverrideError`]
-/// and the `overrides` module) before linting, lints and builds it. The result's `source`
-/// holds the file and the overrides as a second layer: diagnostics on overridden values
-/// point into the overrides, which [`SourceFile::locate`] names [`OVERRIDES_NAME`].
-pub fn load_config_with(
-    source: &SourceFile,
-    overrides: &[String],
-    options: &LintOptions,
-) -> Result<LoadedConfig, OverrideFailure> {
-    if overrides.is_empty() {
-        return Ok(load_config(source, options));
-    }
-    let layered = overrides::Layered::new(source, overrides);
-    match parse_config_with(&layered) {
-        Ok((doc, diagnostics)) => Ok(finish_load(
-            layered.source.clone(),
-            doc,
-            diagnostics,
-            options,
-        )),
-        Err(errors) => Err(OverrideFailure {
-            source: layered.source.clone(),
-            errors,
-        }),
-    }
-}
-
-fn finish_load(
-    source: SourceFile,
-    doc: ConfigDoc,
-    mut diagnostics: Vec<ConfigDiagnostic>,
-    options: &LintOptions,
-) -> LoadedConfig {
-    if !diagnostics.iter().any(ConfigDiagnostic::is_syntax) {
-        diagnostics.extend(lint::lint_config(&doc, options));
-    }
-    diagnostics.sort_by_key(first_offset);
-    let valid = !diagnostics.iter().any(ConfigDiagnostic::is_error);
-    let manager = if valid { build_manager(&doc) } else { None };
-    LoadedConfig {
-        source,
-        doc,
-        diagnostics,
-        manager,
-    }
-}
-
-/// The offset of a diagnostic's first label, for sorting into file order.
-fn first_offset(diagnostic: &ConfigDiagnostic) -> usize {
-    use miette::Diagnostic;
-    diagnostic
-        .labels()
-        .and_then(|mut labels| labels.next())
-        .map_or(0, |l| l.offset())
-}
-
-fn build_manager(doc: &ConfigDoc) -> Option<ResourcePoolManager<RoleName>> {
-    let defaults = PoolDefaults::default();
-    let pools: Option<Vec<ResourcePool>> = doc
-        .pools
-        .iter()
-        .map(|p| {
-            p.build(&defaults)
-                .map(|spec| ResourcePool::new(p.name.value.clone(), spec))
-        })
-        .collect();
-    let mapping = doc.mapping.iter().filter_map(|m| {
-        m.pool
-            .as_ref()
-            .map(|p| (RoleName(m.role.value.clone()), p.value.as_str()))
-    });
-    ResourcePoolManager::new(pools?, mapping).ok()
 }
 
 /// The structure problems of a file, as config diagnostics.

@@ -21,7 +21,7 @@ pub struct PoolField {
 }
 
 /// Every problem of a file that does not load, with the file to show them in.
-#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("{} in `{}`", problems(.diagnostics), .source_file.name())]
 #[diagnostic(
     code(resource_pool::config::invalid),
@@ -30,6 +30,7 @@ pub struct PoolField {
 pub struct ConfigErrors {
     /// The file.
     #[source_code]
+    #[serde(skip)]
     pub source_file: SourceFile,
     /// Every problem, errors and warnings.
     #[related]
@@ -38,7 +39,7 @@ pub struct ConfigErrors {
 
 /// The warnings of a file that loaded (uneven node-slots, ...), with the file to show
 /// them in; empty when there are none.
-#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("{} in `{}`", warnings(.diagnostics), .source_file.name())]
 #[diagnostic(
     code(resource_pool::config::warnings),
@@ -48,6 +49,7 @@ pub struct ConfigErrors {
 pub struct ConfigWarnings {
     /// The file.
     #[source_code]
+    #[serde(skip)]
     pub source_file: SourceFile,
     /// Every warning.
     #[related]

@@ -29,7 +29,7 @@ impl FileSource {
 }
 
 /// Every error of a cluster file that does not load, with the file to show them in.
-#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("`{}` is not a valid cluster file", .source_file.name())]
 #[diagnostic(
     code(resource_pool::cluster::invalid),
@@ -38,6 +38,7 @@ impl FileSource {
 pub struct ClusterErrors {
     /// The file.
     #[source_code]
+    #[serde(skip)]
     pub source_file: SourceFile,
     /// Every problem.
     #[related]

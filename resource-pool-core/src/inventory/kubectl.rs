@@ -53,7 +53,8 @@ pub const KEPT_LABELS: &[&str] = &[
 ];
 
 /// Why a kubectl JSON file does not make an inventory.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum KubectlError {
     /// Not JSON.
     #[error("not JSON: {detail}")]
@@ -68,6 +69,7 @@ pub enum KubectlError {
         detail: String,
         /// Where.
         #[label("here")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// JSON, but not the shape kubectl prints.
@@ -85,6 +87,7 @@ pub enum KubectlError {
         detail: String,
         /// Where.
         #[label("{detail}")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// Two nodes with one name: the file is two listings run together, or edited.
@@ -98,9 +101,11 @@ pub enum KubectlError {
         name: String,
         /// The second item's `metadata.name`.
         #[label("listed again here")]
+        #[serde(skip)]
         span: miette::SourceSpan,
         /// The first item's `metadata.name`.
         #[label("first listed here")]
+        #[serde(skip)]
         first: miette::SourceSpan,
     },
     /// A quantity that is not one, or that Ray's fixed point cannot hold.
@@ -119,9 +124,11 @@ pub enum KubectlError {
         /// The quantity as written.
         value: String,
         /// What is wrong with it.
+        #[serde(serialize_with = "crate::source::as_text")]
         reason: QuantityError,
         /// Where.
         #[label("{reason}")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
 }

@@ -38,7 +38,8 @@ pub const NVIDIA_SMI_ARGS: &[&str] = &[
 pub const NPU_SMI_ARGS: &[&str] = &["info", "-l"];
 
 /// Why a tool's output does not read as what the tool prints.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum LocalError {
     /// A line of nvidia-smi's CSV that is not a GPU.
     #[error("nvidia-smi printed something that is not a GPU: {detail}")]
@@ -53,6 +54,7 @@ pub enum LocalError {
         detail: String,
         /// The bad line or field.
         #[label("{detail}")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// A line of `npu-smi info -l` that is not a card's field.
@@ -68,6 +70,7 @@ pub enum LocalError {
         detail: String,
         /// The bad line or field.
         #[label("{detail}")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// `/proc/meminfo` without a readable `MemTotal`/`MemAvailable`.
@@ -83,6 +86,7 @@ pub enum LocalError {
         detail: String,
         /// The bad line or field.
         #[label("{detail}")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
 }

@@ -76,7 +76,8 @@ impl fmt::Display for Endpoint {
 }
 
 /// Why a dashboard body does not make an inventory.
-#[derive(Clone, Debug, PartialEq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum RayJsonError {
     /// Not JSON, or JSON of another shape than Ray's.
     #[error("the answer of {endpoint} is not what Ray 2.x sends: {detail}")]
@@ -88,6 +89,7 @@ pub enum RayJsonError {
     )]
     BadBody {
         /// The endpoint.
+        #[serde(serialize_with = "crate::source::as_text")]
         endpoint: Endpoint,
         /// What was wrong, with serde_json's line and column.
         detail: String,
@@ -102,6 +104,7 @@ pub enum RayJsonError {
     )]
     ApiFailed {
         /// The endpoint.
+        #[serde(serialize_with = "crate::source::as_text")]
         endpoint: Endpoint,
         /// Ray's `msg`.
         message: String,
@@ -116,12 +119,14 @@ pub enum RayJsonError {
     )]
     BadNumber {
         /// The endpoint.
+        #[serde(serialize_with = "crate::source::as_text")]
         endpoint: Endpoint,
         /// Where: node or group and resource.
         what: String,
         /// The number as read.
         value: f64,
         /// What is wrong with it.
+        #[serde(serialize_with = "crate::source::as_text")]
         problem: AmountError,
     },
     /// Ray returned fewer entries than it has.
@@ -134,6 +139,7 @@ pub enum RayJsonError {
     )]
     Truncated {
         /// The endpoint.
+        #[serde(serialize_with = "crate::source::as_text")]
         endpoint: Endpoint,
         /// Entries that exist.
         total: u64,
@@ -148,6 +154,7 @@ pub enum RayJsonError {
     )]
     DuplicateNode {
         /// The endpoint.
+        #[serde(serialize_with = "crate::source::as_text")]
         endpoint: Endpoint,
         /// The id.
         id: String,

@@ -25,7 +25,8 @@ use super::{Inventory, InventoryNote, NodeRef};
 use crate::model::{Amount, Cluster, Node, Resources, names};
 
 /// Why a `scontrol show node --json` file does not make an inventory.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum SlurmError {
     /// Not JSON.
     #[error("not JSON: {detail}")]
@@ -38,6 +39,7 @@ pub enum SlurmError {
         detail: String,
         /// Where.
         #[label("here")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// JSON, but not the shape scontrol prints.
@@ -51,6 +53,7 @@ pub enum SlurmError {
         detail: String,
         /// Where.
         #[label("{detail}")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
     /// Two nodes with one name: the file is two listings run together, or edited.
@@ -64,9 +67,11 @@ pub enum SlurmError {
         name: String,
         /// The second listing's name.
         #[label("listed again here")]
+        #[serde(skip)]
         span: miette::SourceSpan,
         /// The first listing's name.
         #[label("first listed here")]
+        #[serde(skip)]
         first: miette::SourceSpan,
     },
     /// A gres string that is not `name[:type]:count[(...)]`.
@@ -82,6 +87,7 @@ pub enum SlurmError {
         value: String,
         /// Where.
         #[label("not a gres list")]
+        #[serde(skip)]
         span: miette::SourceSpan,
     },
 }

@@ -5,7 +5,8 @@ use super::resources::Resources;
 use super::role::{Role, RoleKey};
 
 /// Why pools and a mapping do not make a manager.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize)]
+#[serde(untagged)]
 pub enum ManagerError {
     /// Two pools share a name.
     #[error("pool `{0}` is defined twice")]

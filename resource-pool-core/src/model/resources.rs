@@ -149,6 +149,18 @@ impl fmt::Display for Amount {
     }
 }
 
+/// An amount in JSON: a whole number when whole (`8`), else the number (`0.0001`), as
+/// Ray's APIs write resource amounts.
+impl serde::Serialize for Amount {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0.is_multiple_of(Self::SCALE) {
+            serializer.serialize_u64(self.0 / Self::SCALE)
+        } else {
+            serializer.serialize_f64(self.as_f64())
+        }
+    }
+}
+
 /// Well-known Ray resource names.
 pub mod names {
     /// CPUs.
@@ -334,6 +346,13 @@ impl<N: Into<ResourceName>> FromIterator<(N, Amount)> for Resources {
         }
         out.retain(|(_, amount)| !amount.is_zero());
         Resources(Arc::from(out))
+    }
+}
+
+/// Resources in JSON: an object of amounts by name, in name order (`{"CPU": 24, "GPU": 8}`).
+impl serde::Serialize for Resources {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
     }
 }
 

@@ -7,7 +7,7 @@ use crate::model::{Amount, Cluster, NodeSlot, ResourceName};
 use super::problem::{Problem, SlotType, VecMap, fill_vector, fits};
 
 /// One resource a node is short of.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Lack {
     /// The resource, as Ray spells it.
     pub resource: String,
@@ -25,9 +25,10 @@ impl fmt::Display for Lack {
 }
 
 /// The node that comes closest to holding a slot, and what it lacks.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct NearestNode {
-    /// Its index in `cluster.nodes`.
+    /// Its index in `cluster.nodes` (not in JSON: the id names it).
+    #[serde(skip)]
     pub node: usize,
     /// Its id.
     pub id: String,
@@ -182,8 +183,10 @@ impl fmt::Display for InfeasibleReason {
     }
 }
 
-/// Whether an infeasible layout would fit the idle cluster.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Whether an infeasible layout would fit the idle cluster (`busy_now`, `never` or
+/// `unknown` in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum IdleFit {
     /// It would fit if nothing else held resources: busy now.
     BusyNow,

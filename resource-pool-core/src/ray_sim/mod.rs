@@ -109,8 +109,10 @@ impl fmt::Display for RayVerdict {
     }
 }
 
-/// Ray's scheduling state of a pending group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Ray's scheduling state of a pending group (`NO_RESOURCES` or `INFEASIBLE` in JSON, as
+/// Ray spells it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum PendingState {
     /// No node has it free now.
     NoResources,

@@ -4,7 +4,8 @@
 use miette::SourceSpan;
 
 /// A problem of verl's settings, or of its layout on a cluster.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
 pub enum VerlDiagnostic {
     /// The YAML does not parse.
     #[error("the YAML does not parse: {message}")]
@@ -17,6 +18,7 @@ pub enum VerlDiagnostic {
         message: String,
         /// Where.
         #[label("here")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -33,6 +35,7 @@ pub enum VerlDiagnostic {
         message: String,
         /// The override.
         #[label("on the command line")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -53,6 +56,7 @@ pub enum VerlDiagnostic {
         example: String,
         /// The value.
         #[label("{from}")]
+        #[serde(skip)]
         span: SourceSpan,
         /// Where the value came from.
         from: &'static str,
@@ -73,6 +77,7 @@ pub enum VerlDiagnostic {
         value: i64,
         /// The value.
         #[label("{from}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where the value came from.
         from: &'static str,
@@ -97,9 +102,11 @@ pub enum VerlDiagnostic {
         enable_key: &'static str,
         /// The size's value, when given.
         #[label("the size")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// The switch.
         #[label("enabled here")]
+        #[serde(skip)]
         enable: Option<SourceSpan>,
     },
 
@@ -119,6 +126,7 @@ pub enum VerlDiagnostic {
         enable_key: &'static str,
         /// The switch.
         #[label("reward_pool reserved here")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
     },
 
@@ -140,9 +148,11 @@ pub enum VerlDiagnostic {
         newer: &'static str,
         /// The older key's value.
         #[label("older spelling")]
+        #[serde(skip)]
         legacy_span: Option<SourceSpan>,
         /// The newer key's value.
         #[label("newer spelling, used")]
+        #[serde(skip)]
         newer_span: Option<SourceSpan>,
     },
 
@@ -159,6 +169,7 @@ pub enum VerlDiagnostic {
         value: String,
         /// The value.
         #[label("{from}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
         from: &'static str,
@@ -177,9 +188,11 @@ pub enum VerlDiagnostic {
         key: String,
         /// The override.
         #[label("on the command line")]
+        #[serde(skip)]
         span: SourceSpan,
         /// The key in the YAML.
         #[label("already here")]
+        #[serde(skip)]
         existing: Option<SourceSpan>,
     },
 
@@ -194,6 +207,7 @@ pub enum VerlDiagnostic {
         key: &'static str,
         /// The override.
         #[label("on the command line")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -211,6 +225,7 @@ pub enum VerlDiagnostic {
         suggestion: &'static str,
         /// The key.
         #[label("on the command line")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -232,6 +247,7 @@ pub enum VerlDiagnostic {
         default: String,
         /// The value.
         #[label("not resolved")]
+        #[serde(skip)]
         span: SourceSpan,
     },
 
@@ -250,6 +266,7 @@ pub enum VerlDiagnostic {
         limit: u64,
         /// The value.
         #[label("{from}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
         from: &'static str,
@@ -273,6 +290,7 @@ pub enum VerlDiagnostic {
         plural: &'static str,
         /// `trainer.nnodes`.
         #[label("{from}")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
         from: &'static str,
@@ -298,6 +316,7 @@ pub enum VerlDiagnostic {
         per_node: i64,
         /// `trainer.n_gpus_per_node`.
         #[label("one size for every node")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
     },
 
@@ -310,9 +329,11 @@ pub enum VerlDiagnostic {
         /// Where Ray puts the groups and which pends.
         story: String,
         /// What to do.
+        #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
         /// The setting of the pool that pends.
         #[label("{pool} pends")]
+        #[serde(skip)]
         span: Option<SourceSpan>,
         /// The pool that pends.
         pool: String,

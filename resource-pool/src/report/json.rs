@@ -32,6 +32,14 @@ pub struct JsonDiagnostic {
     /// 1-based column, in characters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
+    /// The diagnostic's typed fields (see docs/output.md), when it has some.
+    #[serde(skip_serializing_if = "no_data")]
+    pub data: serde_json::Value,
+}
+
+/// Whether there is nothing to say as `data`: no fields, or an empty object.
+fn no_data(data: &serde_json::Value) -> bool {
+    data.is_null() || data.as_object().is_some_and(serde_json::Map::is_empty)
 }
 
 impl Finding {
@@ -55,6 +63,7 @@ impl Finding {
             file,
             line: place.as_ref().map(|p| p.line),
             column: place.as_ref().map(|p| p.column),
+            data: self.data().clone(),
         }
     }
 }

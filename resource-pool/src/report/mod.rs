@@ -17,10 +17,24 @@ pub use run::{CheckRun, HumanReport, human_report};
 
 use miette::{Diagnostic, Severity};
 use resource_pool_core::source::SourceFile;
+use serde::Serialize;
+
+/// What a finding holds: a diagnostic for people, whose typed fields serialise as the
+/// JSON output's `data` (spans skipped; `file`, `line` and `column` say where).
+pub trait Reportable: Diagnostic + Serialize + Send + Sync + 'static {}
+
+impl<D: Diagnostic + Serialize + Send + Sync + 'static> Reportable for D {}
+
+/// The diagnostic's fields as JSON; `Null` for one without fields (or that cannot say).
+fn data_of(diagnostic: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(diagnostic).unwrap_or(serde_json::Value::Null)
+}
 
 /// One diagnostic, with the file its labels point into.
 pub struct Finding {
     diagnostic: Box<dyn Diagnostic + Send + Sync + 'static>,
+    /// The diagnostic's typed fields, as JSON's `data` (`Null` when it has none).
+    data: serde_json::Value,
     source: Option<SourceFile>,
     /// Shown to people as one line (a file that cannot be read needs no snippet).
     brief: bool,
@@ -28,11 +42,9 @@ pub struct Finding {
 
 impl Finding {
     /// A diagnostic about a file.
-    pub fn in_file(
-        diagnostic: impl Diagnostic + Send + Sync + 'static,
-        source: &SourceFile,
-    ) -> Finding {
+    pub fn in_file(diagnostic: impl Reportable, source: &SourceFile) -> Finding {
         Finding {
+            data: data_of(&diagnostic),
             diagnostic: Box::new(diagnostic),
             source: Some(source.clone()),
             brief: false,
@@ -40,8 +52,9 @@ impl Finding {
     }
 
     /// A file that cannot be read: one line for people.
-    pub fn unreadable(diagnostic: impl Diagnostic + Send + Sync + 'static) -> Finding {
+    pub fn unreadable(diagnostic: impl Reportable) -> Finding {
         Finding {
+            data: data_of(&diagnostic),
             diagnostic: Box::new(diagnostic),
             source: None,
             brief: true,
@@ -49,8 +62,9 @@ impl Finding {
     }
 
     /// A diagnostic with no place in a file.
-    pub fn bare(diagnostic: impl Diagnostic + Send + Sync + 'static) -> Finding {
+    pub fn bare(diagnostic: impl Reportable) -> Finding {
         Finding {
+            data: data_of(&diagnostic),
             diagnostic: Box::new(diagnostic),
             source: None,
             brief: false,
@@ -65,6 +79,12 @@ impl Finding {
     /// The file its labels point into, when it has one.
     pub fn source(&self) -> Option<&SourceFile> {
         self.source.as_ref()
+    }
+
+    /// The diagnostic's typed fields (the pool, the slots, the node and amounts, ...), as
+    /// the JSON output's `data`; `Null` when it has none.
+    pub fn data(&self) -> &serde_json::Value {
+        &self.data
     }
 
     /// Whether people see it as one line, without a snippet.

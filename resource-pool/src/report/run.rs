@@ -5,11 +5,9 @@
 
 use std::fmt;
 
-use resource_pool_core::check::{CheckOptions, CheckReport, check};
-use resource_pool_core::config::LoadedConfig;
-use resource_pool_core::inventory::check_against_slots;
-use resource_pool_core::model::{Cluster, RoleKey};
-use resource_pool_core::{ResourcePoolManager, check::NoSpans};
+use resource_pool_core::check::{CheckOptions, CheckReport, NoSpans, check, check_against_slots};
+use resource_pool_core::load::LoadedConfig;
+use resource_pool_core::model::{Cluster, ResourcePoolManager, RoleKey};
 use serde_json::Value;
 
 use super::{Finding, render_human, summary};

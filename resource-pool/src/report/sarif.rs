@@ -109,10 +109,25 @@ fn is_file(name: &str) -> bool {
 /// A path as a URI reference: relative paths stay relative.
 fn uri(path: &str) -> String {
     let path = path.replace('\\', "/");
-    let mut out = String::with_capacity(path.len());
-    if path.starts_with('/') {
-        out.push_str("file://");
+    let bytes = path.as_bytes();
+    // Absolute paths become `file` URIs (RFC 8089): `/tmp/x` → `file:///tmp/x`, a Windows
+    // drive `C:\x` → `file:///C:/x` (the drive's colon kept), a UNC share `\\host\x` →
+    // `file://host/x`. Anything else is a relative reference, as given.
+    let is_drive = bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && &bytes[1..3] == b":/";
+    if path.starts_with("//") {
+        format!("file:{}", encode(&path))
+    } else if is_drive {
+        format!("file:///{}{}", &path[..2], encode(&path[2..]))
+    } else if path.starts_with('/') {
+        format!("file://{}", encode(&path))
+    } else {
+        encode(&path)
     }
+}
+
+/// Percent-encodes a path for a URI: unreserved characters and `/` stay.
+fn encode(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
     for byte in path.bytes() {
         match byte {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
@@ -141,5 +156,21 @@ mod tests {
     #[test]
     fn absolute_paths_become_file_uris() {
         assert_eq!(uri("/tmp/x.toml"), "file:///tmp/x.toml");
+    }
+
+    #[test]
+    fn windows_absolute_paths_become_file_uris() {
+        // Was `C%3A/Users/...`: a relative reference to a folder named `C:`.
+        assert_eq!(
+            uri("C:\\Users\\me\\pools.toml"),
+            "file:///C:/Users/me/pools.toml"
+        );
+        assert_eq!(uri("d:/a b/x.toml"), "file:///d:/a%20b/x.toml");
+        assert_eq!(
+            uri("\\\\server\\share\\x.toml"),
+            "file://server/share/x.toml"
+        );
+        // A relative path that only looks like a drive is not one.
+        assert_eq!(uri("C:x.toml"), "C%3Ax.toml");
     }
 }
