@@ -8,6 +8,8 @@
 //! (a negative GPU count, an unknown accelerator) are left to the core's lint, which
 //! reports them as diagnostics with spans.
 
+use std::fmt;
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -34,7 +36,11 @@ fn shown(value: &Bound<'_, PyAny>) -> String {
 }
 
 /// A `TypeError` about `path`.
-fn type_error(path: &str, expected: &str, got: &Bound<'_, PyAny>) -> PyErr {
+fn type_error(
+    path: &(impl fmt::Display + ?Sized),
+    expected: &str,
+    got: &Bound<'_, PyAny>,
+) -> PyErr {
     PyTypeError::new_err(format!("{path}: expected {expected}, got {}", shown(got)))
 }
 
@@ -57,7 +63,11 @@ fn toml_string(text: &str) -> String {
 }
 
 /// A Python int (not a bool: `True` is an int to Python, never a count to us).
-fn int(value: &Bound<'_, PyAny>, path: &str, expected: &str) -> PyResult<i64> {
+fn int(
+    value: &Bound<'_, PyAny>,
+    path: &(impl fmt::Display + ?Sized),
+    expected: &str,
+) -> PyResult<i64> {
     if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
         return Err(type_error(path, expected, value));
     }
@@ -81,7 +91,7 @@ fn dict<'py>(
 /// The items of a list or tuple, or a `TypeError` naming `path`.
 fn sequence<'py>(
     value: &Bound<'py, PyAny>,
-    path: &str,
+    path: &(impl fmt::Display + ?Sized),
     expected: &str,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     if let Ok(list) = value.cast::<PyList>() {
@@ -124,12 +134,13 @@ pub fn config_toml(
             .map_err(|_| type_error("resource_pool_spec", "pool names (str) as keys", &name))?
             .to_cow()?
             .into_owned();
-        let path = format!("resource_pool_spec[{}]", shown_key(&name));
+        let root = Place::Root("resource_pool_spec");
+        let path = Place::Key(&root, &name);
         let items = sequence(&slots, &path, "a list of ints (accelerators per node)")?;
         let counts = items
             .iter()
             .enumerate()
-            .map(|(i, item)| int(item, &format!("{path}[{i}]"), "an int").map(|n| n.to_string()))
+            .map(|(i, item)| int(item, &Place::Index(&path, i), "an int").map(|n| n.to_string()))
             .collect::<PyResult<Vec<_>>>()?;
         text.push_str(&format!(
             "[pools.{}]\nprocess_on_nodes = [{}]\naccelerator = {}\nmax_colocate_count = {max_colocate_count}\n\n",
@@ -141,7 +152,8 @@ pub fn config_toml(
     text.push_str("[mapping]\n");
     for (role, pool) in mapping.iter() {
         let role = role_name(&role)?;
-        let path = format!("mapping[{}]", shown_key(&role));
+        let root = Place::Root("mapping");
+        let path = Place::Key(&root, &role);
         let pool = pool
             .cast::<PyString>()
             .map_err(|_| type_error(&path, "a pool name (str)", &pool))?
@@ -199,89 +211,137 @@ fn snake_case(name: &str) -> String {
     out
 }
 
+/// Where a value sits in an argument (`cluster['nodes'][0]['available']`), formatted only
+/// for an error message: a 10,000-node dict has 60,000 places and none of them is shown
+/// unless it is wrong.
+enum Place<'a> {
+    Root(&'static str),
+    Key(&'a Place<'a>, &'a str),
+    Index(&'a Place<'a>, usize),
+}
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Root(name) => f.write_str(name),
+            Place::Key(parent, key) => write!(f, "{parent}[{}]", shown_key(key)),
+            Place::Index(parent, index) => write!(f, "{parent}[{index}]"),
+        }
+    }
+}
+
 /// A cluster dict (`{"nodes": [{"id": ..., "available": {...}}]}`, the cluster file's
-/// shape) as cluster TOML.
+/// shape) as cluster TOML: top-level values first, then each list of dicts as `[[key]]`
+/// blocks and each dict as a `[key]` section, their entries inline. Written straight from
+/// the Python objects (a `toml::Value` tree and its serializer cost more than the check at
+/// 10,000 nodes).
 pub fn cluster_toml(cluster: &Bound<'_, PyDict>) -> PyResult<String> {
-    let table = table(cluster, "cluster")?;
-    // Written by hand (`toml::to_string` costs more than the whole check at 10,000 nodes):
-    // top-level values first, then each list of tables as `[[key]]` blocks and each table
-    // as a `[key]` section, their entries inline.
-    let mut out = String::new();
+    let root = Place::Root("cluster");
+    let mut head = String::new();
     let mut blocks = String::new();
-    for (key, value) in &table {
-        match value {
-            toml::Value::Array(items)
-                if !items.is_empty() && items.iter().all(toml::Value::is_table) =>
-            {
-                for item in items {
-                    blocks.push_str(&format!("[[{}]]\n", toml_key(key)));
-                    entries(&mut blocks, item);
-                    blocks.push('\n');
-                }
-            }
-            toml::Value::Table(_) => {
-                blocks.push_str(&format!("[{}]\n", toml_key(key)));
-                entries(&mut blocks, value);
+    for (key, value) in cluster.iter() {
+        let key = str_key(&key, &root)?;
+        let here = Place::Key(&root, &key);
+        let tables = dict_items(&value);
+        if let Some(items) = tables {
+            for (i, item) in items.iter().enumerate() {
+                blocks.push_str("[[");
+                blocks.push_str(&toml_key(&key));
+                blocks.push_str("]]\n");
+                write_entries(&mut blocks, item, &Place::Index(&here, i))?;
                 blocks.push('\n');
             }
-            value => out.push_str(&format!("{} = {value}\n", toml_key(key))),
+        } else if let Ok(dict) = value.cast::<PyDict>() {
+            blocks.push('[');
+            blocks.push_str(&toml_key(&key));
+            blocks.push_str("]\n");
+            write_entries(&mut blocks, dict, &here)?;
+            blocks.push('\n');
+        } else {
+            head.push_str(&toml_key(&key));
+            head.push_str(" = ");
+            write_inline(&mut head, &value, &here)?;
+            head.push('\n');
         }
     }
-    out.push_str(&blocks);
-    Ok(out)
+    head.push_str(&blocks);
+    Ok(head)
 }
 
-/// A table's entries, one `key = value` line each, values inline.
-fn entries(out: &mut String, table: &toml::Value) {
-    if let toml::Value::Table(table) = table {
-        for (key, value) in table {
-            out.push_str(&format!("{} = {value}\n", toml_key(key)));
-        }
+/// The dicts of a non-empty list (or tuple) of dicts only.
+fn dict_items<'py>(value: &Bound<'py, PyAny>) -> Option<Vec<Bound<'py, PyDict>>> {
+    let items: Vec<Bound<'py, PyAny>> = if let Ok(list) = value.cast::<PyList>() {
+        list.iter().collect()
+    } else if let Ok(tuple) = value.cast::<PyTuple>() {
+        tuple.iter().collect()
+    } else {
+        return None;
+    };
+    if items.is_empty() {
+        return None;
     }
+    items
+        .into_iter()
+        .map(|item| item.cast_into::<PyDict>().ok())
+        .collect()
 }
 
-fn table(dict: &Bound<'_, PyDict>, path: &str) -> PyResult<toml::Table> {
-    let mut table = toml::Table::new();
+fn str_key(key: &Bound<'_, PyAny>, place: &Place<'_>) -> PyResult<String> {
+    Ok(key
+        .cast::<PyString>()
+        .map_err(|_| type_error(place, "str keys", key))?
+        .to_cow()?
+        .into_owned())
+}
+
+/// A dict's entries, one `key = value` line each, values inline.
+fn write_entries(out: &mut String, dict: &Bound<'_, PyDict>, place: &Place<'_>) -> PyResult<()> {
     for (key, value) in dict.iter() {
-        let key = key
-            .cast::<PyString>()
-            .map_err(|_| type_error(path, "str keys", &key))?
-            .to_cow()?
-            .into_owned();
-        let path = format!("{path}[{}]", shown_key(&key));
-        let value = toml_value(&value, &path)?;
-        table.insert(key, value);
+        let key = str_key(&key, place)?;
+        out.push_str(&toml_key(&key));
+        out.push_str(" = ");
+        write_inline(out, &value, &Place::Key(place, &key))?;
+        out.push('\n');
     }
-    Ok(table)
+    Ok(())
 }
 
-fn toml_value(value: &Bound<'_, PyAny>, path: &str) -> PyResult<toml::Value> {
+/// A value as an inline TOML value.
+fn write_inline(out: &mut String, value: &Bound<'_, PyAny>, place: &Place<'_>) -> PyResult<()> {
     const EXPECTED: &str = "a str, int, float, bool, list or dict";
     if let Ok(text) = value.cast::<PyString>() {
-        return Ok(toml::Value::String(text.to_cow()?.into_owned()));
-    }
-    if let Ok(flag) = value.cast::<PyBool>() {
-        return Ok(toml::Value::Boolean(flag.is_true()));
-    }
-    if value.is_instance_of::<PyInt>() {
-        return int(value, path, EXPECTED).map(toml::Value::Integer);
-    }
-    if let Ok(number) = value.cast::<PyFloat>() {
-        return Ok(toml::Value::Float(number.value()));
-    }
-    if let Ok(dict) = value.cast::<PyDict>() {
-        return table(dict, path).map(toml::Value::Table);
-    }
-    if value.is_none() {
+        out.push_str(&toml_string(&text.to_cow()?));
+    } else if let Ok(flag) = value.cast::<PyBool>() {
+        out.push_str(if flag.is_true() { "true" } else { "false" });
+    } else if value.is_instance_of::<PyInt>() {
+        let n = int(value, &place, EXPECTED)?;
+        out.push_str(&n.to_string());
+    } else if let Ok(number) = value.cast::<PyFloat>() {
+        out.push_str(&toml::Value::Float(number.value()).to_string());
+    } else if let Ok(dict) = value.cast::<PyDict>() {
+        out.push('{');
+        for (i, (key, item)) in dict.iter().enumerate() {
+            let key = str_key(&key, place)?;
+            out.push_str(if i == 0 { " " } else { ", " });
+            out.push_str(&toml_key(&key));
+            out.push_str(" = ");
+            write_inline(out, &item, &Place::Key(place, &key))?;
+        }
+        out.push_str(if dict.is_empty() { "}" } else { " }" });
+    } else if value.is_none() {
         return Err(PyTypeError::new_err(format!(
-            "{path}: None has no place in a cluster; leave the key out"
+            "{place}: None has no place in a cluster; leave the key out"
         )));
+    } else {
+        let items = sequence(value, place, EXPECTED)?;
+        out.push('[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_inline(out, item, &Place::Index(place, i))?;
+        }
+        out.push(']');
     }
-    let items = sequence(value, path, EXPECTED)?;
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| toml_value(item, &format!("{path}[{i}]")))
-        .collect::<PyResult<Vec<_>>>()
-        .map(toml::Value::Array)
+    Ok(())
 }
