@@ -17,7 +17,7 @@ mod schema_cmd;
 mod verl_cmd;
 
 /// What `resource-pool verl` computes, for other front ends (the Python module).
-pub use verl_cmd::{VerlLoad, VerlRun};
+pub use verl_cmd::{VerlLoad, VerlRun, config_path as verl_config_path};
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

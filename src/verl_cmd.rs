@@ -1,18 +1,22 @@
-//! `resource-pool verl [--config FILE.yaml] (--cluster FILE | --ray URL) -- OVERRIDES...`:
-//! the pools verl's PPO entry point builds from its Hydra settings, checked.
+//! `resource-pool verl [--config FILE.yaml] (--cluster FILE | --ray URL) -- LAUNCH LINE...`:
+//! the pools verl's PPO entry point builds from the line a verl user pastes (launchers,
+//! entry point, Hydra flags, overrides) and its Hydra settings, checked.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::Cluster;
 use resource_pool::check::check_against_slots;
+use resource_pool::check::verl_findings::{cluster_findings, ray_findings};
 use resource_pool::check::{CheckOptions, CheckReport, check};
 use resource_pool::config::OVERRIDES_NAME;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
-use resource_pool::verl::{LoadedVerl, load_verl, manager_from_layout};
-use resource_pool::verl_settings::{cluster_findings, hydra::command_line, ray_findings};
+use resource_pool::verl::manager_from_layout;
+use resource_pool::verl_settings::key_set::key_set;
+use resource_pool::verl_settings::launch::{Launch, parse_launch};
+use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_config_file};
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
@@ -40,27 +44,42 @@ pub struct VerlArgs {
         env = "RESOURCE_POOL_BUDGET_MS"
     )]
     budget_ms: u64,
-    /// verl's Hydra overrides, as on its command line (`trainer.nnodes=2 ...`).
-    #[arg(last = true, value_name = "OVERRIDES")]
+    /// Judge keys against this verl release only (`0.9.1`); every release known otherwise.
+    #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
+    verl_version: Option<String>,
+    /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
+    /// also after `env VAR=..` or `ray job submit ... --`), or its overrides alone.
+    #[arg(last = true, value_name = "LAUNCH")]
     overrides: Vec<String>,
 }
 
 /// Builds verl's pools from its settings and checks them against the cluster.
 pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
-    let yaml_shown = args.config.as_ref().map(|p| p.display().to_string());
+    if let Some(version) = &args.verl_version
+        && !key_set().version_names().any(|v| v == version)
+    {
+        let finding = Finding::bare(UnknownVersion {
+            version: version.clone(),
+            known: key_set().version_names().collect::<Vec<_>>().join(", "),
+        });
+        return unreadable(vec![finding], args.format, context, None);
+    }
+    let launch = parse_launch(&args.overrides);
+    let mut options = VerlOptions {
+        verl_version: args.verl_version.clone(),
+        ..VerlOptions::new(context.config_limits.max_slots)
+    };
+    let config_path = config_path(args.config.clone(), &launch, &mut options);
+    let yaml_shown = config_path.as_ref().map(|p| p.display().to_string());
     let yaml_name = yaml_shown.as_deref();
-    let yaml = match &args.config {
+    let yaml = match &config_path {
         Some(path) => match read(path, context) {
             Ok(source) => Some(source),
             Err(finding) => return unreadable(vec![finding], args.format, context, yaml_name),
         },
         None => None,
     };
-    let mut settings = VerlLoad::new(
-        yaml.as_ref(),
-        &args.overrides,
-        context.config_limits.max_slots,
-    );
+    let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
     let Some(input) = read_cluster_noting(&args.cluster, context, &mut settings.findings) else {
         return unreadable(settings.findings, args.format, context, yaml_name);
     };
@@ -96,27 +115,43 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     }
 }
 
-/// verl's settings loaded from its YAML and overrides, with their findings: the first half
-/// of what `resource-pool verl` computes, before the cluster is read. Shared with the
+/// The YAML to read: `explicit` (`--config`) wins; else the user's own config that the
+/// launch's `--config-path` names, when it can be read (Hydra resolves it from the entry
+/// point's folder: run where verl runs), noting in `options` when it cannot.
+pub fn config_path(
+    explicit: Option<PathBuf>,
+    launch: &Launch,
+    options: &mut VerlOptions,
+) -> Option<PathBuf> {
+    explicit.or_else(|| {
+        let file = user_config_file(launch)?;
+        let path = PathBuf::from(&file);
+        let readable = path.is_file();
+        options.config_file_unread = !readable;
+        readable.then_some(path)
+    })
+}
+
+/// verl's settings loaded from its YAML and launch line, with their findings: the first
+/// half of what `resource-pool verl` computes, before the cluster is read. Shared with the
 /// Python module (`resource_pool.verl.check`), so that both compute the same.
 pub struct VerlLoad {
     /// The settings, the layout verl builds and the problems.
     pub loaded: LoadedVerl,
-    /// The YAML with the overrides as a layer after it: where the findings point.
+    /// The YAML with the launch line as a layer after it: where the findings point.
     pub source: SourceFile,
     /// The settings' findings; the cluster's are added after them.
     pub findings: Vec<Finding>,
 }
 
 impl VerlLoad {
-    /// Loads verl's settings: `yaml` (verl's defaults without it), then `overrides`.
-    pub fn new(yaml: Option<&SourceFile>, overrides: &[String], max_slots: u64) -> VerlLoad {
-        let loaded = load_verl(yaml.map(SourceFile::text), overrides, max_slots);
-        // The overrides as a layer after the YAML: the span space of `load_verl`.
-        let line = command_line(overrides);
+    /// Loads verl's settings: `yaml` (verl's defaults without it), then the launch line.
+    pub fn new(yaml: Option<&SourceFile>, launch: &Launch, options: &VerlOptions) -> VerlLoad {
+        let loaded = load_launch(launch, yaml.map(SourceFile::text), options);
+        // The pasted line as a layer after the YAML: the span space of `load_launch`.
         let source = yaml
             .map_or_else(|| SourceFile::new(OVERRIDES_NAME, ""), |y| y.clone())
-            .with_layer(OVERRIDES_NAME, &line);
+            .with_layer(OVERRIDES_NAME, &launch.line);
         debug_assert_eq!(
             source.layer_start(),
             Some(loaded.settings.space.command_line_base())
@@ -180,11 +215,11 @@ impl VerlLoad {
 
 /// What `resource-pool verl` computes: verl's settings checked on a cluster.
 pub struct VerlRun {
-    /// The settings and the layout verl builds.
+    /// The settings, the layout verl builds and what was read of the launch.
     pub loaded: LoadedVerl,
     /// Every finding, in the order people read them.
     pub findings: Vec<Finding>,
-    /// The check's report; `None` when verl's layout cannot be built.
+    /// The check's report; `None` when verl would stop before building its layout.
     pub report: Option<CheckReport>,
     /// The cluster checked against.
     pub cluster: Cluster,
@@ -197,40 +232,44 @@ impl VerlRun {
             && !self.findings.iter().any(Finding::is_error)
     }
 
-    /// The JSON result: `check`'s, with verl's `pools` and `mapping`.
+    /// The JSON result: `check`'s, with verl's `pools` and `mapping` when it builds them,
+    /// and the `launch` read (worth reporting even when verl would stop).
     pub fn json(&self) -> serde_json::Value {
         let mut value = json_result(&self.findings, self.report.as_ref(), &self.cluster);
-        let pools: Vec<_> = self
-            .report
-            .iter()
-            .flat_map(|r| r.pools.iter())
-            .map(|p| {
-                json!({
-                    "name": p.name,
-                    "process_on_nodes": p.spec.process_on_nodes,
-                    "accelerator": p.spec.accelerator.to_string(),
-                    "max_colocate_count": p.spec.max_colocate_count,
+        let Some(object) = value.as_object_mut() else {
+            return value;
+        };
+        if let Some(report) = &self.report {
+            let pools: Vec<_> = report
+                .pools
+                .iter()
+                .map(|p| {
+                    json!({
+                        "name": p.name,
+                        "process_on_nodes": p.spec.process_on_nodes,
+                        "accelerator": p.spec.accelerator.to_string(),
+                        "max_colocate_count": p.spec.max_colocate_count,
+                    })
                 })
-            })
-            .collect();
-        let mapping: serde_json::Map<String, serde_json::Value> = self
-            .loaded
-            .layout
-            .iter()
-            .flat_map(|l| l.mapping.iter())
-            .map(|(role, pool)| ((*role).to_owned(), json!(pool)))
-            .collect();
-        if let Some(object) = value.as_object_mut() {
+                .collect();
+            let mapping: serde_json::Map<String, serde_json::Value> = self
+                .loaded
+                .layout
+                .iter()
+                .flat_map(|l| l.mapping.iter())
+                .map(|(role, pool)| ((*role).to_owned(), json!(pool)))
+                .collect();
             object.insert("pools".to_owned(), json!(pools));
             object.insert("mapping".to_owned(), json!(mapping));
         }
+        object.insert("launch".to_owned(), json!(self.loaded.launch));
         value
     }
 
     /// `verl builds: global_pool = [8, 8]; actor_rollout → global_pool, ...` and a line
-    /// break, printed before the report (empty when verl builds no layout).
+    /// break, printed before the report; empty when verl would stop before its layout.
     pub fn heading(&self) -> String {
-        let Some(layout) = &self.loaded.layout else {
+        let (Some(_), Some(layout)) = (&self.report, &self.loaded.layout) else {
             return String::new();
         };
         let pools: Vec<String> = layout
@@ -259,3 +298,15 @@ impl VerlRun {
     help("lower trainer.n_gpus_per_node / reward_model.n_gpus_per_node to what a node has")
 )]
 struct LayoutError(resource_pool::ManagerError);
+
+/// `--verl-version` names a release the key set does not hold.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("verl {version} is not in resource-pool's key set; it knows verl {known}")]
+#[diagnostic(
+    code(resource_pool::verl::unknown_version),
+    help("pass one of the releases listed, or leave --verl-version out to judge keys against all")
+)]
+struct UnknownVersion {
+    version: String,
+    known: String,
+}

@@ -68,9 +68,10 @@ pub fn config_toml(bytes: &[u8]) {
 }
 
 /// A verl launch: the bytes before the first NUL are the YAML, the lines after it the
-/// overrides. Every label lies in the YAML-plus-command-line source, a layout exists
-/// exactly when no error was found, it stays within the slot limit, and it builds a
-/// manager.
+/// words of the pasted line (launchers, entry point, Hydra's flags, overrides). The launch
+/// parser's spans lie in the line, every label lies in the YAML-plus-command-line source
+/// and its snippet (windowed on long lines) reads, a layout exists exactly when no error
+/// was found, it stays within the slot limit, and it builds a manager.
 pub fn verl_launch(bytes: &[u8]) {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return;
@@ -78,6 +79,17 @@ pub fn verl_launch(bytes: &[u8]) {
     let (yaml, rest) = text.split_once('\0').unwrap_or((text, ""));
     let overrides: Vec<String> = rest.lines().map(str::to_owned).collect();
     let max_slots = 1_000;
+    let launch = crate::verl_settings::launch::parse_launch(&overrides);
+    for (word, at) in &launch.overrides {
+        assert_eq!(launch.line.get(*at..*at + word.len()), Some(word.as_str()));
+    }
+    if let Some(entry) = &launch.entry {
+        assert_eq!(
+            launch.line.get(entry.span.clone()),
+            Some(entry.text.as_str())
+        );
+    }
+    let _ = crate::verl_settings::user_config_file(&launch);
     let loaded = crate::verl_settings::load_verl(Some(yaml), &overrides, max_slots);
     let source = SourceFile::new("fuzz.yaml", yaml).with_layer(
         crate::config::OVERRIDES_NAME,
@@ -87,6 +99,14 @@ pub fn verl_launch(bytes: &[u8]) {
         assert_labels_in_file(diagnostic, &source);
         for label in miette::Diagnostic::labels(diagnostic).into_iter().flatten() {
             let _ = source.locate(label.offset());
+            if let Ok(contents) = miette::SourceCode::read_span(&source, label.inner(), 1, 1) {
+                let span = contents.span();
+                assert!(
+                    span.offset() <= label.offset()
+                        && label.offset() + label.len() <= span.offset() + span.len(),
+                    "a snippet that does not hold its label"
+                );
+            }
         }
     }
     match &loaded.layout {

@@ -124,6 +124,8 @@ pub struct SourceFile {
     layer: Option<(usize, Arc<str>)>,
     /// Built on the first line or snippet asked for; shared by clones.
     lines: Arc<OnceLock<LineIndex>>,
+    /// The windows of a long layer line shown so far (see [`LayerWindows`]).
+    windows: Arc<LayerWindows>,
 }
 
 impl fmt::Debug for SourceFile {
@@ -143,6 +145,7 @@ impl SourceFile {
             text: text.into(),
             layer: None,
             lines: Arc::default(),
+            windows: Arc::default(),
         }
     }
 
@@ -159,6 +162,7 @@ impl SourceFile {
             text: text.into(),
             layer: Some((start, layer_name.into())),
             lines: Arc::default(),
+            windows: Arc::default(),
         }
     }
 
@@ -377,6 +381,119 @@ fn clip_long_line<'a>(
     ))
 }
 
+/// A layer line (the command line) longer than this, in bytes, is shown as a window
+/// around the span: verl's launch lines run to thousands of characters.
+const LONG_LAYER_LINE: usize = 120;
+/// The bytes of context shown on either side of the word that holds a span, before the
+/// window widens to whole words.
+const WINDOW_CONTEXT: usize = 24;
+/// How far a window widens to reach a word boundary before it cuts a word.
+const WORD_REACH: usize = 24;
+/// What marks a cut end.
+const ELLIPSIS: &str = "…";
+
+/// The windows of a layer's long line, each `…` + a slice + `…`, kept for as long as the
+/// file so that snippets can borrow them (miette's snippet data borrows from the source).
+/// A fixed number of slots, filled once each: memory stays bounded; past them a window is
+/// shown without its `…` marks.
+#[derive(Default)]
+struct LayerWindows([OnceLock<(usize, Box<[u8]>)>; 32]);
+
+impl LayerWindows {
+    /// The stored window starting at `offset` with these bytes, stored if new.
+    fn get_or_store(&self, offset: usize, data: Vec<u8>) -> Option<&[u8]> {
+        for slot in &self.0 {
+            if let Some((o, d)) = slot.get() {
+                if *o == offset && **d == *data {
+                    return Some(d);
+                }
+                continue;
+            }
+            let mut value = Some((offset, data.clone().into_boxed_slice()));
+            let stored = slot.get_or_init(|| value.take().expect("initialised once"));
+            if value.is_none() && stored.0 == offset && *stored.1 == *data {
+                return Some(&stored.1);
+            }
+        }
+        None
+    }
+}
+
+impl SourceFile {
+    /// The snippet of a span on a long layer line: the word (override) that holds it whole,
+    /// a little context, `…` at the ends that cut the line. `None` for short lines, spans
+    /// over several lines, or when the window slots are used up.
+    fn layer_window<'a>(
+        &'a self,
+        layer_start: usize,
+        span: &SourceSpan,
+        name: &str,
+    ) -> Option<MietteSpanContents<'a>> {
+        let text: &str = &self.text;
+        let (start, end) = (span.offset(), span.offset() + span.len());
+        if end > text.len() || start < layer_start {
+            return None;
+        }
+        let line_start = text[layer_start..start]
+            .rfind('\n')
+            .map_or(layer_start, |i| layer_start + i + 1);
+        let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        if line_end - line_start <= LONG_LAYER_LINE || text[start..end].contains('\n') {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        // The word that holds the span, then context, then out to whole words.
+        let word_start = text[line_start..start]
+            .rfind(' ')
+            .map_or(line_start, |i| line_start + i + 1);
+        let word_end = text[end..line_end].find(' ').map_or(line_end, |i| end + i);
+        let mut from = word_start.saturating_sub(WINDOW_CONTEXT).max(line_start);
+        let reach = from.saturating_sub(WORD_REACH).max(line_start);
+        if let Some(i) = bytes[reach..from].iter().rposition(|&b| b == b' ') {
+            from = reach + i + 1;
+        }
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let mut to = (word_end + WINDOW_CONTEXT).min(line_end);
+        let reach = (to + WORD_REACH).min(line_end);
+        if let Some(i) = bytes[to..reach].iter().position(|&b| b == b' ') {
+            to += i;
+        } else if reach == line_end {
+            to = line_end;
+        }
+        while !text.is_char_boundary(to) {
+            to -= 1;
+        }
+        let cut_left = from > line_start;
+        let cut_right = to < line_end;
+        let mut data = Vec::with_capacity(to - from + 2 * ELLIPSIS.len());
+        if cut_left {
+            data.extend_from_slice(ELLIPSIS.as_bytes());
+        }
+        data.extend_from_slice(&bytes[from..to]);
+        if cut_right {
+            data.extend_from_slice(ELLIPSIS.as_bytes());
+        }
+        let offset = if cut_left {
+            from - ELLIPSIS.len()
+        } else {
+            from
+        };
+        let len = data.len();
+        let stored = self.windows.get_or_store(offset, data)?;
+        let line = self.line_col_from(layer_start, start).0 - 1;
+        Some(MietteSpanContents::new_named(
+            name.to_owned(),
+            stored,
+            SourceSpan::new(offset.into(), len),
+            line,
+            0,
+            1,
+        ))
+    }
+}
+
 impl SourceCode for SourceFile {
     fn read_span<'a>(
         &'a self,
@@ -387,6 +504,11 @@ impl SourceCode for SourceFile {
         if let Some((start, name)) = &self.layer
             && span.offset() >= *start
         {
+            if context_lines_before > 0
+                && let Some(window) = self.layer_window(*start, span, name)
+            {
+                return Ok(Box::new(window.with_language("toml")));
+            }
             // Read from the layer alone, then shift the contents back into the
             // shared offset space the labels use.
             let layer = &self.text[*start..];

@@ -25,7 +25,9 @@ use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
 use resource_pool::load::load_config_with;
 use resource_pool::report::{CheckRun, Finding};
 use resource_pool::source::{ReadLimits, SourceFile};
-use resource_pool_cli::{VerlLoad, VerlRun};
+use resource_pool::verl_settings::VerlOptions;
+use resource_pool::verl_settings::launch::parse_launch;
+use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path};
 
 use cluster::{ClusterFailure, ClusterSource};
 use report::{LintReport, Report};
@@ -192,16 +194,21 @@ fn verl_check(
 ) -> PyResult<Report> {
     let source = cluster_source(cluster, ray, timeout)?;
     let run = py.detach(move || -> Result<VerlRun, ClusterFailure> {
-        let yaml = match (path, text) {
-            (Some(path), _) => {
-                Some(SourceFile::read(&path, ReadLimits::default()).map_err(ClusterFailure::Read)?)
-            }
-            (None, Some(text)) => Some(SourceFile::new(VERL_CONFIG_NAME, text)),
-            (None, None) => None,
+        let launch = parse_launch(&overrides);
+        let mut options = VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS);
+        // A config passed as a dict, else as the command: the YAML given, else the user's
+        // config the launch line names.
+        let yaml = match text {
+            Some(text) => Some(SourceFile::new(VERL_CONFIG_NAME, text)),
+            None => match verl_config_path(path, &launch, &mut options) {
+                Some(path) => Some(
+                    SourceFile::read(&path, ReadLimits::default()).map_err(ClusterFailure::Read)?,
+                ),
+                None => None,
+            },
         };
-        let settings = VerlLoad::new(yaml.as_ref(), &overrides, ConfigLimits::DEFAULT_MAX_SLOTS);
+        let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
         let input = source.read()?;
-        let mut settings = settings;
         settings.findings.extend(input.notes);
         Ok(settings.check(input.cluster, input.dead, &CheckOptions::default()))
     });

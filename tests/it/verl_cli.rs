@@ -211,3 +211,263 @@ fn uneven_nodes_and_nnodes_against_the_cluster() {
     ]);
     assert_eq!((code, codes(&value)), (Some(0), vec![]));
 }
+
+// ---------------------------------------------------------------- launch lines as pasted
+
+/// The corpus: launch lines recorded from verl's example scripts (see its `about`).
+fn corpus() -> Vec<Value> {
+    let text = std::fs::read_to_string("tests/data/verl/commands.json").expect("corpus");
+    let doc: Value = serde_json::from_str(&text).expect("corpus JSON");
+    doc["commands"].as_array().expect("commands").clone()
+}
+
+fn argv_of(entry: &Value) -> Vec<String> {
+    entry["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .map(|w| w.as_str().expect("word").to_owned())
+        .collect()
+}
+
+/// A cluster file of `nodes` idle nodes of `per_node` accelerators each, in a temp file;
+/// no nodes at all is one node with one accelerator too few (a cluster has a node).
+fn cluster_file(name: &str, nodes: u64, per_node: u64, accelerator: &str) -> std::path::PathBuf {
+    let mut text = String::new();
+    for i in 0..nodes {
+        text.push_str(&format!(
+            "[[nodes]]\nid = \"n{i}\"\navailable = {{ {accelerator} = {per_node}, CPU = {} }}\n",
+            per_node * 4
+        ));
+    }
+    if nodes == 0 {
+        text.push_str(&format!(
+            "[[nodes]]\nid = \"n0\"\navailable = {{ {accelerator} = {}, CPU = {} }}\n",
+            per_node - 1,
+            per_node * 4
+        ));
+    }
+    let path = std::env::temp_dir().join(format!(
+        "resource-pool-verl-{}-{name}.toml",
+        std::process::id()
+    ));
+    std::fs::write(&path, text).expect("temp cluster");
+    path
+}
+
+fn verl_json(cluster: &std::path::Path, extra: &[&str], words: &[String]) -> (Option<i32>, Value) {
+    let mut args: Vec<&str> = vec!["--cluster", cluster.to_str().expect("utf-8 path")];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend(words.iter().map(String::as_str));
+    json_of(&args)
+}
+
+/// The line as recorded (after `python3`), through `ray job submit ... --`, and both.
+fn pasted_forms(argv: &[String]) -> Vec<(&'static str, Vec<String>)> {
+    let python: Vec<String> = match argv.iter().position(|w| w == "--") {
+        Some(dash) if argv[0] == "ray" => argv[dash + 1..].to_vec(),
+        _ => argv.to_vec(),
+    };
+    let mut ray: Vec<String> = [
+        "ray",
+        "job",
+        "submit",
+        "--address",
+        "http://127.0.0.1:8265",
+        "--working-dir",
+        ".",
+        "--",
+    ]
+    .iter()
+    .map(|w| w.to_string())
+    .collect();
+    ray.extend(python.iter().cloned());
+    vec![("python3 -m", python), ("ray job submit --", ray)]
+}
+
+#[test]
+fn every_corpus_line_passes_where_it_fits_and_fails_one_node_short() {
+    let corpus = corpus();
+    assert!(corpus.len() >= 20, "{} lines", corpus.len());
+    for (n, entry) in corpus.iter().enumerate() {
+        let source = entry["source"].as_str().expect("source");
+        let expect = &entry["expect"];
+        let nnodes = expect["nnodes"].as_u64().expect("nnodes");
+        let per_node = expect["per_node"].as_u64().expect("per_node");
+        let accelerator = expect["accelerator"].as_str().expect("accelerator");
+        let fits = cluster_file(&format!("{n}-fits"), nnodes, per_node, accelerator);
+        let short = cluster_file(&format!("{n}-short"), nnodes - 1, per_node, accelerator);
+        for (form, words) in pasted_forms(&argv_of(entry)) {
+            let (code, value) = verl_json(&fits, &[], &words);
+            assert_eq!(
+                (code, codes(&value)),
+                (Some(0), vec![]),
+                "{source} ({form}): {value}"
+            );
+            assert_eq!(
+                value["pools"][0]["process_on_nodes"],
+                json!(vec![per_node; nnodes as usize]),
+                "{source} ({form})"
+            );
+            assert_eq!(value["pools"][0]["accelerator"], accelerator, "{source}");
+            assert_eq!(
+                value["launch"]["entry_point"], "verl.trainer.main_ppo",
+                "{source}"
+            );
+            let (code, value) = verl_json(&short, &[], &words);
+            assert_eq!(code, Some(1), "{source} ({form}) on one node less: {value}");
+        }
+        let _ = std::fs::remove_file(fits);
+        let _ = std::fs::remove_file(short);
+    }
+}
+
+#[test]
+fn the_json_names_the_entry_point_config_and_key_set() {
+    let corpus = corpus();
+    let megatron = corpus
+        .iter()
+        .find(|e| {
+            argv_of(e)
+                .iter()
+                .any(|w| w == "--config-name=ppo_megatron_trainer.yaml")
+        })
+        .expect("a line with --config-name");
+    let cluster = cluster_file("json", 1, 8, "GPU");
+    let (_, value) = verl_json(&cluster, &[], &argv_of(megatron));
+    let launch = &value["launch"];
+    assert_eq!(launch["entry"], "verl.trainer.main_ppo");
+    assert_eq!(launch["config"], "ppo_megatron_trainer");
+    assert_eq!(launch["keys_judged"], true);
+    assert!(
+        launch["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("verl/trainer/main_ppo.py")
+    );
+    assert_eq!(launch["releases"][0], "0.5.0");
+    let (_, value) = verl_json(&cluster, &["--verl-version", "0.9.1"], &argv_of(megatron));
+    assert_eq!(value["launch"]["releases"], json!(["0.9.1"]));
+    let (code, value) = verl_json(&cluster, &["--verl-version", "0.1"], &argv_of(megatron));
+    assert_eq!(
+        (code, codes(&value)),
+        (Some(2), vec!["resource_pool::verl::unknown_version"])
+    );
+    let _ = std::fs::remove_file(cluster);
+}
+
+/// A corpus line with one word replaced.
+fn with_word(source_part: &str, from: &str, to: &str) -> Vec<String> {
+    let entry = corpus()
+        .into_iter()
+        .find(|e| e["source"].as_str().unwrap().contains(source_part))
+        .expect("corpus line");
+    let mut argv = argv_of(&entry);
+    let at = argv.iter().position(|w| w == from).expect("word in line");
+    argv[at] = to.to_owned();
+    argv
+}
+
+#[test]
+fn typos_of_each_kind_on_a_real_line() {
+    let cluster = cluster_file("typos", 1, 8, "GPU");
+    // A key that sizes the pools: an error that names it.
+    let argv = with_word(
+        "grpo_trainer/run_qwen2-7b_seq_balance.sh",
+        "trainer.n_gpus_per_node=8",
+        "trainer.n_gpu_per_node=8",
+    );
+    let (code, value) = verl_json(&cluster, &[], &argv);
+    assert_eq!(code, Some(1));
+    assert_eq!(codes(&value), ["resource_pool::verl::pool_key_typo"]);
+    assert!(
+        value["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`trainer.n_gpus_per_node`"),
+        "{value}"
+    );
+    // Another key: a warning that names the right one; the launch still passes.
+    let argv = with_word(
+        "grpo_trainer/run_qwen2-7b_seq_balance.sh",
+        "actor_rollout_ref.actor.ppo_mini_batch_size=256",
+        "actor_rollout_ref.actor.ppo_mini_batchsize=256",
+    );
+    let (code, value) = verl_json(&cluster, &[], &argv);
+    assert_eq!(code, Some(0));
+    assert_eq!(codes(&value), ["resource_pool::verl::unknown_key"]);
+    let message = value["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("did you mean `actor_rollout_ref.actor.ppo_mini_batch_size`?"),
+        "{message}"
+    );
+    // A Megatron key on the FSDP config names the choice that has it.
+    let argv = with_word(
+        "grpo_trainer/run_qwen2-7b_seq_balance.sh",
+        "actor_rollout_ref.actor.fsdp_config.param_offload=False",
+        "actor_rollout_ref.actor.megatron.param_offload=False",
+    );
+    let (_, value) = verl_json(&cluster, &[], &argv);
+    let message = value["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("exists with `"), "{message}");
+    let _ = std::fs::remove_file(cluster);
+}
+
+#[test]
+fn entry_points_that_build_pools_otherwise_are_errors() {
+    let cluster = cluster_file("entries", 1, 8, "GPU");
+    let (code, value) = json_of(&[
+        "--cluster",
+        cluster.to_str().unwrap(),
+        "--",
+        "python3",
+        "-m",
+        "verl.experimental.one_step_off_policy.main_ppo",
+        "trainer.nnodes=1",
+    ]);
+    assert_eq!(code, Some(1));
+    assert_eq!(codes(&value), ["resource_pool::verl::entry_point"]);
+    let message = value["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(message.contains("rollout.nnodes"), "{message}");
+    let help = value["diagnostics"][0]["help"].as_str().unwrap();
+    assert!(help.contains("verl.trainer.main_ppo"), "{help}");
+    let _ = std::fs::remove_file(cluster);
+}
+
+/// The human report's diagnostics (stderr) of a line, for snapshots.
+fn stderr_of(args: &[&str], words: &[String]) -> String {
+    let mut all = vec!["verl"];
+    all.extend_from_slice(args);
+    all.push("--");
+    all.extend(words.iter().map(String::as_str));
+    String::from_utf8_lossy(&run(&all).stderr).into_owned()
+}
+
+#[test]
+fn snapshot_a_long_line_windowed_around_the_override() {
+    let argv = with_word(
+        "gspo_trainer/run_qwen30b_gspo.sh",
+        "trainer.nnodes=2",
+        "trainer.nnode=2",
+    );
+    let cluster = cluster_file("window", 2, 8, "GPU");
+    insta::assert_snapshot!(stderr_of(&["--cluster", cluster.to_str().unwrap()], &argv));
+    let _ = std::fs::remove_file(cluster);
+}
+
+#[test]
+fn snapshot_windows_at_the_ends_of_the_line() {
+    // The overrides alone: the first has no cut on the left, the last none on the right.
+    let mut argv = with_word(
+        "remax_trainer/run_qwen2.5-3b_seq_balance.sh",
+        "algorithm.adv_estimator=remax",
+        "algorithm.adv_estimater=remax",
+    );
+    argv.drain(..3);
+    let last = argv.len() - 1;
+    argv[last] = "trainer.total_epoch=5".to_owned();
+    let cluster = cluster_file("ends", 1, 8, "GPU");
+    insta::assert_snapshot!(stderr_of(&["--cluster", cluster.to_str().unwrap()], &argv));
+    let _ = std::fs::remove_file(cluster);
+}

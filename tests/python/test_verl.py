@@ -77,3 +77,13 @@ def test_bad_arguments(tmp_path):
         rp.verl.check(config=tmp_path / "missing.yaml", cluster=THREE_NODES)
     with pytest.raises(FileNotFoundError):
         rp.verl.check(OVERRIDES, cluster=tmp_path / "missing.toml")
+
+
+def test_a_pasted_launch_line_reads_as_on_the_command_line():
+    line = ["python3", "-m", "verl.trainer.main_ppo", *OVERRIDES]
+    report = rp.verl.check(line, cluster=THREE_NODES)
+    cli = run_cli(["verl", "--cluster", THREE_NODES, "--", *line])
+    assert str(report) == cli.stdout
+    as_json = run_cli(["verl", "--cluster", THREE_NODES, "--format", "json", "--", *line], merged=False)
+    assert report.as_dict() == json.loads(as_json.stdout)
+    assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]

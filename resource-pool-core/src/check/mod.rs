@@ -6,6 +6,7 @@ mod cluster_findings;
 mod diagnostics;
 mod placement_findings;
 mod ray_findings;
+pub mod verl_findings;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::CheckDiagnostic;

@@ -1,10 +1,18 @@
-//! Every problem of a verl launch command, in verl's terms. Spans are in the launch's
-//! span space (see [`SpanSpace`](super::SpanSpace)): the YAML first, then the command line.
+//! Every problem of a verl launch command, in verl's terms, as data: typed fields that the
+//! `#[error]`/`#[help]` texts format (and that serialise as the JSON `data` object). Spans
+//! are in the launch's span space (see [`SpanSpace`](super::SpanSpace)): the YAML first,
+//! then the command line.
 
 use miette::SourceSpan;
+use serde::Serialize;
+
+use super::fields::*;
+use super::hydra::OverrideProblem;
+use super::keys::Kind;
+use super::settings::OriginKind;
 
 /// A problem of verl's settings, or of its layout on a cluster.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
 pub enum VerlDiagnostic {
     /// The YAML does not parse.
@@ -23,7 +31,7 @@ pub enum VerlDiagnostic {
     },
 
     /// An override is malformed.
-    #[error("{message}")]
+    #[error("`{text}` {problem}")]
     #[diagnostic(
         code(resource_pool::verl::override_syntax),
         help(
@@ -32,9 +40,147 @@ pub enum VerlDiagnostic {
     )]
     OverrideSyntax {
         /// What is wrong.
-        message: String,
+        problem: OverrideProblem,
+        /// The text at fault.
+        text: String,
         /// The override.
         #[label("on the command line")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// The launcher words are malformed.
+    #[error("{problem}")]
+    #[diagnostic(
+        code(resource_pool::verl::launch_syntax),
+        help(
+            "paste the line that starts verl: `python3 -m verl.trainer.main_ppo k=v ...`, optionally after `env VAR=...` or `ray job submit [options] --`"
+        )
+    )]
+    LaunchSyntax {
+        /// What is wrong.
+        problem: LaunchSyntax,
+        /// Where.
+        #[label("here")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// A program that is no launcher understood.
+    #[error("`{word}` is neither a launcher resource-pool understands nor a Hydra override")]
+    #[diagnostic(
+        code(resource_pool::verl::unknown_launcher),
+        help(
+            "resource-pool reads `python3`/`python` (with `-m MODULE` or a script), `env VAR=...`, leading `VAR=value` words and `ray job submit [options] --`; paste verl's own command, or only its overrides"
+        )
+    )]
+    UnknownLauncher {
+        /// The word.
+        word: String,
+        /// Where.
+        #[label("not understood")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// An entry point that does not build its pools as `verl.trainer.main_ppo` does.
+    #[error("`{entry}` does not build its pools the way verl.trainer.main_ppo does{why}")]
+    #[diagnostic(
+        code(resource_pool::verl::entry_point),
+        help(
+            "resource-pool builds the pools of {understood}; for another entry point, write its layout as a resource-pool config"
+        )
+    )]
+    EntryPoint {
+        /// The entry point as written.
+        entry: String,
+        /// What it does instead, when known.
+        why: EntryDifference,
+        /// The entry points understood.
+        understood: Listed<&'static str>,
+        /// Where.
+        #[label("entry point")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// `--config-name` names a config verl does not ship.
+    #[error("verl has no config `{name}` ({releases}); its trainer configs are {known}")]
+    #[diagnostic(
+        code(resource_pool::verl::unknown_config),
+        help(
+            "use one of verl's configs, or point --config-path at the folder that holds yours (or pass it with --config)"
+        )
+    )]
+    UnknownConfig {
+        /// The name.
+        name: String,
+        /// The releases looked in.
+        releases: Releases,
+        /// verl's trainer configs.
+        known: Listed<&'static str>,
+        /// Where.
+        #[label("--config-name")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// A config in the user's tree that could not be read: its keys cannot be judged.
+    #[error("the config `{path}` could not be read: the keys and defaults it adds are not judged")]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::config_unread),
+        help(
+            "run resource-pool where verl runs (Hydra resolves a relative --config-path from the entry point's folder), or pass the file with --config"
+        )
+    )]
+    ConfigUnread {
+        /// The file looked for.
+        path: String,
+        /// `--config-path`.
+        #[label("--config-path")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+    },
+
+    /// `hydra.searchpath` or `--config-dir` folders whose configs cannot be read.
+    #[error(
+        "{places} add configs resource-pool cannot read: keys that only they add are not judged"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::search_path_unread),
+        help("pass the config you compose with --config to have its keys judged")
+    )]
+    SearchPathUnread {
+        /// The search path entries.
+        places: Listed<String>,
+        /// Where.
+        #[label("search path")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// A defaults-list choice set to an option verl does not have.
+    #[error(
+        "`{entry}={option}`: verl has no option `{option}` for `{entry}` ({releases}); its options are {options}"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::unknown_option),
+        help("choose one of verl's options; the keys under `{entry}` are not judged")
+    )]
+    UnknownOption {
+        /// The choice.
+        entry: String,
+        /// The option given.
+        option: String,
+        /// The releases looked in.
+        releases: Releases,
+        /// verl's options.
+        options: Listed<&'static str>,
+        /// Where.
+        #[label("option")]
         #[serde(skip)]
         span: SourceSpan,
     },
@@ -49,17 +195,17 @@ pub enum VerlDiagnostic {
         /// The key.
         key: &'static str,
         /// The type it needs.
-        expected: &'static str,
+        expected: Kind,
         /// What was given.
         found: String,
-        /// An example value.
-        example: String,
+        /// An example value of the type.
+        example: super::keys::Example,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
         #[serde(skip)]
         span: SourceSpan,
         /// Where the value came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// A count verl multiplies into a pool is zero or negative.
@@ -76,11 +222,11 @@ pub enum VerlDiagnostic {
         /// Its value.
         value: i64,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
         #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where the value came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// A separate reward pool without a size: verl raises `ValueError`.
@@ -168,11 +314,11 @@ pub enum VerlDiagnostic {
         /// The value.
         value: String,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
         #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// `+key=value` for a key the YAML already has: Hydra refuses it.
@@ -211,17 +357,45 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
-    /// An override key that is close to a resource key: probably misspelt.
-    #[error("`{key}` is not a key verl reads for its pools; did you mean `{suggestion}`?")]
+    /// An override key verl's config does not have.
+    #[error("`{key}` is not a key of {releases} {config}{elsewhere}{suggestion}")]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::unknown_key),
-        help("write `{suggestion}`; as typed, Hydra adds or rejects `{key}` and verl ignores it")
+        help(
+            "check the key against verl's config: as typed, Hydra stops (\"Could not override '{key}'\") or, with `+`, adds a key verl does not read"
+        )
     )]
     UnknownKey {
         /// The key.
         key: String,
-        /// The known key it resembles.
+        /// The config judged against.
+        config: String,
+        /// The releases judged against.
+        releases: Releases,
+        /// Where else the key exists.
+        elsewhere: Elsewhere,
+        /// The closest known key.
+        suggestion: Suggestion,
+        /// The key.
+        #[label("on the command line")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// An unknown key whose closest known key decides the pools: the layout verl would
+    /// build is not the one meant.
+    #[error("`{key}` is not a key of verl; did you mean `{suggestion}`, which sizes the pools?")]
+    #[diagnostic(
+        code(resource_pool::verl::pool_key_typo),
+        help(
+            "write `{suggestion}`: as typed, verl keeps its value of `{suggestion}` and builds other pools than meant"
+        )
+    )]
+    PoolKeyTypo {
+        /// The key.
+        key: String,
+        /// The pool key it resembles.
         suggestion: &'static str,
         /// The key.
         #[label("on the command line")]
@@ -265,35 +439,33 @@ pub enum VerlDiagnostic {
         /// The limit.
         limit: u64,
         /// The value.
-        #[label("{from}")]
+        #[label("{origin}")]
         #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// More nodes asked for than the cluster has alive.
-    #[error("`trainer.nnodes={nnodes}` but the cluster has {alive} alive node{plural}")]
+    #[error("`trainer.nnodes={nnodes}` but the cluster has {alive}")]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::nnodes_vs_cluster),
         help(
-            "verl's node-slots can share a node only when one node holds several of them; start the missing nodes, or set `trainer.nnodes={alive}`"
+            "verl's node-slots can share a node only when one node holds several of them; start the missing nodes, or set `trainer.nnodes` to the alive nodes"
         )
     )]
     NnodesExceedAlive {
         /// `trainer.nnodes`.
         nnodes: i64,
         /// Alive nodes.
-        alive: usize,
-        /// `s` or nothing.
-        plural: &'static str,
+        alive: AliveNodes,
         /// `trainer.nnodes`.
-        #[label("{from}")]
+        #[label("{origin}")]
         #[serde(skip)]
         span: Option<SourceSpan>,
         /// Where it came from.
-        from: &'static str,
+        origin: OriginKind,
     },
 
     /// Nodes with different accelerator counts: verl's `[n] * nnodes` cannot say so.
@@ -308,8 +480,8 @@ pub enum VerlDiagnostic {
         )
     )]
     UnevenNodes {
-        /// The distinct counts, with their node counts.
-        counts: String,
+        /// The distinct counts (the largest six), with their node counts.
+        counts: Listed<NodeSize>,
         /// `GPU` or `NPU`.
         accelerator: &'static str,
         /// `trainer.n_gpus_per_node`.
@@ -321,21 +493,28 @@ pub enum VerlDiagnostic {
     },
 
     /// Ray, in verl's creation order, leaves a group pending forever.
-    #[error("with {settings}, Ray {story}")]
-    #[diagnostic(code(resource_pool::verl::ray_hangs), help("{help}"))]
+    #[error("with {settings}, Ray {placed}{pool}[{slot}] waits forever ({state}; {nearest})")]
+    #[diagnostic(code(resource_pool::verl::ray_hangs), help("{cause}; {remedy}"))]
     RayHangs {
         /// The settings that shape the pools.
-        settings: String,
-        /// Where Ray puts the groups and which pends.
-        story: String,
+        settings: Listed<KeyValue>,
+        /// Where Ray puts the pools before one pends.
+        placed: Placements,
+        /// The pool that pends.
+        pool: String,
+        /// Its pending node-slot.
+        slot: usize,
+        /// Ray's scheduling state of the pending group.
+        state: String,
+        /// The nearest node and what it lacks (`nearest big: CPU 20 of 24`).
+        nearest: String,
+        /// Why.
+        cause: HangCause,
         /// What to do.
-        #[serde(skip)] // prose: the JSON has it as `help`
-        help: String,
+        remedy: HangRemedy,
         /// The setting of the pool that pends.
         #[label("{pool} pends")]
         #[serde(skip)]
         span: Option<SourceSpan>,
-        /// The pool that pends.
-        pool: String,
     },
 }

@@ -39,9 +39,32 @@ pub struct Override {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OverrideError {
     /// What is wrong.
-    pub message: String,
+    pub problem: OverrideProblem,
+    /// The text at fault.
+    pub text: String,
     /// Where.
     pub span: Span,
+}
+
+/// What is wrong with an override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverrideProblem {
+    /// No `=` (and not a `~key`).
+    NotAnOverride,
+    /// The key is not dotted names.
+    NotAKey,
+}
+
+impl std::fmt::Display for OverrideProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OverrideProblem::NotAnOverride => "is not an override: expected `key=value`",
+            OverrideProblem::NotAKey => {
+                "is not a key: expected dotted names such as `trainer.nnodes`"
+            }
+        })
+    }
 }
 
 /// The command-line text the spans of [`parse_overrides`] point into.
@@ -49,17 +72,30 @@ pub fn command_line(overrides: &[String]) -> String {
     overrides.join(" ")
 }
 
-/// Parses every override; the malformed ones are errors, the rest are returned.
+/// Parses every override of a line of overrides alone; the malformed ones are errors,
+/// the rest are returned.
 pub fn parse_overrides(overrides: &[String]) -> (Vec<Override>, Vec<OverrideError>) {
+    let mut base = 0;
+    let words: Vec<(String, usize)> = overrides
+        .iter()
+        .map(|text| {
+            let word = (text.clone(), base);
+            base += text.len() + 1;
+            word
+        })
+        .collect();
+    parse_words(&words)
+}
+
+/// Parses overrides given with their start offsets in the command line.
+pub fn parse_words(words: &[(String, usize)]) -> (Vec<Override>, Vec<OverrideError>) {
     let mut parsed = Vec::new();
     let mut errors = Vec::new();
-    let mut base = 0;
-    for text in overrides {
-        match parse_one(text, base) {
+    for (text, base) in words {
+        match parse_one(text, *base) {
             Ok(o) => parsed.push(o),
             Err(e) => errors.push(e),
         }
-        base += text.len() + 1;
     }
     (parsed, errors)
 }
@@ -80,7 +116,8 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
         None if op == Op::Delete => (rest, None),
         None => {
             return Err(OverrideError {
-                message: format!("`{text}` is not an override: expected `key=value`"),
+                problem: OverrideProblem::NotAnOverride,
+                text: text.to_owned(),
                 span: whole,
             });
         }
@@ -94,9 +131,8 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
             .any(|part| part.is_empty() || !part.chars().all(valid))
     {
         return Err(OverrideError {
-            message: format!(
-                "`{key}` is not a key: expected dotted names such as `trainer.nnodes`"
-            ),
+            problem: OverrideProblem::NotAKey,
+            text: key.to_owned(),
             span: if key.is_empty() { whole } else { key_span },
         });
     }

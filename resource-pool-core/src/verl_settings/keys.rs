@@ -1,8 +1,11 @@
 //! The verl settings that decide the resource pools: their dotted keys, types and verl's
-//! defaults (the only keys read; every other key of verl's config is ignored).
+//! defaults. These are the only values read; every other key of verl's config is only
+//! judged for existence, against [`super::key_set`]. The key constants are public and
+//! stable: other modules (and suggested layouts written as overrides) name keys by them.
 
 /// What a key holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A whole number.
     Int,
@@ -20,6 +23,27 @@ impl Kind {
             Kind::Bool => "a boolean",
             Kind::Str => "a string",
         }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An example value of a kind, for help texts (`1`, `True`, `cuda`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct Example(pub Kind);
+
+impl std::fmt::Display for Example {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Kind::Int => "1",
+            Kind::Bool => "True",
+            Kind::Str => "cuda",
+        })
     }
 }
 
@@ -103,10 +127,10 @@ keys! {
     LEGACY_WORKER_IMPL = "trainer.use_legacy_worker_impl": Str = DefaultValue::Str("auto");
     RM_ENABLE = "reward_model.enable": Bool = DefaultValue::Bool(false);
     RM_POOL = "reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
-    RM_GPUS = "reward_model.n_gpus_per_node": Int = DefaultValue::Int(0);
+    RM_GPUS = "reward_model.n_gpus_per_node": Int = DefaultValue::Int(8);
     RM_NNODES = "reward_model.nnodes": Int = DefaultValue::Int(0);
     NEW_RM_POOL = "reward.reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
-    NEW_RM_GPUS = "reward.reward_model.n_gpus_per_node": Int = DefaultValue::Int(0);
+    NEW_RM_GPUS = "reward.reward_model.n_gpus_per_node": Int = DefaultValue::Int(8);
     NEW_RM_NNODES = "reward.reward_model.nnodes": Int = DefaultValue::Int(0);
     KL_IN_REWARD = "algorithm.use_kl_in_reward": Bool = DefaultValue::Bool(false);
     KL_LOSS = "actor_rollout_ref.actor.use_kl_loss": Bool = DefaultValue::Bool(false);

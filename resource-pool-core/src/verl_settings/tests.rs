@@ -1,6 +1,8 @@
 //! Unit tests of verl's settings: defaults, precedence, the rules and the layout.
 
+use super::keys::*;
 use super::*;
+use crate::model::Accelerator;
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
@@ -174,7 +176,7 @@ fn hydra_rules_and_misspelt_keys() {
         codes(&loaded),
         [
             "resource_pool::verl::add_existing",
-            "resource_pool::verl::unknown_key",
+            "resource_pool::verl::pool_key_typo",
             "resource_pool::verl::deleted_key"
         ]
     );
@@ -185,14 +187,9 @@ fn interpolations_follow_known_keys() {
     let yaml = "trainer:\n  nnodes: 3\nreward_model:\n  enable: true\n  enable_resource_pool: true\n  nnodes: ${trainer.nnodes}\n  n_gpus_per_node: ${oc.env:GPUS}\n";
     let loaded = load(Some(yaml), &[]);
     assert_eq!(loaded.settings.get(RM_NNODES).value, Value::Int(3));
-    // The env interpolation is not resolved: a warning, then the default 0 is verl's error.
-    assert_eq!(
-        codes(&loaded),
-        [
-            "resource_pool::verl::unresolved",
-            "resource_pool::verl::reward_pool_size"
-        ]
-    );
+    // The env interpolation is not resolved: a warning, and verl's default (8) stands.
+    assert_eq!(codes(&loaded), ["resource_pool::verl::unresolved"]);
+    assert_eq!(loaded.settings.int(RM_GPUS), 8);
 }
 
 #[test]
@@ -227,4 +224,190 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn pool_key_defaults_are_the_newest_verls() {
+    // The table of keys.rs against verl's own defaults in the generated key set: each
+    // default is the one of the newest release whose config has the key.
+    let set = key_set::key_set();
+    for key in KEYS {
+        let newest = set
+            .defaults
+            .iter()
+            .filter(|(_, k, _)| k == key.path)
+            .max_by_key(|(c, _, _)| set.compositions[*c].version);
+        let Some((_, _, value)) = newest else {
+            panic!("{} is in no release's config", key.path);
+        };
+        assert_eq!(&key.default.value().to_string(), value, "{}", key.path);
+    }
+}
+
+#[test]
+fn a_pasted_line_is_read_whole() {
+    let loaded = load(
+        None,
+        &[
+            "env",
+            "VLLM_USE_V1=1",
+            "python3",
+            "-u",
+            "-m",
+            "verl.trainer.main_ppo",
+            "--config-name=ppo_megatron_trainer.yaml",
+            "trainer.nnodes=2",
+            "data.train_batch_size=256",
+            "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2",
+            "+actor_rollout_ref.actor.megatron.override_transformer_config.recompute_method=uniform",
+        ],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    assert_eq!(loaded.launch.entry_point, Some("verl.trainer.main_ppo"));
+    assert_eq!(loaded.launch.config, "ppo_megatron_trainer");
+    assert_eq!(
+        slots(loaded.layout.as_ref().unwrap()),
+        [("global_pool", vec![8, 8])]
+    );
+}
+
+#[test]
+fn typos_of_each_kind() {
+    // A key that sizes the pools: an error naming it.
+    let loaded = load(
+        None,
+        &["python3", "-m", "verl.trainer.main_ppo", "trainer.nnode=2"],
+    );
+    assert!(matches!(
+        &loaded.diagnostics[..],
+        [VerlDiagnostic::PoolKeyTypo {
+            suggestion: "trainer.nnodes",
+            ..
+        }]
+    ));
+    assert!(loaded.has_errors());
+    // Another key: a warning naming the right one, from the same parent.
+    let loaded = load(None, &["data.max_prompt_lenght=512"]);
+    let [VerlDiagnostic::UnknownKey { suggestion, .. }] = &loaded.diagnostics[..] else {
+        panic!("{:?}", loaded.diagnostics)
+    };
+    assert_eq!(suggestion.0, Some("data.max_prompt_length"));
+    assert!(!loaded.has_errors());
+    // A Megatron key on the FSDP config says which choice has it.
+    let loaded = load(
+        None,
+        &["actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2"],
+    );
+    assert!(
+        matches!(
+            &loaded.diagnostics[..],
+            [VerlDiagnostic::UnknownKey {
+                elsewhere: Elsewhere::Choice { .. },
+                ..
+            }]
+        ),
+        "{:?}",
+        loaded.diagnostics
+    );
+    // With the choice, it is known.
+    let loaded = load(
+        None,
+        &[
+            "model_engine=megatron",
+            "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2",
+        ],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+}
+
+#[test]
+fn narrowing_to_one_release_says_which_have_the_key() {
+    let options = VerlOptions {
+        verl_version: Some("0.9.1".into()),
+        ..VerlOptions::new(1000)
+    };
+    let launch = launch::parse_launch(&args(&["critic.model.fsdp_config.param_offload=False"]));
+    let loaded = load_launch(&launch, None, &options);
+    let [
+        VerlDiagnostic::UnknownKey {
+            elsewhere: Elsewhere::Releases(r),
+            ..
+        },
+    ] = &loaded.diagnostics[..]
+    else {
+        panic!("{:?}", loaded.diagnostics)
+    };
+    assert!(r.contains(&"0.7.0") && !r.contains(&"0.9.1"), "{r:?}");
+    assert_eq!(loaded.launch.releases, ["0.9.1"]);
+}
+
+#[test]
+fn entry_points_and_configs_outside_what_is_understood() {
+    let loaded = load(
+        None,
+        &["python3", "-m", "recipe.dapo.main_dapo", "trainer.nnodes=1"],
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::entry_point"]);
+    let loaded = load(
+        None,
+        &[
+            "python3",
+            "-m",
+            "verl.trainer.main_ppo",
+            "--config-name=nope",
+        ],
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::unknown_config"]);
+    // A config in the user's tree, unread: said once, keys not judged key by key.
+    let launch = launch::parse_launch(&args(&[
+        "python3",
+        "recipe/x/main.py",
+        "--config-path=config",
+        "--config-name=x_trainer",
+        "made.up.key=1",
+    ]));
+    assert_eq!(
+        user_config_file(&launch).as_deref(),
+        Some("recipe/x/config/x_trainer.yaml")
+    );
+    let options = VerlOptions {
+        config_file_unread: true,
+        ..VerlOptions::new(1000)
+    };
+    let loaded = load_launch(&launch, None, &options);
+    assert_eq!(
+        codes(&loaded),
+        [
+            "resource_pool::verl::entry_point",
+            "resource_pool::verl::config_unread"
+        ]
+    );
+    // verl's own config folder, relative to the entry point.
+    let launch = launch::parse_launch(&args(&[
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "--config-path=config",
+    ]));
+    assert_eq!(user_config_file(&launch), None);
+    // Search path packages that cannot be read: once.
+    let loaded = load(
+        None,
+        &[
+            "hydra.searchpath=[pkg://my.configs,file:///x]",
+            "made.up=1",
+            "other.made.up=2",
+        ],
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::search_path_unread"]);
+}
+
+#[test]
+fn diagnostics_serialise_as_their_fields() {
+    let loaded = load(None, &["trainer.nnode=2"]);
+    let value = serde_json::to_value(&loaded.diagnostics[0]).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({"key": "trainer.nnode", "suggestion": "trainer.nnodes"})
+    );
 }

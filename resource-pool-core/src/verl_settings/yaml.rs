@@ -31,7 +31,16 @@ pub struct YamlValues {
     pub values: HashMap<KeyId, RawScalar>,
     /// A known key set to a mapping or a list (not a scalar): its span.
     pub not_scalar: HashMap<KeyId, Span>,
+    /// Every dotted key path the file has (through mappings), at most [`MAX_KEYS`].
+    pub keys: Vec<String>,
+    /// The top-level `defaults:` list: `(group, option)` items (`actor@actor_rollout_ref.actor:
+    /// dp_actor`, `override model_engine: megatron`) and bare names (`ppo_trainer`, `_self_`)
+    /// with no group.
+    pub defaults: Vec<(Option<String>, String)>,
 }
+
+/// The most key paths kept of one file: a bound on memory for hostile input.
+pub const MAX_KEYS: usize = 100_000;
 
 /// A YAML syntax error.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +69,8 @@ pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
     // Spans in characters until the end, then converted to bytes in one pass.
     let mut values: HashMap<KeyId, (String, bool, (usize, usize))> = HashMap::new();
     let mut not_scalar: HashMap<KeyId, (usize, usize)> = HashMap::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut defaults: Vec<(Option<String>, String)> = Vec::new();
     let mut documents = 0;
     while let Some(event) = parser.next_event() {
         let (event, span) = match event {
@@ -88,7 +99,9 @@ pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
                 if anchor > 0 {
                     anchors.insert(anchor, (value.to_string(), quoted));
                 }
-                scalar(&mut stack, &mut values, value.into_owned(), quoted, chars);
+                let value = value.into_owned();
+                note_key_or_default(&stack, &value, &mut keys, &mut defaults);
+                scalar(&mut stack, &mut values, value, quoted, chars);
             }
             Event::Alias(anchor) => {
                 let (value, quoted) = anchors
@@ -177,7 +190,62 @@ pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
             .into_iter()
             .map(|(id, chars)| (id, span(chars)))
             .collect(),
+        keys,
+        defaults,
     })
+}
+
+/// A scalar about to be a mapping key (its dotted path is kept), or an item of the
+/// top-level `defaults:` list.
+fn note_key_or_default(
+    stack: &[Frame],
+    text: &str,
+    keys: &mut Vec<String>,
+    defaults: &mut Vec<(Option<String>, String)>,
+) {
+    fn top_key(frame: Option<&Frame>) -> Option<&str> {
+        match frame {
+            Some(Frame::Map {
+                key: Some(k),
+                expecting_key: false,
+            }) => Some(k.as_str()),
+            _ => None,
+        }
+    }
+    match stack {
+        [top, Frame::Seq] if top_key(Some(top)) == Some("defaults") => {
+            defaults.push((None, text.to_owned()));
+        }
+        [top, Frame::Seq, item] if top_key(Some(top)) == Some("defaults") => {
+            if let Some(group) = top_key(Some(item)) {
+                let group = group.strip_prefix("override ").unwrap_or(group);
+                defaults.push((Some(group.trim().to_owned()), text.to_owned()));
+            }
+        }
+        _ => {}
+    }
+    if let Some(Frame::Map {
+        expecting_key: true,
+        ..
+    }) = stack.last()
+        && keys.len() < MAX_KEYS
+    {
+        let mut path = String::new();
+        for frame in &stack[..stack.len() - 1] {
+            match top_key(Some(frame)) {
+                Some(k) => {
+                    path.push_str(k);
+                    path.push('.');
+                }
+                None => return,
+            }
+            if path.len() > 256 {
+                return;
+            }
+        }
+        path.push_str(text);
+        keys.push(path);
+    }
 }
 
 /// A scalar event: a key, a value, or part of something we skip.
@@ -297,6 +365,34 @@ mod tests {
         let e = read_yaml(text).unwrap_err();
         assert!(e.span.start <= text.len());
         assert!(!e.message.is_empty());
+    }
+
+    #[test]
+    fn every_key_path_and_the_defaults_list() {
+        let text = "defaults:\n  - ppo_trainer\n  - override model_engine: megatron\n  - actor@actor_rollout_ref.actor: dp_actor\n  - _self_\ntrainer:\n  nnodes: 2\n  extra: {a: 1}\n";
+        let y = read_yaml(text).unwrap();
+        assert_eq!(
+            y.defaults,
+            [
+                (None, "ppo_trainer".to_owned()),
+                (Some("model_engine".to_owned()), "megatron".to_owned()),
+                (
+                    Some("actor@actor_rollout_ref.actor".to_owned()),
+                    "dp_actor".to_owned()
+                ),
+                (None, "_self_".to_owned()),
+            ]
+        );
+        assert_eq!(
+            y.keys,
+            [
+                "defaults",
+                "trainer",
+                "trainer.nnodes",
+                "trainer.extra",
+                "trainer.extra.a"
+            ]
+        );
     }
 
     #[test]

@@ -26,15 +26,16 @@ pub trait Reportable: Diagnostic + Serialize + Send + Sync + 'static {}
 impl<D: Diagnostic + Serialize + Send + Sync + 'static> Reportable for D {}
 
 /// The diagnostic's fields as JSON; `Null` for one without fields (or that cannot say).
-fn data_of(diagnostic: &impl Serialize) -> serde_json::Value {
-    serde_json::to_value(diagnostic).unwrap_or(serde_json::Value::Null)
+fn data_of(diagnostic: &impl Serialize) -> Box<serde_json::Value> {
+    Box::new(serde_json::to_value(diagnostic).unwrap_or(serde_json::Value::Null))
 }
 
 /// One diagnostic, with the file its labels point into.
 pub struct Finding {
     diagnostic: Box<dyn Diagnostic + Send + Sync + 'static>,
-    /// The diagnostic's typed fields, as JSON's `data` (`Null` when it has none).
-    data: serde_json::Value,
+    /// The diagnostic's typed fields, as JSON's `data` (`Null` when it has none); boxed, as
+    /// findings travel in `Result`s and most are never printed as JSON.
+    data: Box<serde_json::Value>,
     source: Option<SourceFile>,
     /// Shown to people as one line (a file that cannot be read needs no snippet).
     brief: bool,

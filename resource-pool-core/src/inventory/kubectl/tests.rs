@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Amount;
 
 fn units(text: &str) -> Result<u64, QuantityError> {
     parse_quantity(text).map(Amount::units)

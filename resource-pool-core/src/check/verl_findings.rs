@@ -1,0 +1,165 @@
+//! The check's findings in verl's terms: the cluster against `trainer.nnodes` and verl's
+//! one node size, and a Ray hang told in verl's settings. Check depends on verl's settings
+//! here, never the reverse.
+
+use super::{CheckDiagnostic, CheckReport};
+use crate::model::{Accelerator, Cluster, names};
+use crate::ray_sim::{GroupFate, RayVerdict};
+use crate::verl_settings::keys::{KEYS, N_GPUS_PER_NODE, NNODES};
+use crate::verl_settings::{
+    AliveNodes, HangCause, HangRemedy, KeyValue, Listed, NodeSize, Placements, PoolPlacement,
+    VerlDiagnostic, VerlSettings,
+};
+
+/// What the cluster says about verl's settings: nodes against `trainer.nnodes`, uneven
+/// nodes. The generic slot/node checks of [`crate::inventory`] come on top.
+pub fn cluster_findings(settings: &VerlSettings, cluster: &Cluster) -> Vec<VerlDiagnostic> {
+    let mut out = Vec::new();
+    let alive: Vec<_> = cluster.alive().collect();
+    let nnodes = settings.int(NNODES);
+    if nnodes > alive.len() as i64 {
+        out.push(VerlDiagnostic::NnodesExceedAlive {
+            nnodes,
+            alive: AliveNodes(alive.len()),
+            span: settings.span(NNODES),
+            origin: settings.origin(NNODES),
+        });
+    }
+    let accelerator = settings.accelerator().unwrap_or(Accelerator::Gpu);
+    let name = match accelerator {
+        Accelerator::Gpu => names::GPU,
+        Accelerator::Npu => names::NPU,
+    };
+    let mut counts: Vec<(u64, usize)> = Vec::new();
+    for node in &alive {
+        let total = node.total.as_ref().unwrap_or(&node.available);
+        let n = total.get(name).units() / crate::model::Amount::SCALE;
+        match counts.iter_mut().find(|(c, _)| *c == n) {
+            Some(entry) => entry.1 += 1,
+            None => counts.push((n, 1)),
+        }
+    }
+    counts.retain(|(c, _)| *c > 0);
+    // Uneven nodes matter when verl's node-slot sizes cannot fill some node.
+    let (switch, gpus, _) = settings.reward_keys();
+    let mut sizes = vec![settings.int(N_GPUS_PER_NODE)];
+    if settings.bool(switch) {
+        sizes.push(settings.int(gpus));
+    }
+    let fillable = |c: u64| sizes.iter().any(|&s| s > 0 && c.is_multiple_of(s as u64));
+    if counts.len() > 1 && counts.iter().any(|(c, _)| !fillable(*c)) {
+        counts.sort_unstable_by_key(|&(c, _)| std::cmp::Reverse(c));
+        out.push(VerlDiagnostic::UnevenNodes {
+            counts: Listed(
+                counts
+                    .iter()
+                    .take(6)
+                    .map(|&(accelerators, nodes)| NodeSize {
+                        accelerators,
+                        nodes,
+                    })
+                    .collect(),
+            ),
+            accelerator: name,
+            per_node: settings.int(N_GPUS_PER_NODE),
+            span: settings.span(N_GPUS_PER_NODE),
+        });
+    }
+    out
+}
+
+/// The check's Ray findings in verl's terms: the generic `ray::hangs` and
+/// `ray::depends_on_ties` diagnostics are replaced by [`VerlDiagnostic::RayHangs`], which
+/// names the settings and where Ray puts each pool. Returns the check diagnostics kept and
+/// the verl ones.
+pub fn ray_findings(
+    settings: &VerlSettings,
+    report: &CheckReport,
+    cluster: &Cluster,
+) -> (Vec<CheckDiagnostic>, Vec<VerlDiagnostic>) {
+    let kept: Vec<CheckDiagnostic> = report
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            !matches!(
+                d,
+                CheckDiagnostic::RayHangs { .. } | CheckDiagnostic::RayDependsOnTies { .. }
+            )
+        })
+        .cloned()
+        .collect();
+    let replaced = kept.len() < report.diagnostics.len();
+    if !replaced
+        || !matches!(
+            report.ray.verdict,
+            RayVerdict::Hangs | RayVerdict::DependsOnTies
+        )
+    {
+        return (report.diagnostics.clone(), Vec::new());
+    }
+    let branch = &report.ray.representative;
+    let Some((pending_slot, pending)) = branch.first_pending() else {
+        return (report.diagnostics.clone(), Vec::new());
+    };
+    let (_, gpus, nnodes) = settings.reward_keys();
+    let mut keys = vec![NNODES, N_GPUS_PER_NODE];
+    if report.pools.len() > 1 {
+        keys.extend([nnodes, gpus]);
+    }
+    let shown = keys
+        .iter()
+        .map(|&k| KeyValue {
+            key: KEYS[k].path,
+            value: settings.get(k).value.to_string(),
+        })
+        .collect();
+    let node_name = |n: usize| cluster.nodes.get(n).map_or("?", |n| n.id.as_str());
+    let placed = report
+        .pools
+        .iter()
+        .enumerate()
+        .map(|(p, pool)| PoolPlacement {
+            pool: pool.name.clone(),
+            nodes: branch
+                .groups
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| report.slots[*i].pool == p)
+                .filter_map(|(_, g)| match g {
+                    GroupFate::Placed { node } => Some(node_name(*node).to_owned()),
+                    _ => None,
+                })
+                .collect(),
+        })
+        .filter(|p| !p.nodes.is_empty())
+        .collect();
+    let slot = &report.slots[pending_slot];
+    let cause = if report.ray.verdict == RayVerdict::DependsOnTies {
+        HangCause::DependsOnTies
+    } else if report.feasible() == Some(true) {
+        HangCause::OrderMissesPlacement
+    } else {
+        HangCause::TieBreaks
+    };
+    let remedy = if report.pools.len() > 1 {
+        HangRemedy::ResizePools
+    } else {
+        HangRemedy::NodeSizedSlots
+    };
+    let hang = VerlDiagnostic::RayHangs {
+        settings: Listed(shown),
+        placed: Placements(placed),
+        pool: report.pools[slot.pool].name.clone(),
+        slot: slot.slot,
+        state: pending.state.to_string(),
+        nearest: pending
+            .nearest
+            .as_ref()
+            .map_or_else(|| "no node is alive".to_owned(), |n| format!("nearest {n}")),
+        cause,
+        remedy,
+        span: crate::check::SlotSpans::pool_span(settings, slot.pool)
+            .map(|s| crate::source::to_source_span(&s)),
+    };
+    (kept, vec![hang])
+}

@@ -1,0 +1,256 @@
+//! The typed fields of verl's diagnostics: data that serialises as itself and shows as
+//! the words of a message (`a, b and c`, `3 alive nodes`, `verl 0.5.0-0.9.1`).
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A list shown as `a, b and c`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Listed<T>(pub Vec<T>);
+
+impl<T: fmt::Display> fmt::Display for Listed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(if i + 1 == self.0.len() { " and " } else { ", " })?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A key and the value it holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KeyValue {
+    /// The dotted key.
+    pub key: &'static str,
+    /// Its value.
+    pub value: String,
+}
+
+impl fmt::Display for KeyValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.key, self.value)
+    }
+}
+
+/// Where Ray places a pool's groups.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PoolPlacement {
+    /// The pool.
+    pub pool: String,
+    /// The node of each placed group, in order.
+    pub nodes: Vec<String>,
+}
+
+impl fmt::Display for PoolPlacement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "places {} on ", self.pool)?;
+        for (i, node) in self.nodes.iter().take(6).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(node)?;
+        }
+        if self.nodes.len() > 6 {
+            f.write_str(", …")?;
+        }
+        Ok(())
+    }
+}
+
+/// Where Ray puts the pools before one pends, as `places A on x, and `.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Placements(pub Vec<PoolPlacement>);
+
+impl fmt::Display for Placements {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        if !self.0.is_empty() {
+            f.write_str(", and ")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why Ray's order hangs where a placement exists, or may.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HangCause {
+    /// A placement exists; verl's creation order and Ray's spreading miss it.
+    OrderMissesPlacement,
+    /// Ray's choice among equally good nodes decides it.
+    TieBreaks,
+    /// Some tie-breaks place everything, some hang.
+    DependsOnTies,
+}
+
+impl fmt::Display for HangCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HangCause::OrderMissesPlacement => {
+                "a placement exists, but verl creates global_pool first and Ray spreads each group onto the emptiest node, and verl cannot pin groups"
+            }
+            HangCause::TieBreaks => "Ray's choice among equally good nodes decides it",
+            HangCause::DependsOnTies => {
+                "some of Ray's tie-breaks place everything and some hang: the launch may hang on one run and not the next"
+            }
+        })
+    }
+}
+
+/// What to change so that Ray places every group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HangRemedy {
+    /// Resize the pools, or fold the reward pool into global_pool.
+    ResizePools,
+    /// Node-slots as large as the nodes.
+    NodeSizedSlots,
+}
+
+impl fmt::Display for HangRemedy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HangRemedy::ResizePools => {
+                "give the pools sizes that fit the nodes Ray leaves free (for example one reward node per spare node), or set reward_model.enable_resource_pool=False to run the reward model in global_pool"
+            }
+            HangRemedy::NodeSizedSlots => {
+                "use node-slots as large as the nodes (trainer.n_gpus_per_node = the accelerators per node)"
+            }
+        })
+    }
+}
+
+/// Nodes of one accelerator count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NodeSize {
+    /// Accelerators per node.
+    pub accelerators: u64,
+    /// Nodes with that many.
+    pub nodes: usize,
+}
+
+impl fmt::Display for NodeSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.nodes == 1 { "" } else { "s" };
+        write!(f, "{} ({} node{s})", self.accelerators, self.nodes)
+    }
+}
+
+/// A count of nodes, as `1 alive node` / `3 alive nodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct AliveNodes(pub usize);
+
+impl fmt::Display for AliveNodes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.0 == 1 { "" } else { "s" };
+        write!(f, "{} alive node{s}", self.0)
+    }
+}
+
+/// Where else an unknown key exists.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Elsewhere {
+    /// Nowhere verl has it.
+    Nowhere,
+    /// In these releases (left out by `--verl-version`).
+    Releases(Vec<&'static str>),
+    /// Under this defaults-list choice.
+    Choice {
+        /// The choice (`model_engine`).
+        entry: &'static str,
+        /// Its option (`megatron`).
+        option: &'static str,
+    },
+}
+
+impl fmt::Display for Elsewhere {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Elsewhere::Nowhere => Ok(()),
+            Elsewhere::Releases(r) => write!(f, "; only verl {} has it", Listed(r.clone())),
+            Elsewhere::Choice { entry, option } => {
+                write!(f, "; it exists with `{entry}={option}`")
+            }
+        }
+    }
+}
+
+/// A suggestion, shown as `; did you mean `x`?` when there is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Suggestion(pub Option<&'static str>);
+
+impl fmt::Display for Suggestion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(s) => write!(f, "; did you mean `{s}`?"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The releases a key set covers: `verl 0.9.1`, `verl 0.5.0-0.9.1`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Releases(pub Vec<&'static str>);
+
+impl fmt::Display for Releases {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.as_slice() {
+            [] => f.write_str("verl"),
+            [one] => write!(f, "verl {one}"),
+            [first, .., last] => write!(f, "verl {first}-{last}"),
+        }
+    }
+}
+
+/// What is wrong with the launcher words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchSyntax {
+    /// `ray job submit` with no `--`.
+    RaySubmitWithoutEntrypoint,
+    /// `python3 -c`.
+    InlineCode,
+    /// A flag at the end of the line that needs a value.
+    MissingValue,
+}
+
+impl fmt::Display for LaunchSyntax {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LaunchSyntax::RaySubmitWithoutEntrypoint => {
+                "`ray job submit` without `--`: its entrypoint follows `--`"
+            }
+            LaunchSyntax::InlineCode => "`python3 -c` runs inline code: no entry point to read",
+            LaunchSyntax::MissingValue => "this flag needs a value",
+        })
+    }
+}
+
+/// What an entry point does instead of main_ppo's layout, shown after the main message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct EntryDifference(pub Option<&'static str>);
+
+impl fmt::Display for EntryDifference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(why) => write!(f, ": {why}"),
+            None => f.write_str(" as far as resource-pool knows"),
+        }
+    }
+}

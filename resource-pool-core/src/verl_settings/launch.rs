@@ -1,0 +1,458 @@
+//! The launch line as a verl user pastes it: the launchers before verl's arguments
+//! (`env VAR=..`, leading `VAR=value` words, `ray job submit [options] --`, `python3` with
+//! its flags), the entry point (`-m MODULE` or a script), Hydra's own flags
+//! (`--config-name`/`-cn`, `--config-path`/`-cp`, `--config-dir`/`-cd`, ...), and the
+//! overrides after them. A line of bare overrides (no launcher) is read as before.
+//!
+//! Every word keeps its span in the command line: the words joined by single spaces.
+
+use crate::source::Span;
+
+/// An entry point that builds its pools as `verl.trainer.main_ppo` does, with the verl
+/// files that show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Understood {
+    /// The module.
+    pub module: &'static str,
+    /// The files whose `resource_pool_spec` is `global_pool = [trainer.n_gpus_per_node] *
+    /// trainer.nnodes` (and `reward_pool` beside it) with main_ppo's role mapping.
+    pub evidence: &'static str,
+}
+
+/// The entry points understood.
+pub const UNDERSTOOD: &[Understood] = &[
+    Understood {
+        module: "verl.trainer.main_ppo",
+        evidence: "verl/trainer/main_ppo.py (TaskRunner.init_resource_pool_mgr, verl 0.5.0-0.8.0); verl/trainer/main_ppo_v0.py and verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, verl 0.9.x)",
+    },
+    Understood {
+        module: "verl.trainer.main_ppo_sync",
+        evidence: "verl/trainer/main_ppo_sync.py (TaskRunner.init_resource_pool_mgr, verl 0.8.0)",
+    },
+];
+
+/// Entry points known to build their pools otherwise: what they do instead.
+const DIFFERENT: &[(&str, &str)] = &[
+    (
+        "verl.experimental.one_step_off_policy.main_ppo",
+        "it adds a separate rollout pool sized by rollout.nnodes and rollout.n_gpus_per_node (verl/experimental/one_step_off_policy/main_ppo.py)",
+    ),
+    (
+        "verl.experimental.fully_async_policy.fully_async_main",
+        "it adds a separate rollout pool sized by rollout.nnodes and rollout.n_gpus_per_node (verl/experimental/fully_async_policy/fully_async_main.py)",
+    ),
+    (
+        "recipe.dapo.main_dapo",
+        "it builds global_pool only and keeps the reward model there whatever reward_model.enable_resource_pool says (recipe/dapo/main_dapo.py)",
+    ),
+    (
+        "verl.trainer.main_generation_server",
+        "it serves generation and builds no trainer pools",
+    ),
+    (
+        "verl.trainer.sft_trainer",
+        "it trains SFT with torchrun, without Ray's pools",
+    ),
+    (
+        "verl.trainer.main_eval",
+        "it evaluates outputs and builds no pools",
+    ),
+];
+
+/// What the entry point is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// Builds pools as main_ppo does.
+    Understood(&'static Understood),
+    /// Known to build them otherwise: why.
+    Different(&'static str),
+    /// Not known.
+    Unknown,
+}
+
+/// The program verl runs: a module or a script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// As written (`verl.trainer.main_ppo`, `verl/trainer/main_ppo.py`).
+    pub text: String,
+    /// Whether it was given with `-m`.
+    pub module: bool,
+    /// Where.
+    pub span: Span,
+    /// What it is.
+    pub kind: EntryKind,
+}
+
+impl Entry {
+    /// The entry point's folder, where Hydra resolves a relative `--config-path`: the
+    /// module's package path or the script's directory.
+    pub fn folder(&self) -> String {
+        if self.module {
+            let parts: Vec<&str> = self.text.split('.').collect();
+            parts[..parts.len().saturating_sub(1)].join("/")
+        } else {
+            self.text
+                .rsplit_once('/')
+                .map_or(String::new(), |(dir, _)| dir.to_owned())
+        }
+    }
+}
+
+/// A value of a Hydra flag, with its span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlagValue {
+    /// The value, quotes removed.
+    pub value: String,
+    /// The value's span.
+    pub span: Span,
+}
+
+/// A problem of the launcher words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaunchProblem {
+    /// `ray job submit` without the `--` that starts its entrypoint.
+    RaySubmitWithoutEntrypoint(Span),
+    /// `python3 -c CODE`: no entry point to read.
+    InlineCode(Span),
+    /// An interpreter flag that needs a value, at the end of the line.
+    MissingValue(Span),
+    /// A program word that is none of the launchers understood.
+    UnknownLauncher(Span),
+}
+
+/// The pasted line, read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// The command line the spans point into.
+    pub line: String,
+    /// The entry point, when the line names one.
+    pub entry: Option<Entry>,
+    /// `--config-name` / `-cn`.
+    pub config_name: Option<FlagValue>,
+    /// `--config-path` / `-cp`.
+    pub config_path: Option<FlagValue>,
+    /// `--config-dir` / `-cd`: a folder added to the search path.
+    pub config_dir: Option<FlagValue>,
+    /// The words after the launcher and Hydra's flags: overrides, with their start offsets.
+    pub overrides: Vec<(String, usize)>,
+    /// What is wrong with the launcher words.
+    pub problems: Vec<LaunchProblem>,
+}
+
+/// Interpreter flags that take a value (`-X dev`, `-W ignore`).
+const PYTHON_FLAGS_WITH_VALUE: &[&str] = &["-X", "-W", "--check-hash-based-pycs"];
+
+fn is_python(word: &str) -> bool {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    name == "python"
+        || name
+            .strip_prefix("python")
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+fn is_env_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+fn is_launcher(word: &str) -> bool {
+    is_python(word) || word == "ray" || word == "env"
+}
+
+fn classify(module: &str) -> EntryKind {
+    if let Some(u) = UNDERSTOOD.iter().find(|u| u.module == module) {
+        return EntryKind::Understood(u);
+    }
+    DIFFERENT
+        .iter()
+        .find(|(m, _)| *m == module)
+        .map_or(EntryKind::Unknown, |(_, why)| EntryKind::Different(why))
+}
+
+/// A script path as the module it is (`verl/trainer/main_ppo.py` → `verl.trainer.main_ppo`):
+/// from the last `verl/` or `recipe/` folder in the path, as Python would import it.
+fn script_module(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(".py")?;
+    let start = ["verl/", "recipe/"]
+        .iter()
+        .filter_map(|root| {
+            stem.match_indices(root)
+                .map(|(i, _)| i)
+                .filter(|&i| i == 0 || stem.as_bytes()[i - 1] == b'/')
+                .last()
+        })
+        .min()?;
+    Some(stem[start..].replace('/', "."))
+}
+
+/// Reads the pasted words.
+pub fn parse_launch(words: &[String]) -> Launch {
+    let mut starts = Vec::with_capacity(words.len());
+    let mut offset = 0;
+    for w in words {
+        starts.push(offset);
+        offset += w.len() + 1;
+    }
+    let span = |i: usize| starts[i]..starts[i] + words[i].len();
+    let mut launch = Launch {
+        line: words.join(" "),
+        ..Launch::default()
+    };
+    let mut i = 0;
+    // The launchers, outermost first: env assignments, `env`, `ray job submit ... --`.
+    loop {
+        let assignments = words[i..]
+            .iter()
+            .take_while(|w| is_env_assignment(w))
+            .count();
+        if assignments > 0 {
+            // `VAR=value` words count as the environment only before a launcher; else they
+            // are overrides (`model_engine=megatron`).
+            if words.get(i + assignments).is_some_and(|w| is_launcher(w)) {
+                i += assignments;
+            } else {
+                break;
+            }
+        }
+        match words.get(i).map(String::as_str) {
+            Some("env") => {
+                i += 1;
+                while let Some(w) = words.get(i) {
+                    match w.as_str() {
+                        "-i" | "-0" | "--ignore-environment" | "--null" => i += 1,
+                        "-u" | "--unset" | "-C" | "--chdir" => i += 2,
+                        w if w.starts_with("--unset=") || w.starts_with("--chdir=") => i += 1,
+                        _ => break,
+                    }
+                }
+            }
+            Some("ray") if words.get(i + 1).is_some_and(|w| w == "job") => {
+                match words[i..].iter().position(|w| w == "--") {
+                    Some(dash) => i += dash + 1,
+                    None => {
+                        launch
+                            .problems
+                            .push(LaunchProblem::RaySubmitWithoutEntrypoint(span(i)));
+                        return launch;
+                    }
+                }
+            }
+            _ => break,
+        }
+    }
+    if words.get(i).is_some_and(|w| is_python(w)) {
+        i += 1;
+        loop {
+            let Some(w) = words.get(i) else {
+                return launch;
+            };
+            match w.as_str() {
+                "-m" => {
+                    let Some(module) = words.get(i + 1) else {
+                        launch.problems.push(LaunchProblem::MissingValue(span(i)));
+                        return launch;
+                    };
+                    launch.entry = Some(Entry {
+                        text: module.clone(),
+                        module: true,
+                        span: span(i + 1),
+                        kind: classify(module),
+                    });
+                    i += 2;
+                    break;
+                }
+                "-c" => {
+                    launch.problems.push(LaunchProblem::InlineCode(span(i)));
+                    return launch;
+                }
+                f if PYTHON_FLAGS_WITH_VALUE.contains(&f) => {
+                    if i + 1 >= words.len() {
+                        launch.problems.push(LaunchProblem::MissingValue(span(i)));
+                        return launch;
+                    }
+                    i += 2;
+                }
+                f if f.starts_with('-') && f.len() > 1 => i += 1,
+                script => {
+                    let kind = script_module(script).map_or(EntryKind::Unknown, |m| classify(&m));
+                    launch.entry = Some(Entry {
+                        text: script.to_owned(),
+                        module: false,
+                        span: span(i),
+                        kind,
+                    });
+                    i += 1;
+                    break;
+                }
+            }
+        }
+    } else if let Some(w) = words.get(i)
+        && (i > 0 || !w.contains('=') && !w.starts_with('-') && !w.starts_with('~'))
+    {
+        // A program that is no launcher understood (`torchrun`, `bash run.sh`), or
+        // launcher words with no program after them.
+        launch
+            .problems
+            .push(LaunchProblem::UnknownLauncher(span(i)));
+        return launch;
+    }
+    // Hydra's own flags, then the overrides.
+    while let Some(w) = words.get(i) {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
+            _ => (w.as_str(), None),
+        };
+        let slot = match flag {
+            "--config-name" | "-cn" => Some(&mut launch.config_name),
+            "--config-path" | "-cp" => Some(&mut launch.config_path),
+            "--config-dir" | "-cd" => Some(&mut launch.config_dir),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            let (value, value_span) = match inline {
+                Some(v) => {
+                    let start = starts[i] + flag.len() + 1;
+                    (v.to_owned(), start..start + v.len())
+                }
+                None if i + 1 < words.len() => {
+                    i += 1;
+                    (words[i].clone(), span(i))
+                }
+                None => {
+                    launch.problems.push(LaunchProblem::MissingValue(span(i)));
+                    break;
+                }
+            };
+            let value = value.trim_matches(|c| c == '\'' || c == '"').to_owned();
+            *slot = Some(FlagValue {
+                value,
+                span: value_span,
+            });
+        } else if matches!(flag, "--multirun" | "-m" | "--resolve") {
+            // Hydra's run modes: no config of theirs.
+        } else {
+            launch.overrides.push((w.clone(), starts[i]));
+        }
+        i += 1;
+    }
+    launch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn python_with_flags_and_a_module() {
+        let w = words(
+            "python3 -u -X dev -m verl.trainer.main_ppo trainer.nnodes=2 -cn ppo_megatron_trainer --config-path=config",
+        );
+        let l = parse_launch(&w);
+        let entry = l.entry.as_ref().unwrap();
+        assert_eq!(entry.text, "verl.trainer.main_ppo");
+        assert_eq!(&l.line[entry.span.clone()], "verl.trainer.main_ppo");
+        assert!(
+            matches!(entry.kind, EntryKind::Understood(u) if u.module == "verl.trainer.main_ppo")
+        );
+        assert_eq!(entry.folder(), "verl/trainer");
+        assert_eq!(
+            l.config_name.as_ref().unwrap().value,
+            "ppo_megatron_trainer"
+        );
+        let path = l.config_path.as_ref().unwrap();
+        assert_eq!(
+            (path.value.as_str(), &l.line[path.span.clone()]),
+            ("config", "config")
+        );
+        assert_eq!(l.overrides.len(), 1);
+        let (text, at) = &l.overrides[0];
+        assert_eq!(&l.line[*at..*at + text.len()], "trainer.nnodes=2");
+        assert!(l.problems.is_empty());
+    }
+
+    #[test]
+    fn env_and_ray_job_submit_before_python() {
+        let w = words(
+            "ray job submit --address http://h:8265 --runtime-env-json={} -- env CUDA=1 VLLM_USE_V1=1 python3 -m verl.trainer.main_ppo a.b=1",
+        );
+        let l = parse_launch(&w);
+        assert_eq!(l.entry.as_ref().unwrap().text, "verl.trainer.main_ppo");
+        assert_eq!(l.overrides, vec![("a.b=1".to_owned(), l.line.len() - 5)]);
+        let l = parse_launch(&words(
+            "HYDRA_FULL_ERROR=1 python3 verl/trainer/main_ppo.py x.y=1",
+        ));
+        let entry = l.entry.unwrap();
+        assert!(!entry.module);
+        assert!(matches!(entry.kind, EntryKind::Understood(_)));
+    }
+
+    #[test]
+    fn bare_overrides_stay_overrides() {
+        let l = parse_launch(&words("model_engine=megatron trainer.nnodes=2 +x.y=1 ~z"));
+        assert!(l.entry.is_none() && l.problems.is_empty());
+        assert_eq!(l.overrides.len(), 4);
+    }
+
+    #[test]
+    fn entry_points_that_build_pools_otherwise_and_unknown_programs() {
+        let l = parse_launch(&words("python3 -m recipe.dapo.main_dapo a=1"));
+        assert!(matches!(l.entry.unwrap().kind, EntryKind::Different(_)));
+        let l = parse_launch(&words("python3 -m my.trainer a=1"));
+        assert_eq!(l.entry.unwrap().kind, EntryKind::Unknown);
+        let l = parse_launch(&words(
+            "torchrun --nproc_per_node=8 -m verl.trainer.main_ppo",
+        ));
+        assert!(matches!(
+            l.problems[..],
+            [LaunchProblem::UnknownLauncher(_)]
+        ));
+        let l = parse_launch(&words(
+            "ray job submit --address x python3 -m verl.trainer.main_ppo",
+        ));
+        assert!(matches!(
+            l.problems[..],
+            [LaunchProblem::RaySubmitWithoutEntrypoint(_)]
+        ));
+        let l = parse_launch(&words("python3 -c print(1)"));
+        assert!(matches!(l.problems[..], [LaunchProblem::InlineCode(_)]));
+    }
+
+    #[test]
+    fn script_paths_read_as_modules() {
+        assert_eq!(
+            script_module("/opt/verl/verl/trainer/main_ppo.py").as_deref(),
+            Some("verl.trainer.main_ppo")
+        );
+        assert_eq!(
+            script_module("recipe/dapo/main_dapo.py").as_deref(),
+            Some("recipe.dapo.main_dapo")
+        );
+        assert_eq!(script_module("train.py"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|[A-Z]=1|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
+            let l = parse_launch(&list);
+            for (text, at) in &l.overrides {
+                proptest::prop_assert_eq!(l.line.get(*at..*at + text.len()), Some(text.as_str()));
+            }
+            for f in [&l.config_name, &l.config_path, &l.config_dir].into_iter().flatten() {
+                proptest::prop_assert!(l.line.get(f.span.clone()).is_some());
+            }
+            if let Some(e) = &l.entry {
+                proptest::prop_assert_eq!(l.line.get(e.span.clone()), Some(e.text.as_str()));
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The pools and mapping verl builds from valid settings.
+
+use super::keys::*;
+use super::settings::VerlSettings;
+use super::{GLOBAL_POOL, REWARD_POOL};
+use crate::check::SlotSpans;
+use crate::model::{PoolId, PoolSpec, ResourcePool};
+use crate::source::Span;
+
+/// The pools and mapping verl builds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerlLayout {
+    /// `global_pool`, then `reward_pool` when verl creates it.
+    pub pools: Vec<ResourcePool>,
+    /// Every role verl creates a worker group for, by verl's string, and its pool.
+    pub mapping: Vec<(&'static str, &'static str)>,
+}
+
+/// The pools and mapping of valid settings (`None` if a count does not fit).
+pub(super) fn layout(s: &VerlSettings) -> Option<VerlLayout> {
+    let accelerator = s.accelerator()?;
+    let pool = |per_node: i64, nodes: i64| -> Option<PoolSpec> {
+        let per_node = u32::try_from(per_node).ok()?;
+        let nodes = usize::try_from(nodes).ok()?;
+        Some(PoolSpec {
+            accelerator,
+            ..PoolSpec::with_slots(vec![per_node; nodes])
+        })
+    };
+    let mut pools = vec![ResourcePool::new(
+        GLOBAL_POOL,
+        pool(s.int(N_GPUS_PER_NODE), s.int(NNODES))?,
+    )];
+    let (switch, gpus, nnodes) = s.reward_keys();
+    let reward_pool = s.bool(switch);
+    if reward_pool {
+        pools.push(ResourcePool::new(
+            REWARD_POOL,
+            pool(s.int(gpus), s.int(nnodes))?,
+        ));
+    }
+    let kl = s.bool(KL_IN_REWARD) || s.bool(KL_LOSS);
+    let new_engine = s.str(LEGACY_WORKER_IMPL) == "disable";
+    let mut mapping = vec![(
+        if new_engine && kl {
+            "actor_rollout_ref"
+        } else {
+            "actor_rollout"
+        },
+        GLOBAL_POOL,
+    )];
+    mapping.push(("critic", GLOBAL_POOL));
+    if s.bool(RM_ENABLE) {
+        mapping.push((
+            "rm",
+            if reward_pool {
+                REWARD_POOL
+            } else {
+                GLOBAL_POOL
+            },
+        ));
+    }
+    if !new_engine && kl {
+        mapping.push(("ref", GLOBAL_POOL));
+    }
+    Some(VerlLayout { pools, mapping })
+}
+
+/// Placement diagnostics point at the settings that size each pool.
+impl SlotSpans for VerlSettings {
+    fn pool_span(&self, pool: PoolId) -> Option<Span> {
+        let (_, gpus, nnodes) = self.reward_keys();
+        let candidates = match pool {
+            0 => [NNODES, N_GPUS_PER_NODE],
+            _ => [nnodes, gpus],
+        };
+        candidates.iter().find_map(|&k| self.get(k).origin.span())
+    }
+
+    fn slot_span(&self, pool: PoolId, _slot: usize) -> Option<Span> {
+        self.pool_span(pool)
+    }
+}

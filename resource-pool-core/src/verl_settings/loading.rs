@@ -1,0 +1,391 @@
+//! Reading a launch: the pasted line, the YAML, then each override in Hydra's order, into
+//! the settings, with every problem found on the way.
+
+use std::collections::HashMap;
+
+use super::fields::{EntryDifference, Listed};
+use super::hydra::{Op, Override, parse_words};
+use super::judge::Judge;
+use super::key_set::KeySet;
+use super::keys::*;
+use super::launch::{EntryKind, Launch, UNDERSTOOD, parse_launch};
+use super::layout::layout;
+use super::rules::rules;
+use super::settings::{Origin, Setting, VerlSettings};
+use super::yaml::{RawScalar, read_yaml};
+use super::{LoadedVerl, SpanSpace, VerlDiagnostic, any_error};
+use crate::source::{Span, to_source_span};
+
+/// How to read a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerlOptions {
+    /// The most node-slots built.
+    pub max_slots: u64,
+    /// Judge keys against this verl release only (`0.9.1`); all releases when `None`.
+    pub verl_version: Option<String>,
+    /// The user's config that the launch names ([`user_config_file`]) could not be read.
+    pub config_file_unread: bool,
+}
+
+impl VerlOptions {
+    /// Every release, at most `max_slots` node-slots.
+    pub fn new(max_slots: u64) -> VerlOptions {
+        VerlOptions {
+            max_slots,
+            verl_version: None,
+            config_file_unread: false,
+        }
+    }
+}
+
+/// What was recognised of the launch, for the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LaunchInfo {
+    /// The entry point as written, when the line names one.
+    pub entry: Option<String>,
+    /// The understood entry point it is (`verl.trainer.main_ppo`).
+    pub entry_point: Option<&'static str>,
+    /// The verl files that show it builds its pools as main_ppo does.
+    pub evidence: Option<&'static str>,
+    /// The trainer config the keys were judged against (`ppo_trainer`).
+    pub config: String,
+    /// The defaults-list choices changed (`model_engine=megatron`).
+    pub choices: Vec<String>,
+    /// The verl releases of the key set used.
+    pub releases: Vec<&'static str>,
+    /// Whether keys verl does not have were judged (not when part of the config is unread).
+    pub keys_judged: bool,
+}
+
+/// The user's config file the launch names, as a path relative to where verl runs: a
+/// `--config-path` outside verl's own package, joined with `--config-name`. `None` when
+/// the config is verl's own (judged from the shipped key set) or a package that cannot
+/// be read from disk.
+pub fn user_config_file(launch: &Launch) -> Option<String> {
+    match config_place(launch) {
+        ConfigPlace::UserDir(dir) => Some(format!(
+            "{dir}/{}.yaml",
+            config_name(launch, super::key_set::key_set())
+        )),
+        _ => None,
+    }
+}
+
+pub(super) enum ConfigPlace {
+    Verl,
+    UserDir(String),
+    Package(String),
+}
+
+/// Hydra's rule: a relative `--config-path` is relative to the entry point's file.
+pub(super) fn config_place(launch: &Launch) -> ConfigPlace {
+    let Some(path) = &launch.config_path else {
+        return ConfigPlace::Verl;
+    };
+    let path = path.value.trim_end_matches('/');
+    if let Some(package) = path.strip_prefix("pkg://") {
+        let package = package.replace('.', "/");
+        return if package == "verl/trainer/config" {
+            ConfigPlace::Verl
+        } else {
+            ConfigPlace::Package(path.to_owned())
+        };
+    }
+    if path.starts_with('/') {
+        return ConfigPlace::UserDir(path.to_owned());
+    }
+    let folder = launch
+        .entry
+        .as_ref()
+        .map_or_else(|| "verl/trainer".to_owned(), |e| e.folder());
+    let joined = normalise(&format!("{folder}/{path}"));
+    let verl_own = launch
+        .entry
+        .as_ref()
+        .is_none_or(|e| matches!(e.kind, EntryKind::Understood(_)));
+    if verl_own && joined.ends_with("verl/trainer/config") {
+        ConfigPlace::Verl
+    } else {
+        ConfigPlace::UserDir(joined)
+    }
+}
+
+/// `a/./b/../c` as `a/c` (leading `..` kept).
+fn normalise(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if path.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+pub(super) fn config_name(launch: &Launch, set: &KeySet) -> String {
+    if let Some(name) = &launch.config_name {
+        return name.value.trim_end_matches(".yaml").to_owned();
+    }
+    let module = match launch.entry.as_ref().map(|e| e.kind) {
+        Some(EntryKind::Understood(u)) => u.module,
+        _ => UNDERSTOOD[0].module,
+    };
+    set.entries
+        .iter()
+        .rev()
+        .find(|e| e.module == module)
+        .map_or_else(|| "ppo_trainer".to_owned(), |e| e.config_name.clone())
+}
+
+/// Reads a verl launch: the YAML (its text, if any) and the pasted words (a launch line, or
+/// overrides alone), in Hydra's order. `max_slots` bounds the node-slots built.
+pub fn load_verl(yaml: Option<&str>, words: &[String], max_slots: u64) -> LoadedVerl {
+    load_launch(&parse_launch(words), yaml, &VerlOptions::new(max_slots))
+}
+
+/// Reads a parsed launch with its YAML: `--config`'s text, or the user's config that
+/// [`user_config_file`] names.
+pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -> LoadedVerl {
+    let space = SpanSpace {
+        yaml_len: yaml.map_or(0, str::len),
+    };
+    let line_span = |span: &Span| to_source_span(&space.command_line(span));
+    let mut diagnostics = Vec::new();
+    let mut info = LaunchInfo::default();
+    launch_diagnostics(launch, &mut info, &line_span, &mut diagnostics);
+    let mut raw: HashMap<KeyId, (RawScalar, bool)> = HashMap::new();
+    let mut in_yaml: HashMap<KeyId, Span> = HashMap::new();
+    let mut yaml_keys: Vec<String> = Vec::new();
+    let mut yaml_defaults: Vec<(Option<String>, String)> = Vec::new();
+    if let Some(text) = yaml {
+        match read_yaml(text) {
+            Ok(values) => {
+                for (id, span) in values.not_scalar {
+                    diagnostics.push(VerlDiagnostic::WrongType {
+                        key: KEYS[id].path,
+                        expected: KEYS[id].kind,
+                        found: "a mapping or list".to_owned(),
+                        example: Example(KEYS[id].kind),
+                        span: to_source_span(&span),
+                        origin: super::settings::OriginKind::Yaml,
+                    });
+                }
+                for (id, scalar) in values.values {
+                    in_yaml.insert(id, scalar.span.clone());
+                    raw.insert(id, (scalar, false));
+                }
+                yaml_keys = values.keys;
+                yaml_defaults = values.defaults;
+            }
+            Err(error) => diagnostics.push(VerlDiagnostic::YamlSyntax {
+                message: error.message,
+                span: to_source_span(&error.span),
+            }),
+        }
+    }
+    let (parsed, errors) = parse_words(&launch.overrides);
+    for e in errors {
+        diagnostics.push(VerlDiagnostic::OverrideSyntax {
+            problem: e.problem,
+            text: e.text,
+            span: line_span(&e.span),
+        });
+    }
+    let mut judge = Judge::new(
+        launch,
+        options,
+        &yaml_defaults,
+        &parsed,
+        &mut info,
+        &line_span,
+        &mut diagnostics,
+    );
+    judge.yaml_keys = yaml_keys;
+    for o in &parsed {
+        if judge.is_choice(o) || o.key.starts_with("hydra.") {
+            continue;
+        }
+        if key_id(&o.key).is_none() {
+            judge.judge(o, &line_span, &mut diagnostics);
+        }
+        apply_override(o, space, &in_yaml, &mut raw, &mut diagnostics);
+    }
+    let mut settings = VerlSettings {
+        space,
+        ..VerlSettings::default()
+    };
+    let mut ids: Vec<KeyId> = raw.keys().copied().collect();
+    ids.sort_unstable();
+    for id in ids {
+        if let Some(setting) = resolve(id, &raw, &mut diagnostics, 0) {
+            settings.settings[id] = setting;
+        }
+    }
+    rules(&settings, options.max_slots, &mut diagnostics);
+    let layout = (!any_error(&diagnostics))
+        .then(|| layout(&settings))
+        .flatten();
+    LoadedVerl {
+        settings,
+        diagnostics,
+        layout,
+        launch: info,
+    }
+}
+
+fn launch_diagnostics(
+    launch: &Launch,
+    info: &mut LaunchInfo,
+    line_span: &dyn Fn(&Span) -> miette::SourceSpan,
+    out: &mut Vec<VerlDiagnostic>,
+) {
+    use super::fields::LaunchSyntax;
+    use super::launch::LaunchProblem;
+    for problem in &launch.problems {
+        out.push(match problem {
+            LaunchProblem::UnknownLauncher(span) => VerlDiagnostic::UnknownLauncher {
+                word: launch.line[span.clone()].chars().take(60).collect(),
+                span: line_span(span),
+            },
+            LaunchProblem::RaySubmitWithoutEntrypoint(span) => VerlDiagnostic::LaunchSyntax {
+                problem: LaunchSyntax::RaySubmitWithoutEntrypoint,
+                span: line_span(span),
+            },
+            LaunchProblem::InlineCode(span) => VerlDiagnostic::LaunchSyntax {
+                problem: LaunchSyntax::InlineCode,
+                span: line_span(span),
+            },
+            LaunchProblem::MissingValue(span) => VerlDiagnostic::LaunchSyntax {
+                problem: LaunchSyntax::MissingValue,
+                span: line_span(span),
+            },
+        });
+    }
+    if let Some(entry) = &launch.entry {
+        info.entry = Some(entry.text.clone());
+        match entry.kind {
+            EntryKind::Understood(u) => {
+                info.entry_point = Some(u.module);
+                info.evidence = Some(u.evidence);
+            }
+            EntryKind::Different(why) => out.push(entry_error(entry, Some(why), line_span)),
+            EntryKind::Unknown => out.push(entry_error(entry, None, line_span)),
+        }
+    }
+}
+
+fn entry_error(
+    entry: &super::launch::Entry,
+    why: Option<&'static str>,
+    line_span: &dyn Fn(&Span) -> miette::SourceSpan,
+) -> VerlDiagnostic {
+    VerlDiagnostic::EntryPoint {
+        entry: entry.text.chars().take(120).collect(),
+        why: EntryDifference(why),
+        understood: Listed(UNDERSTOOD.iter().map(|u| u.module).collect()),
+        span: line_span(&entry.span),
+    }
+}
+
+fn apply_override(
+    o: &Override,
+    space: SpanSpace,
+    in_yaml: &HashMap<KeyId, Span>,
+    raw: &mut HashMap<KeyId, (RawScalar, bool)>,
+    diagnostics: &mut Vec<VerlDiagnostic>,
+) {
+    let key_span = to_source_span(&space.command_line(&o.key_span));
+    let Some(id) = key_id(&o.key) else {
+        return;
+    };
+    match (o.op, &o.value) {
+        (Op::Delete, _) => diagnostics.push(VerlDiagnostic::DeletedKey {
+            key: KEYS[id].path,
+            span: key_span,
+        }),
+        (op, Some(value)) => {
+            if op == Op::Add
+                && let Some(existing) = in_yaml.get(&id)
+            {
+                diagnostics.push(VerlDiagnostic::AddExisting {
+                    key: o.key.clone(),
+                    span: to_source_span(&space.command_line(&o.span)),
+                    existing: Some(to_source_span(existing)),
+                });
+            }
+            let mut value = value.clone();
+            value.span = space.command_line(&value.span);
+            raw.insert(id, (value, true));
+        }
+        (_, None) => {}
+    }
+}
+
+/// A key's value: its scalar read as its kind, `${other.key}` followed (at most 8 deep).
+fn resolve(
+    id: KeyId,
+    raw: &HashMap<KeyId, (RawScalar, bool)>,
+    diagnostics: &mut Vec<VerlDiagnostic>,
+    depth: usize,
+) -> Option<Setting> {
+    let (scalar, from_command_line) = raw.get(&id)?;
+    let origin = if *from_command_line {
+        Origin::CommandLine(scalar.span.clone())
+    } else {
+        Origin::Yaml(scalar.span.clone())
+    };
+    let key = &KEYS[id];
+    if let Some(inner) = scalar
+        .text
+        .strip_prefix("${")
+        .and_then(|t| t.strip_suffix('}'))
+        .filter(|_| !scalar.quoted || scalar.text.starts_with("${"))
+    {
+        let target = key_id(inner.trim()).filter(|&t| t != id && KEYS[t].kind == key.kind);
+        let resolved = match target {
+            Some(t) if depth < 8 => match resolve(t, raw, diagnostics, depth + 1) {
+                Some(s) => Some(s.value),
+                None => Some(KEYS[t].default.value()),
+            },
+            _ => None,
+        };
+        return match resolved {
+            Some(value) => Some(Setting { value, origin }),
+            None => {
+                if depth == 0 {
+                    diagnostics.push(VerlDiagnostic::Unresolved {
+                        key: key.path,
+                        text: scalar.text.clone(),
+                        default: key.default.value().to_string(),
+                        span: to_source_span(&scalar.span),
+                    });
+                }
+                None
+            }
+        };
+    }
+    match interpret(&scalar.text, scalar.quoted, key.kind) {
+        Some(value) => Some(Setting { value, origin }),
+        None => {
+            if depth == 0 {
+                diagnostics.push(VerlDiagnostic::WrongType {
+                    key: key.path,
+                    expected: key.kind,
+                    found: scalar.text.chars().take(40).collect(),
+                    example: Example(key.kind),
+                    span: to_source_span(&scalar.span),
+                    origin: origin.kind(),
+                });
+            }
+            None
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! What verl itself rejects or mishandles before placement.
+
+use super::VerlDiagnostic;
+use super::keys::*;
+use super::settings::VerlSettings;
+
+/// Checks the settings as verl would, before any pool is built.
+pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnostic>) {
+    for key in [NNODES, N_GPUS_PER_NODE] {
+        let value = s.int(key);
+        if value <= 0 {
+            out.push(VerlDiagnostic::NotPositive {
+                key: KEYS[key].path,
+                value,
+                span: s.span(key),
+                origin: s.origin(key),
+            });
+        }
+    }
+    let (switch, gpus, nnodes) = s.reward_keys();
+    if s.bool(switch) {
+        for key in [gpus, nnodes] {
+            let value = s.int(key);
+            if value <= 0 {
+                out.push(VerlDiagnostic::RewardPoolWithoutSize {
+                    key: KEYS[key].path,
+                    value,
+                    enable_key: KEYS[switch].path,
+                    span: s.span(key),
+                    enable: s.span(switch),
+                });
+            }
+        }
+        if !s.bool(RM_ENABLE) {
+            out.push(VerlDiagnostic::RewardPoolUnused {
+                enable_key: KEYS[switch].path,
+                span: s.span(switch),
+            });
+        }
+    }
+    if switch == NEW_RM_POOL {
+        for (legacy, newer) in [
+            (RM_POOL, NEW_RM_POOL),
+            (RM_GPUS, NEW_RM_GPUS),
+            (RM_NNODES, NEW_RM_NNODES),
+        ] {
+            if s.given(legacy) && s.given(newer) && s.get(legacy).value != s.get(newer).value {
+                out.push(VerlDiagnostic::ConflictingSpellings {
+                    legacy: KEYS[legacy].path,
+                    newer: KEYS[newer].path,
+                    legacy_span: s.span(legacy),
+                    newer_span: s.span(newer),
+                });
+            }
+        }
+    }
+    if s.accelerator().is_none() {
+        out.push(VerlDiagnostic::UnknownDevice {
+            value: s.str(DEVICE).chars().take(40).collect(),
+            span: s.span(DEVICE),
+            origin: s.origin(DEVICE),
+        });
+    }
+    let mut slots = s.int(NNODES).max(0) as u64;
+    if s.bool(switch) {
+        slots = slots.saturating_add(s.int(nnodes).max(0) as u64);
+    }
+    if slots > max_slots {
+        let key = if s.int(NNODES).max(0) as u64 > max_slots / 2 || !s.bool(switch) {
+            NNODES
+        } else {
+            nnodes
+        };
+        out.push(VerlDiagnostic::TooManySlots {
+            key: KEYS[key].path,
+            value: s.int(key),
+            limit: max_slots,
+            span: s.span(key),
+            origin: s.origin(key),
+        });
+    }
+    for key in [N_GPUS_PER_NODE, gpus] {
+        if s.int(key) > i64::from(u32::MAX) {
+            out.push(VerlDiagnostic::TooManySlots {
+                key: KEYS[key].path,
+                value: s.int(key),
+                limit: u64::from(u32::MAX),
+                span: s.span(key),
+                origin: s.origin(key),
+            });
+        }
+    }
+}

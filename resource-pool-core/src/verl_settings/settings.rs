@@ -1,0 +1,168 @@
+//! The resolved settings of a launch: each pool key's value and where it came from.
+
+use super::SpanSpace;
+use super::keys::{self, *};
+use crate::model::Accelerator;
+use crate::source::{Span, to_source_span};
+
+/// Where a value came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// verl's default.
+    Default,
+    /// The YAML, at this span.
+    Yaml(Span),
+    /// The command line, at this span (in the span space).
+    CommandLine(Span),
+}
+
+/// Where a value came from, without the span: what a diagnostic's label says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OriginKind {
+    /// verl's default.
+    Default,
+    /// The YAML.
+    Yaml,
+    /// The command line.
+    CommandLine,
+}
+
+impl std::fmt::Display for OriginKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OriginKind::Default => "verl's default",
+            OriginKind::Yaml => "set in the YAML",
+            OriginKind::CommandLine => "set on the command line",
+        })
+    }
+}
+
+impl Origin {
+    /// The span, unless a default.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            Origin::Default => None,
+            Origin::Yaml(s) | Origin::CommandLine(s) => Some(s.clone()),
+        }
+    }
+
+    /// The origin without its span.
+    pub fn kind(&self) -> OriginKind {
+        match self {
+            Origin::Default => OriginKind::Default,
+            Origin::Yaml(_) => OriginKind::Yaml,
+            Origin::CommandLine(_) => OriginKind::CommandLine,
+        }
+    }
+}
+
+/// One setting's value and origin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The value.
+    pub value: Value,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// Every key of [`KEYS`], resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerlSettings {
+    pub(super) settings: Vec<Setting>,
+    /// The span space of the YAML and command line these came from.
+    pub space: SpanSpace,
+}
+
+impl Default for VerlSettings {
+    /// verl's defaults.
+    fn default() -> VerlSettings {
+        VerlSettings {
+            settings: KEYS
+                .iter()
+                .map(|k| Setting {
+                    value: k.default.value(),
+                    origin: Origin::Default,
+                })
+                .collect(),
+            space: SpanSpace::default(),
+        }
+    }
+}
+
+impl VerlSettings {
+    /// A key's setting.
+    pub fn get(&self, key: KeyId) -> &Setting {
+        &self.settings[key]
+    }
+
+    /// Sets a key (a value from code: origin default).
+    pub fn set(&mut self, key: KeyId, value: Value) -> &mut VerlSettings {
+        self.settings[key] = Setting {
+            value,
+            origin: Origin::Default,
+        };
+        self
+    }
+
+    /// A key's integer (verl's default when it holds another type).
+    pub fn int(&self, key: KeyId) -> i64 {
+        match self.settings[key].value {
+            Value::Int(n) => n,
+            _ => match KEYS[key].default {
+                keys::DefaultValue::Int(n) => n,
+                _ => 0,
+            },
+        }
+    }
+
+    /// Whether a key is `True`.
+    pub fn bool(&self, key: KeyId) -> bool {
+        matches!(self.settings[key].value, Value::Bool(true))
+    }
+
+    /// A key's string (empty when it holds another type).
+    pub fn str(&self, key: KeyId) -> &str {
+        match &self.settings[key].value {
+            Value::Str(s) => s,
+            _ => "",
+        }
+    }
+
+    /// Whether a key was given (in the YAML or on the command line).
+    pub fn given(&self, key: KeyId) -> bool {
+        self.settings[key].origin != Origin::Default
+    }
+
+    /// The reward pool's keys verl reads: the newer `reward.reward_model.*` when any is
+    /// given, else `reward_model.*`. (switch, n_gpus_per_node, nnodes)
+    pub fn reward_keys(&self) -> (KeyId, KeyId, KeyId) {
+        if [NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES]
+            .iter()
+            .any(|&k| self.given(k))
+        {
+            (NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES)
+        } else {
+            (RM_POOL, RM_GPUS, RM_NNODES)
+        }
+    }
+
+    /// `trainer.device` as an accelerator, if it is one verl knows.
+    pub fn accelerator(&self) -> Option<Accelerator> {
+        match self.str(DEVICE) {
+            "cuda" | "gpu" => Some(Accelerator::Gpu),
+            "npu" => Some(Accelerator::Npu),
+            _ => None,
+        }
+    }
+
+    /// The span of a key's value, unless a default.
+    pub fn span(&self, key: KeyId) -> Option<miette::SourceSpan> {
+        self.settings[key].origin.span().map(|s| to_source_span(&s))
+    }
+
+    /// Where a key's value came from.
+    pub fn origin(&self, key: KeyId) -> OriginKind {
+        self.settings[key].origin.kind()
+    }
+}
