@@ -7,7 +7,7 @@ use resource_pool::check::{CheckOptions, CheckReport};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 
-use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
     to_stderr, to_stdout,
@@ -85,6 +85,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             ..RaySimOptions::default()
         },
     };
+    let ray_version = input.ray_version;
     let mut run = CheckRun::check(&loaded, input.cluster, notes, input.dead, &options);
     let written = write_plan(
         plan_svg.as_deref(),
@@ -98,6 +99,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         &run.findings,
         run.report.as_ref(),
         &run.cluster,
+        ray_version.as_deref(),
         config,
     );
     if run.passes() {
@@ -150,10 +152,15 @@ pub(super) fn emit(
     findings: &[Finding],
     report: Option<&CheckReport>,
     cluster: &resource_pool::Cluster,
+    ray_version: Option<&str>,
     main_file: Option<&str>,
 ) {
     match format {
-        Format::Json => print_json(&json_result(findings, report, cluster)),
+        Format::Json => {
+            let mut value = json_result(findings, report, cluster);
+            with_ray_version(&mut value, ray_version);
+            print_json(&value);
+        }
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {
             if context.quiet {

@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use resource_pool::Cluster;
 use resource_pool::cluster_file::load_cluster;
+use resource_pool::inventory::InventoryNote;
 use resource_pool::inventory::kubectl::{
     kubectl_inventory, parse_kubectl_nodes, parse_kubectl_pods,
 };
+use resource_pool::inventory::kuberay::{KubeRayOptions, Replicas, kuberay_inventory};
 use resource_pool::inventory::slurm::parse_slurm_nodes;
-use resource_pool::inventory::{InventoryNote, InventorySource};
 use resource_pool::local_machine::{LocalMachine, LocalMachineError};
-use resource_pool::ray_http::RaySource;
+use resource_pool::ray_http::{RaySource, TrustRoots, token_from_env};
 use resource_pool::source::SourceFile;
 
 use super::Context;
@@ -23,6 +24,9 @@ use resource_pool::source::STDIN_NAME;
 /// `RAY_ADDRESS`).
 pub const CLUSTER_VARIABLE: &str = "RESOURCE_POOL_CLUSTER";
 
+/// The variable `--ca-cert` defaults to.
+const CA_CERT_VARIABLE: &str = resource_pool::ray_http::CA_CERT_ENV_VAR;
+
 /// The cluster options shared by `check` and `inventory`.
 #[derive(Debug, clap::Args)]
 pub struct ClusterArgs {
@@ -30,8 +34,8 @@ pub struct ClusterArgs {
     /// other source is given.
     #[arg(long, value_name = "CLUSTER.toml", conflicts_with = "ray")]
     pub cluster: Option<PathBuf>,
-    /// A live Ray cluster's dashboard (`http://HEAD:8265`); default: `RAY_ADDRESS` when it
-    /// is an http URL. A token for dashboards that need one comes from
+    /// A live Ray cluster's dashboard (`http://HEAD:8265`, or `https://...` behind TLS);
+    /// default: `RAY_ADDRESS` when it is an http(s) URL. A token for dashboards that need one comes from
     /// `RESOURCE_POOL_RAY_TOKEN` or `RAY_AUTH_TOKEN`, or a file named by
     /// `RESOURCE_POOL_RAY_TOKEN_FILE` or `RAY_AUTH_TOKEN_PATH`; it is never printed.
     #[arg(long, value_name = "URL")]
@@ -49,6 +53,20 @@ pub struct ClusterArgs {
     /// The JSON of `kubectl get pods -A -o json`: what running pods request is not free.
     #[arg(long, value_name = "FILE|-", requires = "kubectl")]
     pub kubectl_pods: Option<PathBuf>,
+    /// A KubeRay `RayCluster` before it exists: its YAML manifest, or `kubectl get
+    /// raycluster NAME -o json` (a file, or `-` for stdin); each group's replicas become
+    /// nodes with what Ray will declare on them.
+    #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray", "slurm", "local", "kubectl"])]
+    pub kuberay: Option<PathBuf>,
+    /// Which replica count of each KubeRay worker group becomes nodes: `current`
+    /// (`replicas` as KubeRay clamps it; the default), `min` (`minReplicas`) or `max`
+    /// (`maxReplicas`).
+    #[arg(long, value_name = "WHICH", value_parser = ["current", "min", "max"], requires = "kuberay")]
+    pub replicas: Option<String>,
+    /// The certificate authority (PEM) of an https dashboard's certificate, in place of the
+    /// system's trust store.
+    #[arg(long, value_name = "FILE", env = CA_CERT_VARIABLE)]
+    pub ca_cert: Option<PathBuf>,
     /// The budget of the whole read of a live cluster, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     pub ray_timeout_ms: u64,
@@ -67,10 +85,24 @@ pub struct ClusterInput {
     pub findings: Vec<Finding>,
     /// Dead nodes the source reported.
     pub dead: usize,
+    /// The Ray version of a live cluster's dashboard, when it said.
+    pub ray_version: Option<String>,
+}
+
+/// Adds `ray_version` to a JSON result when the cluster came from a live Ray dashboard
+/// that said its version (the key is absent for other sources).
+pub fn with_ray_version(value: &mut serde_json::Value, ray_version: Option<&str>) {
+    if let (Some(object), Some(version)) = (value.as_object_mut(), ray_version) {
+        object.insert("ray_version".to_owned(), version.into());
+    }
 }
 
 /// Reads the cluster, or says why not (exit 2).
 pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
+    // clap drops `requires` when another source conflicting with `--kuberay` is given.
+    if args.replicas.is_some() && args.kuberay.is_none() {
+        return Err(vec![Finding::bare(ReplicasWithoutKubeRay)]);
+    }
     if let Some(path) = &args.cluster {
         return from_path(path, context);
     }
@@ -82,6 +114,9 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     }
     if let Some(path) = &args.kubectl {
         return from_kubectl(path, args.kubectl_pods.as_deref(), context);
+    }
+    if let Some(path) = &args.kuberay {
+        return from_kuberay(path, args.replicas.as_deref(), context);
     }
     if args.ray.is_none()
         && let Some(path) = std::env::var_os(CLUSTER_VARIABLE).filter(|p| !p.is_empty())
@@ -97,18 +132,46 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
             _ => return Err(vec![Finding::bare(NoCluster)]),
         },
     };
-    let source = RaySource::from_env(&url)
-        .map_err(|e| vec![Finding::bare(e)])?
+    let bare = |e| vec![Finding::bare(e)];
+    let trust = match &args.ca_cert {
+        Some(path) => TrustRoots::from_pem_file(path).map_err(bare)?,
+        None => TrustRoots::System,
+    };
+    let source = RaySource::new(&url)
+        .map_err(bare)?
+        .with_token(token_from_env().map_err(bare)?)
+        .with_trust_roots(trust)
         .with_timeout(Duration::from_millis(args.ray_timeout_ms))
         .with_max_body_bytes(args.ray_max_body);
-    let inventory = source.load().map_err(|e| vec![Finding::bare(e)])?;
-    let dead = inventory.dead_node_notes().count();
+    let read = source
+        .load_with_version()
+        .map_err(|e| vec![Finding::bare(e)])?;
+    let dead = read.inventory.dead_node_notes().count();
     Ok(ClusterInput {
-        cluster: inventory.cluster,
-        notes: inventory.notes,
-        findings: Vec::new(),
+        cluster: read.inventory.cluster,
+        notes: read.inventory.notes,
+        findings: read.unverified.into_iter().map(Finding::bare).collect(),
         dead,
+        ray_version: read.version.map(|v| v.ray_version),
     })
+}
+
+fn from_kuberay(
+    path: &std::path::Path,
+    replicas: Option<&str>,
+    context: &Context,
+) -> Result<ClusterInput, Vec<Finding>> {
+    let source = read_file_or_stdin(path, context)?;
+    let replicas = Replicas::ALL
+        .iter()
+        .find(|(name, _)| Some(*name) == replicas)
+        .map_or(Replicas::Current, |(_, r)| *r);
+    let options = KubeRayOptions {
+        replicas,
+        max_nodes: context.cluster_limits.max_nodes as u64,
+    };
+    let inventory = kuberay_inventory(source.text(), &options).map_err(|e| in_file(e, &source))?;
+    Ok(from_inventory(inventory))
 }
 
 fn read_file_or_stdin(
@@ -158,6 +221,7 @@ fn from_inventory(inventory: resource_pool::inventory::Inventory) -> ClusterInpu
         notes: inventory.notes,
         findings: Vec::new(),
         dead,
+        ray_version: None,
     }
 }
 
@@ -247,6 +311,7 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
                 notes: Vec::new(),
                 findings,
                 dead,
+                ray_version: None,
             })
         }
         None => Err(findings),
@@ -259,7 +324,16 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
 #[diagnostic(
     code(resource_pool::cli::no_cluster),
     help(
-        "pass --cluster CLUSTER.toml, --ray http://HEAD:8265, --slurm, --kubectl or --local; or set RESOURCE_POOL_CLUSTER to a cluster file, or RAY_ADDRESS to the dashboard's http URL"
+        "pass --cluster CLUSTER.toml, --ray http://HEAD:8265, --slurm, --kubectl, --kuberay or --local; or set RESOURCE_POOL_CLUSTER to a cluster file, or RAY_ADDRESS to the dashboard's http URL"
     )
 )]
 pub struct NoCluster;
+
+/// `--replicas` without `--kuberay`, where it would change nothing.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("--replicas applies to a KubeRay manifest only")]
+#[diagnostic(
+    code(resource_pool::cli::replicas_without_kuberay),
+    help("pass the manifest with --kuberay FILE, or drop --replicas")
+)]
+pub struct ReplicasWithoutKubeRay;

@@ -1,5 +1,6 @@
-//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --local)`: the
-//! cluster as cluster TOML.
+//! `resource-pool inventory (--ray URL | --cluster FILE | --slurm FILE | --kubectl FILE |
+//! --kuberay FILE | --local)`: the cluster as cluster TOML (after a comment naming the Ray
+//! version, for a live cluster).
 
 use resource_pool::cluster_file::cluster_to_toml;
 
@@ -25,7 +26,12 @@ pub fn run(args: &InventoryArgs, context: &Context) -> Outcome {
             let mut findings = input.findings;
             findings.extend(input.notes.into_iter().map(Finding::bare));
             print_human(&findings, context);
-            to_stdout(&cluster_to_toml(&input.cluster));
+            let mut out = String::new();
+            if let Some(version) = &input.ray_version {
+                out.push_str(&format!("# read from a Ray {version} dashboard\n"));
+            }
+            out.push_str(&cluster_to_toml(&input.cluster));
+            to_stdout(&out);
             Outcome::Ok
         }
     }

@@ -3,7 +3,7 @@
 //! Exit status: 0 when everything is valid (warnings allowed), 1 when a config is invalid
 //! or cannot be placed, 2 for usage errors and files (or clusters) that cannot be read.
 //!
-//! Everything is written through [`to_stdout`] and [`to_stderr`]: `print!` panics when the
+//! Everything is written through `to_stdout` and `to_stderr`: `print!` panics when the
 //! reader has gone (`resource-pool check ... | head`), so the lints forbid it here.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![forbid(unsafe_code)]

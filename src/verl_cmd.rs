@@ -20,7 +20,7 @@ use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_co
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
-use super::cluster_input::{ClusterArgs, read_cluster_noting};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
 use resource_pool::report::Finding;
 use resource_pool::report::json::check_result as json_result;
@@ -90,9 +90,14 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         },
         ray: RaySimOptions::default(),
     };
+    let ray_version = input.ray_version;
     let run = settings.check(input.cluster, input.dead, &options);
     match args.format {
-        Format::Json => print_json(&run.json()),
+        Format::Json => {
+            let mut value = run.json();
+            with_ray_version(&mut value, ray_version.as_deref());
+            print_json(&value);
+        }
         Format::Github | Format::Sarif => print_for_ci(args.format, &run.findings, yaml_name),
         Format::Human => {
             if !context.quiet {
@@ -104,6 +109,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                 &run.findings,
                 run.report.as_ref(),
                 &run.cluster,
+                ray_version.as_deref(),
                 yaml_name,
             );
         }

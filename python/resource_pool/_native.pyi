@@ -27,6 +27,9 @@ class Report:
     def diagnostics(self) -> List[Dict[str, Any]]:
         """``[{"code", "severity", "message", "help", "file", "line", "column"}, ...]``."""
     @property
+    def ray_version(self) -> Optional[str]:
+        """The Ray version a live dashboard said it runs (``None`` for other sources)."""
+    @property
     def config(self) -> Optional[str]:
         """The config checked, as TOML (``check`` only)."""
     def as_dict(self) -> Dict[str, Any]:

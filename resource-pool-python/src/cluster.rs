@@ -9,7 +9,6 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use resource_pool::Cluster;
 use resource_pool::cluster_file::{ClusterLimits, load_cluster};
-use resource_pool::inventory::InventorySource;
 use resource_pool::ray_http::RaySource;
 use resource_pool::report::Finding;
 use resource_pool::source::{ReadError, ReadLimits, SourceFile};
@@ -43,6 +42,17 @@ pub struct ClusterInput {
     pub notes: Vec<Finding>,
     /// Dead nodes the source reported.
     pub dead: usize,
+    /// What a live dashboard said its Ray version is (`ray_version` of the JSON result).
+    pub ray_version: Option<String>,
+}
+
+impl ClusterInput {
+    /// Adds `ray_version` to a JSON result when the dashboard said it, as the CLI does.
+    pub fn add_ray_version(version: Option<String>, json: &mut serde_json::Value) {
+        if let (Some(object), Some(version)) = (json.as_object_mut(), version) {
+            object.insert("ray_version".to_owned(), version.into());
+        }
+    }
 }
 
 /// Why there is no cluster to check against (the CLI's exit status 2).
@@ -82,7 +92,7 @@ impl ClusterSource {
                 let source = RaySource::from_env(url)
                     .map_err(|e| ClusterFailure::Refused(Finding::bare(e)))?
                     .with_timeout(*timeout);
-                let inventory = source.load().map_err(|error| {
+                let read = source.load_with_version().map_err(|error| {
                     let finding = Finding::bare(error);
                     if UNREACHABLE_CODES.contains(&finding.code().as_str()) {
                         ClusterFailure::Unreachable(finding)
@@ -90,11 +100,17 @@ impl ClusterSource {
                         ClusterFailure::Refused(finding)
                     }
                 })?;
-                let dead = inventory.dead_node_notes().count();
+                let dead = read.inventory.dead_node_notes().count();
+                // As the CLI orders them: a Ray version outside the verified range first,
+                // then what the inventory noticed.
+                let mut notes: Vec<Finding> =
+                    read.unverified.into_iter().map(Finding::bare).collect();
+                notes.extend(read.inventory.notes.into_iter().map(Finding::bare));
                 Ok(ClusterInput {
-                    cluster: inventory.cluster,
-                    notes: inventory.notes.into_iter().map(Finding::bare).collect(),
+                    cluster: read.inventory.cluster,
+                    notes,
                     dead,
+                    ray_version: read.version.map(|v| v.ray_version),
                 })
             }
         }
@@ -116,6 +132,7 @@ fn from_toml(source: &SourceFile) -> Result<ClusterInput, ClusterFailure> {
                 cluster,
                 notes: findings,
                 dead,
+                ray_version: None,
             })
         }
         None => Err(ClusterFailure::Invalid(findings)),

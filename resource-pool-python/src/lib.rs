@@ -29,7 +29,7 @@ use resource_pool::verl_settings::VerlOptions;
 use resource_pool::verl_settings::launch::parse_launch;
 use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path};
 
-use cluster::{ClusterFailure, ClusterSource};
+use cluster::{ClusterFailure, ClusterInput, ClusterSource};
 use report::{LintReport, Report};
 
 /// The name reports give the config written from `check`'s arguments.
@@ -95,32 +95,36 @@ fn check(
         to_toml::config_toml(resource_pool_spec, mapping, max_colocate_count, accelerator)?;
     let source = cluster_source(cluster, ray, timeout)?;
     let text = config.clone();
-    let run = py.detach(move || -> Result<CheckRun, ClusterFailure> {
-        let input = source.read()?;
-        let file = SourceFile::new(CHECK_CONFIG_NAME, text);
-        let loaded = match load_config_with(&file, &[], &LintOptions::default()) {
-            Ok(loaded) => loaded,
-            // Only overrides make a load fail, and there are none.
-            Err(failure) => {
-                let findings = failure
-                    .errors
-                    .into_iter()
-                    .map(|e| Finding::in_file(e, &failure.source))
-                    .collect();
-                return Err(ClusterFailure::Invalid(findings));
-            }
-        };
-        Ok(CheckRun::check(
-            &loaded,
-            input.cluster,
-            input.notes,
-            input.dead,
-            &CheckOptions::default(),
-        ))
-    });
-    let run = run.map_err(|failure| failure.into_py(py))?;
+    let run = py.detach(
+        move || -> Result<(CheckRun, Option<String>), ClusterFailure> {
+            let input = source.read()?;
+            let file = SourceFile::new(CHECK_CONFIG_NAME, text);
+            let loaded = match load_config_with(&file, &[], &LintOptions::default()) {
+                Ok(loaded) => loaded,
+                // Only overrides make a load fail, and there are none.
+                Err(failure) => {
+                    let findings = failure
+                        .errors
+                        .into_iter()
+                        .map(|e| Finding::in_file(e, &failure.source))
+                        .collect();
+                    return Err(ClusterFailure::Invalid(findings));
+                }
+            };
+            let run = CheckRun::check(
+                &loaded,
+                input.cluster,
+                input.notes,
+                input.dead,
+                &CheckOptions::default(),
+            );
+            Ok((run, input.ray_version))
+        },
+    );
+    let (run, ray_version) = run.map_err(|failure| failure.into_py(py))?;
     let ok = run.passes();
-    let json = run.json();
+    let mut json = run.json();
+    ClusterInput::add_ray_version(ray_version, &mut json);
     Ok(Report::new(
         String::new(),
         run.findings,
@@ -193,28 +197,33 @@ fn verl_check(
     timeout: f64,
 ) -> PyResult<Report> {
     let source = cluster_source(cluster, ray, timeout)?;
-    let run = py.detach(move || -> Result<VerlRun, ClusterFailure> {
-        let launch = parse_launch(&overrides);
-        let mut options = VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS);
-        // A config passed as a dict, else as the command: the YAML given, else the user's
-        // config the launch line names.
-        let yaml = match text {
-            Some(text) => Some(SourceFile::new(VERL_CONFIG_NAME, text)),
-            None => match verl_config_path(path, &launch, &mut options) {
-                Some(path) => Some(
-                    SourceFile::read(&path, ReadLimits::default()).map_err(ClusterFailure::Read)?,
-                ),
-                None => None,
-            },
-        };
-        let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
-        let input = source.read()?;
-        settings.findings.extend(input.notes);
-        Ok(settings.check(input.cluster, input.dead, &CheckOptions::default()))
-    });
-    let run = run.map_err(|failure| failure.into_py(py))?;
+    let run = py.detach(
+        move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
+            let launch = parse_launch(&overrides);
+            let mut options = VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS);
+            // A config passed as a dict, else as the command: the YAML given, else the user's
+            // config the launch line names.
+            let yaml = match text {
+                Some(text) => Some(SourceFile::new(VERL_CONFIG_NAME, text)),
+                None => match verl_config_path(path, &launch, &mut options) {
+                    Some(path) => Some(
+                        SourceFile::read(&path, ReadLimits::default())
+                            .map_err(ClusterFailure::Read)?,
+                    ),
+                    None => None,
+                },
+            };
+            let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
+            let input = source.read()?;
+            settings.findings.extend(input.notes);
+            let run = settings.check(input.cluster, input.dead, &CheckOptions::default());
+            Ok((run, input.ray_version))
+        },
+    );
+    let (run, ray_version) = run.map_err(|failure| failure.into_py(py))?;
     let ok = run.passes();
-    let json = run.json();
+    let mut json = run.json();
+    ClusterInput::add_ray_version(ray_version, &mut json);
     let heading = run.heading();
     Ok(Report::new(
         heading,

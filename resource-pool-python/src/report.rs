@@ -164,6 +164,12 @@ impl Report {
         self.field(py, "diagnostics")
     }
 
+    /// The Ray version the dashboard said it runs (`None` for other sources).
+    #[getter]
+    fn ray_version(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.field(py, "ray_version")
+    }
+
     /// The config checked, as TOML: what `resource-pool check` would read to check the
     /// same (`None` for `verl.check`, which reads verl's settings).
     #[getter]

@@ -1,256 +1,47 @@
 //! A live Ray cluster as an inventory, read over the dashboard's HTTP API.
 //!
-//! [`RaySource`] asks three endpoints of the dashboard (see
-//! [`ray_json::Endpoint`]) and joins
-//! their answers with [`ray_json::assemble`]. It needs no Python at run time.
+//! [`RaySource`] asks the dashboard for its Ray version (`/api/version`, see
+//! [`version`]) and three endpoints (see [`ray_json::Endpoint`]), and joins their answers
+//! with [`ray_json::assemble`]. It needs no Python at run time.
 //!
 //! - Timeouts: a connect timeout, a read timeout (the longest wait for any read), and a
-//!   budget for the whole load, all three requests together. Defaults: 3 s, 5 s, 10 s.
+//!   budget for the whole load, all requests together. Defaults: 3 s, 5 s, 10 s.
 //! - Size: each body is read up to a limit (64 MiB by default); past it, an error.
 //! - Auth: a bearer token ([`Secret`], never printed: its `Debug` is redacted), from
 //!   [`token_from_env`] or given.
-//! - Plain `http://` only (this build carries no TLS stack); no proxy from the
-//!   environment (dashboards are cluster-internal) and no redirects (a token must not
-//!   follow one).
+//! - `http://` and `https://` (rustls; the system's trust store by default, or the CAs of a
+//!   file: see [`tls`]); no proxy from the environment (dashboards are cluster-internal or
+//!   behind their own ingress) and no redirects (a token must not follow one).
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+mod error;
+mod secret;
+pub mod tls;
+pub mod version;
+
 use std::time::{Duration, Instant};
 
 use resource_pool_core::inventory::ray_json::{self, DEFAULT_LIMIT, Endpoint};
 use resource_pool_core::inventory::{Inventory, InventoryError, InventorySource};
 
-/// The dashboard's default port, used when a URL names none.
+use self::error::Attempt;
+pub use self::error::RayHttpError;
+pub use self::secret::{
+    Secret, TOKEN_ENV_VARS, TOKEN_FILE_ENV_VARS, token_from_env, token_from_lookup,
+};
+pub use self::tls::{CA_CERT_ENV_VAR, TlsProblem, TrustRoots};
+pub use self::version::{RayVersion, UnverifiedRayVersion, VERIFIED_RAY_VERSIONS};
+
+/// The dashboard's default port, used when an `http://` URL names none.
 pub const DEFAULT_DASHBOARD_PORT: u16 = 8265;
 
-/// Environment variables read for a token, in order: ours, then Ray's own.
-pub const TOKEN_ENV_VARS: [&str; 2] = ["RESOURCE_POOL_RAY_TOKEN", "RAY_AUTH_TOKEN"];
+/// The port of an `https://` URL that names none (an ingress in front of the dashboard).
+pub const DEFAULT_HTTPS_PORT: u16 = 443;
 
-/// Environment variables naming a token file, in order: ours, then Ray's own.
-pub const TOKEN_FILE_ENV_VARS: [&str; 2] = ["RESOURCE_POOL_RAY_TOKEN_FILE", "RAY_AUTH_TOKEN_PATH"];
-
-/// The largest token file read.
-const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
-
-/// A secret (the dashboard's auth token). Its `Debug` prints `Secret(<redacted>)`, and it
-/// has no `Display`: it is only ever written into the `Authorization` header.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// A secret from its text (surrounding whitespace trimmed). Refuses an empty token and
-    /// characters an HTTP header cannot carry.
-    pub fn new(token: impl Into<String>) -> Result<Secret, RayHttpError> {
-        let token = token.into();
-        let trimmed = token.trim();
-        if trimmed.is_empty() {
-            return Err(RayHttpError::BadToken {
-                origin: "the given token".to_owned(),
-                problem: "is empty".to_owned(),
-            });
-        }
-        if !trimmed.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(RayHttpError::BadToken {
-                origin: "the given token".to_owned(),
-                problem: "contains spaces or characters an HTTP header cannot carry".to_owned(),
-            });
-        }
-        Ok(Secret(trimmed.to_owned()))
-    }
-
-    /// A secret read from a file (at most 64 KiB, whitespace trimmed).
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Secret, RayHttpError> {
-        use std::io::Read;
-        let path = path.as_ref();
-        let origin = format!("token file `{}`", path.display());
-        let bad = |problem: String| RayHttpError::BadToken {
-            origin: origin.clone(),
-            problem,
-        };
-        let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot be read: {e}")))?;
-        let mut text = String::new();
-        file.take(MAX_TOKEN_FILE_BYTES + 1)
-            .read_to_string(&mut text)
-            .map_err(|e| bad(format!("cannot be read as text: {e}")))?;
-        if text.len() as u64 > MAX_TOKEN_FILE_BYTES {
-            return Err(bad(format!("is larger than {MAX_TOKEN_FILE_BYTES} bytes")));
-        }
-        Secret::new(text).map_err(|e| match e {
-            RayHttpError::BadToken { problem, .. } => bad(problem),
-            other => other,
-        })
-    }
-
-    fn bearer(&self) -> String {
-        format!("Bearer {}", self.0)
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(<redacted>)")
-    }
-}
-
-/// The token from the environment: the first set of [`TOKEN_ENV_VARS`], else the file
-/// named by the first set of [`TOKEN_FILE_ENV_VARS`], else Ray's default
-/// `~/.ray/auth_token` when `RAY_AUTH_MODE=token`. `None` when there is none.
-pub fn token_from_env() -> Result<Option<Secret>, RayHttpError> {
-    token_from_lookup(|name| std::env::var(name).ok())
-}
-
-/// [`token_from_env`] with another way to read variables (for tests and embedding).
-pub fn token_from_lookup(
-    lookup: impl Fn(&str) -> Option<String>,
-) -> Result<Option<Secret>, RayHttpError> {
-    for var in TOKEN_ENV_VARS {
-        if let Some(value) = lookup(var).filter(|v| !v.trim().is_empty()) {
-            return Secret::new(value).map(Some).map_err(|e| match e {
-                RayHttpError::BadToken { problem, .. } => RayHttpError::BadToken {
-                    origin: format!("`{var}`"),
-                    problem,
-                },
-                other => other,
-            });
-        }
-    }
-    for var in TOKEN_FILE_ENV_VARS {
-        if let Some(path) = lookup(var).filter(|v| !v.is_empty()) {
-            return Secret::from_file(path).map(Some);
-        }
-    }
-    if lookup("RAY_AUTH_MODE").as_deref() == Some("token")
-        && let Some(home) = lookup("HOME")
-    {
-        let path = PathBuf::from(home).join(".ray").join("auth_token");
-        if path.is_file() {
-            return Secret::from_file(path).map(Some);
-        }
-    }
-    Ok(None)
-}
-
-/// Why the dashboard could not be read.
-#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
-#[serde(untagged)]
-pub enum RayHttpError {
-    /// The URL is not an `http://host:port` URL.
-    #[error("`{url}` is not a Ray dashboard URL: {problem}")]
-    #[diagnostic(
-        code(resource_pool::ray::bad_url),
-        help(
-            "give the dashboard's HTTP address, such as `http://HEAD:8265` (not the GCS port 6379 nor a `ray://` client address)"
-        )
-    )]
-    BadUrl {
-        /// The URL as given.
-        url: String,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// The token is unusable.
-    #[error("{origin} {problem}")]
-    #[diagnostic(
-        code(resource_pool::ray::bad_token),
-        help(
-            "put the dashboard's token (`ray get-auth-token` on the head) in RESOURCE_POOL_RAY_TOKEN or in a file named by RESOURCE_POOL_RAY_TOKEN_FILE"
-        )
-    )]
-    BadToken {
-        /// Where it came from (a variable or file name, never the token).
-        origin: String,
-        /// What is wrong with it.
-        problem: String,
-    },
-    /// Nothing answers at the address (cluster down, wrong host or port).
-    #[error("cannot reach the Ray dashboard at {url}: {detail}")]
-    #[diagnostic(
-        code(resource_pool::ray::unreachable),
-        help(
-            "is the cluster up (`ray status` on the head)? The dashboard listens on port 8265 by default; it needs `ray[default]` and `ray start --head --include-dashboard=true`, and `--dashboard-host=0.0.0.0` to be reached from another machine"
-        )
-    )]
-    Unreachable {
-        /// The URL requested.
-        url: String,
-        /// The system's reason.
-        detail: String,
-    },
-    /// The dashboard did not answer in time.
-    #[error("the Ray dashboard at {url} did not answer within {budget:?} ({phase})")]
-    #[diagnostic(
-        code(resource_pool::ray::timeout),
-        help(
-            "the head may be overloaded or the address may be filtered by a firewall; retry, or raise the timeout (--ray-timeout-ms)"
-        )
-    )]
-    Timeout {
-        /// The URL requested.
-        url: String,
-        /// The timeout that ran out.
-        budget: Duration,
-        /// What was going on: connecting, reading, the whole load.
-        phase: String,
-    },
-    /// The dashboard wants a token, or refused the one sent.
-    #[error("the Ray dashboard at {url} refused the request ({status}): {detail}")]
-    #[diagnostic(code(resource_pool::ray::unauthorized), help("{help}"))]
-    Unauthorized {
-        /// The URL requested.
-        url: String,
-        /// 401 or 403.
-        status: u16,
-        /// The start of the answer's body.
-        detail: String,
-        /// What to do.
-        #[serde(skip)] // prose: the JSON has it as `help`
-        help: String,
-    },
-    /// Another HTTP status than 200.
-    #[error("the Ray dashboard at {url} answered HTTP {status}: {detail}")]
-    #[diagnostic(code(resource_pool::ray::http_status), help("{help}"))]
-    HttpStatus {
-        /// The URL requested.
-        url: String,
-        /// The status.
-        status: u16,
-        /// The start of the answer's body.
-        detail: String,
-        /// What to do.
-        #[serde(skip)] // prose: the JSON has it as `help`
-        help: String,
-    },
-    /// A body larger than the limit.
-    #[error("the answer of {url} is larger than the limit of {limit} bytes")]
-    #[diagnostic(
-        code(resource_pool::ray::too_large),
-        help("raise the limit (--ray-max-body) if the cluster really is that large")
-    )]
-    TooLarge {
-        /// The URL requested.
-        url: String,
-        /// The limit in bytes.
-        limit: u64,
-    },
-    /// The connection broke or the HTTP exchange was malformed.
-    #[error("the exchange with the Ray dashboard at {url} failed: {detail}")]
-    #[diagnostic(
-        code(resource_pool::ray::transport),
-        help(
-            "retry; if it persists, check that the address is the dashboard's and that no proxy in between cuts the connection"
-        )
-    )]
-    Transport {
-        /// The URL requested.
-        url: String,
-        /// What went wrong.
-        detail: String,
-    },
-}
-
-/// The raw bodies of the three endpoints, as one load read them.
+/// The raw bodies of the endpoints, as one load read them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RayBodies {
+    /// `/api/version`; `None` when the dashboard answered 404 (it has no such endpoint).
+    pub version: Option<Vec<u8>>,
     /// `/api/v0/nodes?detail=1&limit=N`.
     pub nodes: Vec<u8>,
     /// `/api/cluster_status`.
@@ -278,6 +69,8 @@ pub struct RayBodies {
 #[derive(Clone, Debug)]
 pub struct RaySource {
     base_url: String,
+    host: String,
+    trust: TrustRoots,
     connect_timeout: Duration,
     read_timeout: Duration,
     timeout: Duration,
@@ -296,12 +89,17 @@ impl RaySource {
     /// Default body size limit: 64 MiB.
     pub const DEFAULT_MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
 
-    /// A source for the dashboard at `url`: `http://host:port` with an optional path
-    /// prefix (behind a reverse proxy); `host:port` alone means `http://`; the port
-    /// defaults to 8265. No token: add one with [`RaySource::with_token`].
+    /// A source for the dashboard at `url`: `http://host:port` or `https://host:port`
+    /// with an optional path prefix (behind a reverse proxy); `host:port` alone means
+    /// `http://`; the port defaults to 8265 for http and 443 for https. No token (add one
+    /// with [`RaySource::with_token`]); https trusts the system's store (see
+    /// [`RaySource::with_trust_roots`]).
     pub fn new(url: &str) -> Result<RaySource, RayHttpError> {
+        let (base_url, host) = normalize_url(url)?;
         Ok(RaySource {
-            base_url: normalize_url(url)?,
+            base_url,
+            host,
+            trust: TrustRoots::System,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             read_timeout: Self::DEFAULT_READ_TIMEOUT,
             timeout: Self::DEFAULT_TIMEOUT,
@@ -311,12 +109,22 @@ impl RaySource {
         })
     }
 
-    /// [`RaySource::new`] with the token of [`token_from_env`], if any.
+    /// [`RaySource::new`] with the token of [`token_from_env`], if any, and the CA file
+    /// named by [`CA_CERT_ENV_VAR`], if set.
     pub fn from_env(url: &str) -> Result<RaySource, RayHttpError> {
-        Ok(RaySource::new(url)?.with_token(token_from_env()?))
+        Ok(RaySource::new(url)?
+            .with_token(token_from_env()?)
+            .with_trust_roots(TrustRoots::from_env()?))
     }
 
-    /// The normalized base URL (`http://host:port[/prefix]`).
+    /// Sets whom an https dashboard's certificate must be signed by (default: the
+    /// system's trust store).
+    pub fn with_trust_roots(mut self, trust: TrustRoots) -> RaySource {
+        self.trust = trust;
+        self
+    }
+
+    /// The normalized base URL (`http(s)://host:port[/prefix]`).
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
@@ -361,11 +169,17 @@ impl RaySource {
         self
     }
 
-    /// Reads the three bodies without parsing them beyond the page counts (for
-    /// snapshots and bug reports).
+    /// Reads the bodies without parsing them beyond the page counts (for snapshots and
+    /// bug reports).
     pub fn fetch_bodies(&self) -> Result<RayBodies, RayHttpError> {
         let deadline = Instant::now() + self.timeout;
+        let version = match self.get("/api/version", deadline) {
+            Ok(body) => Some(body),
+            Err(RayHttpError::HttpStatus { status: 404, .. }) => None,
+            Err(error) => return Err(error),
+        };
         Ok(RayBodies {
+            version,
             nodes: self.get_list(Endpoint::Nodes, deadline)?,
             cluster_status: self.get(&Endpoint::ClusterStatus.path(self.limit), deadline)?,
             placement_groups: self.get_list(Endpoint::PlacementGroups, deadline)?,
@@ -395,6 +209,7 @@ impl RaySource {
             });
         }
         let agent: ureq::Agent = ureq::Agent::config_builder()
+            .tls_config(self.trust.tls_config())
             .timeout_global(Some(remaining))
             .timeout_connect(Some(self.connect_timeout.min(remaining)))
             .timeout_per_read(Some(self.read_timeout))
@@ -409,7 +224,8 @@ impl RaySource {
         if let Some(token) = &self.token {
             request = request.header("Authorization", token.bearer());
         }
-        let mut response = request.call().map_err(|e| self.map_error(&url, e))?;
+        let attempt = self.attempt(&url);
+        let mut response = request.call().map_err(|e| attempt.map_error(e))?;
         let status = response.status().as_u16();
         if status != 200 {
             let snippet = response
@@ -419,96 +235,44 @@ impl RaySource {
                 .read_to_vec()
                 .map(|b| snippet(&b))
                 .unwrap_or_default();
-            return Err(self.status_error(url, status, snippet));
+            return Err(attempt.status_error(status, snippet));
         }
         response
             .body_mut()
             .with_config()
             .limit(self.max_body_bytes)
             .read_to_vec()
-            .map_err(|e| self.map_error(&url, e))
+            .map_err(|e| attempt.map_error(e))
     }
 
-    fn status_error(&self, url: String, status: u16, detail: String) -> RayHttpError {
-        match status {
-            401 | 403 => {
-                let help = match (&self.token, status) {
-                    (None, _) => "the dashboard requires a token: set RESOURCE_POOL_RAY_TOKEN (or RAY_AUTH_TOKEN), or RESOURCE_POOL_RAY_TOKEN_FILE to a file holding it".to_owned(),
-                    (Some(_), _) => "the token sent was refused: check it against `ray get-auth-token` on the head".to_owned(),
-                };
-                RayHttpError::Unauthorized { url, status, detail, help }
-            }
-            404 => RayHttpError::HttpStatus {
-                url,
-                status,
-                detail,
-                help: "this is not a Ray 2.x dashboard, or it runs without the state API: check the port (8265 by default) and that the head runs `ray[default]`".to_owned(),
-            },
-            300..=399 => RayHttpError::HttpStatus {
-                url,
-                status,
-                detail,
-                help: "the address redirects, and redirects are not followed (a token must not follow one): give the final address".to_owned(),
-            },
-            _ => RayHttpError::HttpStatus {
-                url,
-                status,
-                detail,
-                help: "the dashboard failed: retry in a moment, and look at its log (`/tmp/ray/session_latest/logs/dashboard.log` on the head) if it persists".to_owned(),
-            },
+    fn attempt<'a>(&'a self, url: &'a str) -> Attempt<'a> {
+        Attempt {
+            url,
+            host: &self.host,
+            has_token: self.token.is_some(),
+            trust: &self.trust,
+            connect_timeout: self.connect_timeout,
+            read_timeout: self.read_timeout,
+            timeout: self.timeout,
         }
     }
 
-    fn map_error(&self, url: &str, error: ureq::Error) -> RayHttpError {
-        use std::io::ErrorKind;
-        let url = url.to_owned();
-        let timeout = |phase: &str, budget: Duration| RayHttpError::Timeout {
-            url: url.clone(),
-            budget,
-            phase: phase.to_owned(),
-        };
-        match error {
-            ureq::Error::Timeout(which) => {
-                let (phase, budget) = match which {
-                    ureq::Timeout::Connect | ureq::Timeout::Resolve => {
-                        ("connecting", self.connect_timeout)
-                    }
-                    ureq::Timeout::PerRead => ("waiting for a read", self.read_timeout),
-                    _ => ("the whole load", self.timeout),
-                };
-                timeout(phase, budget)
-            }
-            ureq::Error::BodyExceedsLimit(limit) => RayHttpError::TooLarge { url, limit },
-            ureq::Error::HostNotFound => RayHttpError::Unreachable {
-                url,
-                detail: "the host name does not resolve".to_owned(),
-            },
-            ureq::Error::ConnectionFailed => RayHttpError::Unreachable {
-                url,
-                detail: "the connection failed".to_owned(),
-            },
-            ureq::Error::Io(io) => match io.kind() {
-                ErrorKind::ConnectionRefused
-                | ErrorKind::AddrNotAvailable
-                | ErrorKind::HostUnreachable
-                | ErrorKind::NetworkUnreachable
-                | ErrorKind::NotFound => RayHttpError::Unreachable {
-                    url,
-                    detail: io.to_string(),
-                },
-                ErrorKind::TimedOut | ErrorKind::WouldBlock => {
-                    timeout("waiting for a read", self.read_timeout)
-                }
-                _ => RayHttpError::Transport {
-                    url,
-                    detail: io.to_string(),
-                },
-            },
-            other => RayHttpError::Transport {
-                url,
-                detail: other.to_string(),
-            },
-        }
+    /// Reads the cluster and the Ray version the dashboard runs, with the warning for a
+    /// version outside [`VERIFIED_RAY_VERSIONS`]' range.
+    pub fn load_with_version(&self) -> Result<RayInventory, InventoryError> {
+        let bodies = self.fetch_bodies().map_err(InventoryError::source)?;
+        let inventory = ray_json::parse_inventory(
+            &bodies.nodes,
+            &bodies.cluster_status,
+            &bodies.placement_groups,
+        )?;
+        let version = bodies.version.as_deref().and_then(RayVersion::parse);
+        let unverified = version::check_version(version.as_ref());
+        Ok(RayInventory {
+            inventory,
+            version,
+            unverified,
+        })
     }
 }
 
@@ -518,13 +282,19 @@ impl InventorySource for RaySource {
     }
 
     fn load(&self) -> Result<Inventory, InventoryError> {
-        let bodies = self.fetch_bodies().map_err(InventoryError::source)?;
-        Ok(ray_json::parse_inventory(
-            &bodies.nodes,
-            &bodies.cluster_status,
-            &bodies.placement_groups,
-        )?)
+        self.load_with_version().map(|read| read.inventory)
     }
+}
+
+/// A live cluster as one load read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RayInventory {
+    /// The nodes and what the source noticed.
+    pub inventory: Inventory,
+    /// What `/api/version` said, when it answered.
+    pub version: Option<RayVersion>,
+    /// The warning when that version is outside the verified range (or unknown).
+    pub unverified: Option<UnverifiedRayVersion>,
 }
 
 /// `data.result.total` of a list body, when it parses.
@@ -561,22 +331,24 @@ fn snippet(body: &[u8]) -> String {
     out
 }
 
-/// `http://host:port[/prefix]` from what a user typed.
-fn normalize_url(url: &str) -> Result<String, RayHttpError> {
+/// `http(s)://host:port[/prefix]` from what a user typed, and the host.
+fn normalize_url(url: &str) -> Result<(String, String), RayHttpError> {
     let bad = |problem: &str| RayHttpError::BadUrl {
         url: url.to_owned(),
         problem: problem.to_owned(),
     };
     let trimmed = url.trim();
-    let rest = match trimmed.split_once("://") {
-        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
-        Some((scheme, _)) if scheme.eq_ignore_ascii_case("https") => {
-            return Err(bad(
-                "https is not supported by this build; reach the dashboard over http (for example through `ssh -L 8265:localhost:8265 HEAD`)",
-            ));
+    let (scheme, default_port, rest) = match trimmed.split_once("://") {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => {
+            ("http", DEFAULT_DASHBOARD_PORT, rest)
         }
-        Some((scheme, _)) => return Err(bad(&format!("the scheme `{scheme}` is not http"))),
-        None => trimmed,
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("https") => {
+            ("https", DEFAULT_HTTPS_PORT, rest)
+        }
+        Some((scheme, _)) => {
+            return Err(bad(&format!("the scheme `{scheme}` is not http or https")));
+        }
+        None => ("http", DEFAULT_DASHBOARD_PORT, trimmed),
     };
     let (authority, path) = match rest.find(['/', '?', '#']) {
         Some(i) => (&rest[..i], &rest[i..]),
@@ -603,7 +375,7 @@ fn normalize_url(url: &str) -> Result<String, RayHttpError> {
         Some(i) => !authority[i..].contains(']'),
         None => false,
     };
-    let authority = if has_port {
+    let (host, authority) = if has_port {
         let (host, port) = authority.rsplit_once(':').unwrap_or_default();
         if host.is_empty() {
             return Err(bad("the host is missing"));
@@ -611,11 +383,16 @@ fn normalize_url(url: &str) -> Result<String, RayHttpError> {
         if port.parse::<u16>().map_or(true, |p| p == 0) {
             return Err(bad("the port is not a number from 1 to 65535"));
         }
-        authority.to_owned()
+        (host, authority.to_owned())
     } else {
-        format!("{authority}:{DEFAULT_DASHBOARD_PORT}")
+        (authority, format!("{authority}:{default_port}"))
     };
-    Ok(format!("http://{authority}{}", path.trim_end_matches('/')))
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let base = format!("{scheme}://{authority}{}", path.trim_end_matches('/'));
+    Ok((base, host))
 }
 
 #[cfg(test)]
@@ -624,14 +401,20 @@ mod tests {
 
     #[test]
     fn urls_are_normalized() {
-        let ok = |u: &str| normalize_url(u).unwrap();
+        let ok = |u: &str| normalize_url(u).unwrap().0;
         assert_eq!(ok("http://127.0.0.1:8265"), "http://127.0.0.1:8265");
         assert_eq!(ok("http://head:8265/"), "http://head:8265");
         assert_eq!(ok("head"), "http://head:8265");
         assert_eq!(ok("HTTP://[::1]"), "http://[::1]:8265");
         assert_eq!(ok("[::1]:9000/ray/"), "http://[::1]:9000/ray");
+        assert_eq!(
+            ok("https://ray.example.com/"),
+            "https://ray.example.com:443"
+        );
+        assert_eq!(ok("HTTPS://h:8443/ray"), "https://h:8443/ray");
+        assert_eq!(normalize_url("https://[::1]:9").unwrap().1, "::1");
+        assert_eq!(normalize_url("h:1").unwrap().1, "h");
         for bad in [
-            "https://head:8265",
             "ray://head:10001",
             "http://:8265",
             "http://h:0",
@@ -644,53 +427,6 @@ mod tests {
                 "{bad}"
             );
         }
-    }
-
-    #[test]
-    fn secrets_are_never_printed() {
-        let secret = Secret::new(" abc123 ").unwrap();
-        assert_eq!(format!("{secret:?}"), "Secret(<redacted>)");
-        let source = RaySource::new("h:1").unwrap().with_token(Some(secret));
-        assert!(!format!("{source:?}").contains("abc123"));
-        assert!(Secret::new("  ").is_err());
-        assert!(Secret::new("a b").is_err());
-    }
-
-    #[test]
-    fn tokens_come_from_the_environment() {
-        let dir = std::env::temp_dir().join(format!("rp-token-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("token");
-        std::fs::write(&file, "from-file\n").unwrap();
-        let file_str = file.to_string_lossy().into_owned();
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        assert_eq!(token_from_lookup(env(&[])).unwrap(), None);
-        assert_eq!(
-            token_from_lookup(env(&[
-                ("RAY_AUTH_TOKEN", "t2"),
-                ("RESOURCE_POOL_RAY_TOKEN", "t1")
-            ]))
-            .unwrap(),
-            Some(Secret("t1".into()))
-        );
-        let lookup = |k: &str| (k == "RESOURCE_POOL_RAY_TOKEN_FILE").then(|| file_str.clone());
-        assert_eq!(
-            token_from_lookup(lookup).unwrap(),
-            Some(Secret("from-file".into()))
-        );
-        let missing =
-            |k: &str| (k == "RAY_AUTH_TOKEN_PATH").then(|| "/nonexistent/token".to_owned());
-        let error = token_from_lookup(missing).unwrap_err();
-        assert!(matches!(error, RayHttpError::BadToken { .. }));
-        assert!(error.to_string().contains("/nonexistent/token"));
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

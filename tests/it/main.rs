@@ -14,6 +14,7 @@ mod docs_examples;
 mod hostile_input;
 mod inventory_sources;
 mod kubectl_inventory;
+mod kuberay_inventory;
 mod local_inventory;
 mod plan_picture;
 mod pre_commit_hook;

@@ -1,7 +1,10 @@
 //! `RaySource` against a tiny fake dashboard on 127.0.0.1 (std::net only): the recorded
-//! Ray 2.60 answers, auth, HTTP errors, slow and broken servers, and a closed port.
+//! Ray 2.60 and 2.41 answers, the Ray version, auth, HTTP errors, slow and broken servers,
+//! and a closed port; over https in [`tls`].
 
-use std::io::{BufRead, BufReader, Write};
+mod tls;
+
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -12,19 +15,27 @@ use resource_pool_core::inventory::{InventoryError, InventoryNote, InventorySour
 use resource_pool_core::{Amount, Resources};
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/ray-2.60/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    fixture_of("2.60", name).unwrap_or_else(|| panic!("no recorded {name}"))
+}
+
+/// A recorded answer of Ray `version` (`2.60`, `2.41`), if there is one.
+fn fixture_of(version: &str, name: &str) -> Option<Vec<u8>> {
+    let path = format!(
+        "{}/tests/data/ray-{version}/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(path).ok()
 }
 
 /// A request as the fake server saw it.
 #[derive(Clone, Debug)]
-struct Seen {
-    target: String,
+pub(super) struct Seen {
+    pub(super) target: String,
     headers: Vec<(String, String)>,
 }
 
 impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -33,7 +44,7 @@ impl Seen {
 }
 
 /// What the fake server does with a request.
-enum Reply {
+pub(super) enum Reply {
     /// 200 with this JSON body.
     Json(Vec<u8>),
     /// This status and body.
@@ -48,13 +59,13 @@ enum Reply {
     Raw(&'static [u8]),
 }
 
-struct FakeDashboard {
-    url: String,
+pub(super) struct FakeDashboard {
+    pub(super) url: String,
     seen: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl FakeDashboard {
-    fn start(handler: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> FakeDashboard {
+    pub(super) fn start(handler: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> FakeDashboard {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let url = format!("http://{}", listener.local_addr().expect("local addr"));
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -71,20 +82,39 @@ impl FakeDashboard {
         FakeDashboard { url, seen }
     }
 
-    fn seen(&self) -> Vec<Seen> {
+    pub(super) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().map(|s| s.clone()).unwrap_or_default()
     }
 }
 
 fn serve(
-    stream: TcpStream,
+    mut stream: TcpStream,
     handler: &(dyn Fn(&Seen) -> Reply + Send + Sync),
     log: &Mutex<Vec<Seen>>,
 ) {
-    let mut reader = BufReader::new(match stream.try_clone() {
-        Ok(s) => s,
-        Err(_) => return,
-    });
+    serve_stream(&mut stream, handler, log);
+}
+
+/// Reads one request from `stream` (plain TCP or a TLS session), logs it and answers it.
+pub(super) fn serve_stream(
+    stream: &mut (impl Read + Write),
+    handler: &(dyn Fn(&Seen) -> Reply + Send + Sync),
+    log: &Mutex<Vec<Seen>>,
+) {
+    let mut reader = BufReader::new(&mut *stream);
+    // A TLS hello (record type 0x16) sent to this plain server gets a plain-http 400, as a
+    // real plain-http dashboard answers one.
+    if reader.fill_buf().is_ok_and(|b| b.first() == Some(&0x16)) {
+        drop(reader);
+        if let Ok(mut log) = log.lock() {
+            log.push(Seen {
+                target: "<a TLS hello>".to_owned(),
+                headers: Vec::new(),
+            });
+        }
+        respond(stream, Reply::Status(400, "Bad Request"));
+        return;
+    }
     let mut line = String::new();
     if reader.read_line(&mut line).is_err() {
         return;
@@ -104,6 +134,7 @@ fn serve(
             headers.push((name.trim().to_owned(), value.trim().to_owned()));
         }
     }
+    drop(reader);
     let seen = Seen { target, headers };
     if let Ok(mut log) = log.lock() {
         log.push(seen.clone());
@@ -112,7 +143,7 @@ fn serve(
     respond(stream, reply);
 }
 
-fn respond(mut stream: TcpStream, reply: Reply) {
+fn respond(stream: &mut impl Write, reply: Reply) {
     let head = |status: u16, len: usize| {
         format!(
             "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
@@ -146,19 +177,28 @@ fn respond(mut stream: TcpStream, reply: Reply) {
     };
 }
 
-/// Serves a fixture set (`idle`, `heldpg`, `mixedpg`) by path.
-fn fixtures(set: &'static str) -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
+/// Serves a recorded set of Ray 2.60 (`idle`, `heldpg`, `mixedpg`) by path.
+pub(super) fn fixtures(set: &'static str) -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
+    recorded("2.60", set)
+}
+
+/// Serves a recorded set of Ray `version` by path; 404 for what was not recorded.
+fn recorded(
+    version: &'static str,
+    set: &'static str,
+) -> impl Fn(&Seen) -> Reply + Send + Sync + 'static {
     move |seen| {
         let path = seen.target.split('?').next().unwrap_or_default();
-        match path {
-            "/api/v0/nodes" => Reply::Json(fixture(&format!("{set}_api_v0_nodes_detail.json"))),
-            "/api/cluster_status" => {
-                Reply::Json(fixture(&format!("{set}_api_cluster_status.json")))
-            }
-            "/api/v0/placement_groups" => Reply::Json(fixture(&format!(
-                "{set}_api_v0_placement_groups_detail.json"
-            ))),
-            _ => Reply::Status(404, "404: Not Found"),
+        let name = match path {
+            "/api/version" => "api_version",
+            "/api/v0/nodes" => "api_v0_nodes_detail",
+            "/api/cluster_status" => "api_cluster_status",
+            "/api/v0/placement_groups" => "api_v0_placement_groups_detail",
+            _ => return Reply::Status(404, "404: Not Found"),
+        };
+        match fixture_of(version, &format!("{set}_{name}.json")) {
+            Some(body) => Reply::Json(body),
+            None => Reply::Status(404, "404: Not Found"),
         }
     }
 }
@@ -171,13 +211,13 @@ fn source(server: &FakeDashboard) -> RaySource {
         .with_connect_timeout(Duration::from_secs(1))
 }
 
-fn code(error: &InventoryError) -> String {
+pub(super) fn code(error: &InventoryError) -> String {
     miette::Diagnostic::code(error)
         .map(|c| c.to_string())
         .unwrap_or_default()
 }
 
-fn help(error: &InventoryError) -> String {
+pub(super) fn help(error: &InventoryError) -> String {
     miette::Diagnostic::help(error)
         .map(|c| c.to_string())
         .unwrap_or_default()
@@ -233,11 +273,12 @@ fn recorded_cluster_is_read_node_by_node() {
         matches!(&inventory.notes[..], [InventoryNote::HeldByPlacementGroup { group, .. }] if group.name == "held")
     );
     let seen = server.seen();
-    assert_eq!(seen.len(), 3);
-    assert_eq!(seen[0].target, "/api/v0/nodes?detail=1&limit=10000");
-    assert_eq!(seen[1].target, "/api/cluster_status");
+    assert_eq!(seen.len(), 4);
+    assert_eq!(seen[0].target, "/api/version");
+    assert_eq!(seen[1].target, "/api/v0/nodes?detail=1&limit=10000");
+    assert_eq!(seen[2].target, "/api/cluster_status");
     assert_eq!(
-        seen[2].target,
+        seen[3].target,
         "/api/v0/placement_groups?detail=1&limit=10000"
     );
     assert!(seen.iter().all(|s| s.header("Authorization").is_none()));
@@ -423,6 +464,7 @@ fn many_nodes(seen: &Seen) -> Reply {
             Reply::Json(body.into_bytes())
         }
         "/api/cluster_status" => Reply::Json(fixture("autoscaler_v2_api_cluster_status.json")),
+        "/api/version" => Reply::Json(fixture("idle_api_version.json")),
         _ => Reply::Json(fixture("idle_api_v0_placement_groups_detail.json")),
     }
 }
@@ -445,12 +487,139 @@ fn more_than_a_hundred_nodes_are_read() {
     let inventory = source(&server).with_limit(100).load().expect("load");
     assert_eq!(inventory.cluster.nodes.len(), 150);
     let targets: Vec<_> = server.seen().into_iter().map(|s| s.target).collect();
-    assert_eq!(targets[0], "/api/v0/nodes?detail=1&limit=100");
-    assert_eq!(targets[1], "/api/v0/nodes?detail=1&limit=150");
+    assert_eq!(targets[0], "/api/version");
+    assert_eq!(targets[1], "/api/v0/nodes?detail=1&limit=100");
+    assert_eq!(targets[2], "/api/v0/nodes?detail=1&limit=150");
 }
 
 #[test]
 fn the_source_names_itself() {
     let source = RaySource::new("127.0.0.1:8265").expect("url");
     assert_eq!(source.name(), "Ray dashboard at http://127.0.0.1:8265");
+}
+
+#[test]
+fn recorded_ray_2_41_is_read_node_by_node() {
+    let server = FakeDashboard::start(recorded("2.41", "heldpg"));
+    let read = source(&server).load_with_version().expect("load");
+    let version = read.version.expect("a version");
+    assert_eq!(version.ray_version, "2.41.0");
+    assert!(read.unverified.is_none());
+    let nodes: Vec<_> = read
+        .inventory
+        .cluster
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.address.clone().unwrap_or_default(),
+                n.available.clone(),
+                n.total.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let h100 = res(&[
+        ("GPU", 4),
+        ("CPU", 16),
+        ("accelerator_type:H100", 1),
+        ("my_custom", 2),
+    ]);
+    // The held group of four {CPU: 1, GPU: 1} bundles sits on the head.
+    assert_eq!(
+        nodes,
+        [
+            (
+                "127.0.0.2".to_owned(),
+                res(&[("GPU", 4), ("CPU", 28)]),
+                res(&[("GPU", 8), ("CPU", 32)])
+            ),
+            (
+                "127.0.0.3".to_owned(),
+                res(&[("GPU", 4), ("CPU", 8)]),
+                res(&[("GPU", 4), ("CPU", 8)])
+            ),
+            ("127.0.0.4".to_owned(), h100.clone(), h100),
+        ]
+    );
+    // Ray 2.41 labels its nodes `ray.io/node_id` (2.60: `ray.io/node-id`); kept as given.
+    let head = &read.inventory.cluster.nodes[0];
+    assert_eq!(
+        head.labels.get("ray.io/node_id").map(String::as_str),
+        Some(head.id.as_str())
+    );
+    assert!(
+        matches!(
+            &read.inventory.notes[..],
+            [InventoryNote::HeldByPlacementGroup { .. }]
+        ),
+        "{:?}",
+        read.inventory.notes
+    );
+    let idle = FakeDashboard::start(recorded("2.41", "idle"));
+    let idle = source(&idle).load().expect("idle");
+    assert!(idle.notes.is_empty(), "{:?}", idle.notes);
+    assert!(
+        idle.cluster
+            .nodes
+            .iter()
+            .all(|n| n.total.as_ref() == Some(&n.available))
+    );
+}
+
+#[test]
+fn a_version_outside_the_verified_range_is_a_warning() {
+    let newer = FakeDashboard::start(|seen: &Seen| match seen.target.as_str() {
+        "/api/version" => Reply::Json(br#"{"version": "4", "ray_version": "2.70.0"}"#.to_vec()),
+        _ => fixtures("idle")(seen),
+    });
+    let read = source(&newer).load_with_version().expect("load");
+    assert_eq!(
+        read.version.map(|v| v.ray_version).as_deref(),
+        Some("2.70.0")
+    );
+    let warning = read.unverified.expect("a warning");
+    let code = miette::Diagnostic::code(&warning).map(|c| c.to_string());
+    assert_eq!(
+        code.as_deref(),
+        Some("resource_pool::ray::unverified_version")
+    );
+    assert_eq!(
+        warning.to_string(),
+        "the dashboard runs Ray 2.70.0, outside the verified range (Ray 2.41 to 2.60)"
+    );
+    assert_eq!(read.inventory.cluster.nodes.len(), 3);
+
+    // No `/api/version` (a proxy that routes only the state API): read, with a warning.
+    let silent = FakeDashboard::start(|seen: &Seen| match seen.target.as_str() {
+        "/api/version" => Reply::Status(404, "404: Not Found"),
+        _ => fixtures("idle")(seen),
+    });
+    let read = source(&silent).load_with_version().expect("load");
+    assert!(read.version.is_none());
+    assert!(
+        read.unverified
+            .expect("a warning")
+            .to_string()
+            .contains("unknown version")
+    );
+}
+
+#[test]
+fn a_401_and_a_403_get_different_help_with_and_without_a_token() {
+    let server = FakeDashboard::start(|seen: &Seen| match seen.header("Authorization") {
+        Some(_) => Reply::Status(401, "Unauthorized"),
+        None => Reply::Status(403, "Forbidden"),
+    });
+    let without = help(&source(&server).load().expect_err("403"));
+    assert!(
+        without.contains("forbids requests without a token"),
+        "{without}"
+    );
+    let token = Secret::new("t0ken").expect("token");
+    let with = source(&server)
+        .with_token(Some(token))
+        .load()
+        .expect_err("401");
+    assert!(help(&with).contains("not recognised"), "{}", help(&with));
+    assert!(!with.to_string().contains("t0ken") && !help(&with).contains("t0ken"));
 }

@@ -1,8 +1,9 @@
-//! Against a real Ray 2.60 cluster on loopback (`tests/ray/cluster.sh up`; the whole run:
-//! `scripts/ray-tests.sh`).
+//! Against a real Ray cluster on loopback (`tests/ray/cluster.sh up`; the whole run, once
+//! per verified Ray version: `scripts/ray-tests.sh`).
 //!
 //! Runs when `RESOURCE_POOL_RAY_URL` names the dashboard; skipped otherwise, unless
 //! `RESOURCE_POOL_REQUIRE_RAY=1`, which makes a missing URL a failure.
+//! `RESOURCE_POOL_RAY_VERSION` (set by the script) is the version the dashboard must report.
 //!
 //! - The inventory read by [`RaySource`] equals Ray's own view (GCS, through the Python
 //!   API), node by node, before and after placement groups are created and removed.
@@ -57,6 +58,13 @@ fn live_url() -> Option<String> {
             None
         }
     }
+}
+
+/// The Ray version the cluster runs, when the script says (`RESOURCE_POOL_RAY_VERSION`).
+fn expected_version() -> Option<String> {
+    std::env::var("RESOURCE_POOL_RAY_VERSION")
+        .ok()
+        .filter(|v| !v.is_empty())
 }
 
 fn gcs_address() -> String {
@@ -653,6 +661,15 @@ fn live_cluster() {
     let start = Instant::now();
     let mut harness = Harness::start();
 
+    // 0. The dashboard says which Ray it runs, and it is one of the verified versions.
+    let read = source(&url).load_with_version().expect("load");
+    let version = read.version.expect("the dashboard answers /api/version");
+    if let Some(expected) = expected_version() {
+        assert_eq!(version.ray_version, expected);
+    }
+    assert!(read.unverified.is_none(), "{:?}", read.unverified);
+    eprintln!("live_cluster: Ray {}", version.ray_version);
+
     // 1. Idle: the inventory equals Ray's view, node by node, with the declared shapes.
     let idle = converged_inventory(&url, &mut harness, "idle");
     let view = our_view(&idle);
@@ -839,6 +856,9 @@ fn cli_against_the_live_cluster(url: &str, idle: &Inventory) {
         let value: Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
         assert_eq!(value["feasible"], true, "{value}");
         assert_eq!(value["ray"], "places", "{value}");
+        if let Some(expected) = expected_version() {
+            assert_eq!(value["ray_version"], expected.as_str(), "{value}");
+        }
         assert_eq!(
             value["ray_placement"].as_array().map(Vec::len),
             Some(2),
@@ -853,6 +873,12 @@ fn cli_against_the_live_cluster(url: &str, idle: &Inventory) {
         String::from_utf8_lossy(&output.stderr)
     );
     let text = String::from_utf8(output.stdout).expect("UTF-8");
+    if let Some(expected) = expected_version() {
+        assert!(
+            text.starts_with(&format!("# read from a Ray {expected} dashboard\n")),
+            "{text}"
+        );
+    }
     let source = resource_pool::source::SourceFile::new("inventory.toml", text.as_str());
     let loaded = resource_pool::cluster_file::load_cluster(&source, &Default::default());
     assert!(

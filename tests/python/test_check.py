@@ -61,6 +61,7 @@ def test_a_layout_ray_hangs_on_has_every_field():
     assert (hang["file"], hang["line"], hang["column"]) == ("<rp.check>", 7, 21)
     assert report.config.splitlines()[6] == "process_on_nodes = [8]"
     assert "ok=False" in repr(report) and "ray='hangs'" in repr(report)
+    assert report.ray_version is None and "ray_version" not in report.as_dict()
 
 
 def test_a_placeable_layout_passes():

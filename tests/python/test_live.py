@@ -96,6 +96,7 @@ def test_the_verdict_in_the_driver_equals_rays(harness, name):
     spec, mapping, accelerator = SCENARIOS[name]
     _converge(harness)
     report = rp.check(resource_pool_spec=spec, mapping=mapping, accelerator=accelerator)
+    assert report.ray_version == harness.ray.__version__
     # Then verl creates its groups, pool after pool, and waits.
     made = harness.pools(
         [

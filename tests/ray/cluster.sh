@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# A throw-away multi-node Ray 2.60 cluster on loopback, for the live tests.
+# A throw-away multi-node Ray cluster on loopback, for the live tests (Ray 2.60.0 by default;
+# RP_RAY_VERSION=2.41.0 for verl's lowest supported Ray).
 #
-#   tests/ray/cluster.sh up             create .venv if missing, start 3 raylets, wait until ready
+#   tests/ray/cluster.sh up             create the version's venv if missing, start 3 raylets, wait until ready
 #   tests/ray/cluster.sh down           stop every process of this cluster, check none is left
 #   tests/ray/cluster.sh status         print the dashboard URL and the processes
 #   tests/ray/cluster.sh kill-node IP   stop one worker raylet (SIGTERM): Ray marks the node dead
 #   tests/ray/cluster.sh kill-dashboard stop the dashboard process only
+#   tests/ray/cluster.sh pids           print the pids of the cluster's processes
+#   tests/ray/cluster.sh venv           create the version's venv if missing, print its path
 #
 # Nodes (one raylet per loopback address; 127.0.0.1 would be replaced by the host's address):
 #   127.0.0.2  head:   GPU 8, CPU 32
@@ -13,17 +16,18 @@
 #   127.0.0.4  worker: NPU 8, CPU 32 (no GPU)
 #
 # Only processes whose command line names this cluster's temp dir are ever signalled, by pid.
-# Environment: RP_RAY_TMP (temp dir, default /tmp/rpray), RP_RAY_GCS_PORT (26390),
-# RP_RAY_DASHBOARD_PORT (28265), RP_RAY_VENV (.venv at the repository root).
+# Environment: RP_RAY_VERSION (2.60.0), RP_RAY_TMP (temp dir, default /tmp/rpray),
+# RP_RAY_GCS_PORT (26390), RP_RAY_DASHBOARD_PORT (28265), RP_RAY_VENV (default
+# .venv/ray-MAJOR.MINOR at the repository root, one venv per Ray version).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-VENV="${RP_RAY_VENV:-$ROOT/.venv}"
+RAY_VERSION="${RP_RAY_VERSION:-2.60.0}"
+VENV="${RP_RAY_VENV:-$ROOT/.venv/ray-${RAY_VERSION%.*}}"
 RAY_TMP="${RP_RAY_TMP:-/tmp/rpray}"
 GCS_PORT="${RP_RAY_GCS_PORT:-26390}"
 DASH_PORT="${RP_RAY_DASHBOARD_PORT:-28265}"
 HEAD_IP=127.0.0.2
-RAY_VERSION=2.60.0
 URL="http://127.0.0.1:$DASH_PORT"
 
 export RAY_USAGE_STATS_ENABLED=0
@@ -143,17 +147,20 @@ start_nodes() {
         --include-dashboard=true --dashboard-host=127.0.0.1 --dashboard-port="$DASH_PORT" \
         --dashboard-agent-listen-port=52365 \
         --object-store-memory=80000000 --temp-dir="$RAY_TMP" --disable-usage-stats \
+        --include-log-monitor=False \
         > "$RAY_TMP/head.out" 2>&1 || { cat "$RAY_TMP/head.out" >&2; return 1; }
     log "starting worker 127.0.0.3 (GPU 8, CPU 32, accelerator_type:H100, my_custom)"
     "$ray" start --address="$HEAD_IP:$GCS_PORT" --node-ip-address=127.0.0.3 \
         --num-gpus=8 --num-cpus=32 --resources='{"accelerator_type:H100": 1, "my_custom": 2}' \
         --labels='{"zone": "z1"}' \
         --dashboard-agent-listen-port=52366 --object-store-memory=80000000 --temp-dir="$RAY_TMP" \
+        --include-log-monitor=False \
         > "$RAY_TMP/worker3.out" 2>&1 || { cat "$RAY_TMP/worker3.out" >&2; return 1; }
     log "starting worker 127.0.0.4 (NPU 8, CPU 32)"
     "$ray" start --address="$HEAD_IP:$GCS_PORT" --node-ip-address=127.0.0.4 \
         --num-gpus=0 --num-cpus=32 --resources='{"NPU": 8}' \
         --dashboard-agent-listen-port=52367 --object-store-memory=80000000 --temp-dir="$RAY_TMP" \
+        --include-log-monitor=False \
         > "$RAY_TMP/worker4.out" 2>&1 || { cat "$RAY_TMP/worker4.out" >&2; return 1; }
 }
 
@@ -214,5 +221,7 @@ case "${1:-}" in
         ;;
     kill-node) kill_node "${2:?IP}" ;;
     kill-dashboard) kill_dashboard ;;
-    *) echo "usage: $0 up|down|status|kill-node IP|kill-dashboard" >&2; exit 2 ;;
+    pids) our_pids ;;
+    venv) ensure_venv; echo "$VENV" ;;
+    *) echo "usage: $0 up|down|status|kill-node IP|kill-dashboard|pids|venv" >&2; exit 2 ;;
 esac

@@ -13,6 +13,7 @@
 mod file;
 mod json_spans;
 pub mod kubectl;
+pub mod kuberay;
 pub mod local;
 pub mod ray_json;
 pub mod slurm;

@@ -303,7 +303,7 @@ fn value_key(stack: &[Frame]) -> Option<KeyId> {
 }
 
 /// Byte offsets of character indices, in one pass over the text.
-fn char_to_byte(text: &str, chars: &[usize]) -> Vec<usize> {
+pub(crate) fn char_to_byte(text: &str, chars: &[usize]) -> Vec<usize> {
     if text.is_ascii() {
         return chars.iter().map(|&c| c.min(text.len())).collect();
     }

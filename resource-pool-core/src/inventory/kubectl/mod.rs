@@ -151,7 +151,7 @@ fn model_name(key: &str) -> Option<&'static str> {
 /// A key of whole Ascend NPUs (`huawei.com/Ascend910`, `huawei.com/Ascend310P`), not of the
 /// device plugin's virtual NPUs (`huawei.com/Ascend910-4c`: slices of one chip, which Ray's
 /// NPU resource does not count).
-fn is_whole_ascend(key: &str) -> bool {
+pub(crate) fn is_whole_ascend(key: &str) -> bool {
     key.strip_prefix("huawei.com/Ascend")
         .is_some_and(|model| !model.is_empty() && model.chars().all(|c| c.is_ascii_alphanumeric()))
 }

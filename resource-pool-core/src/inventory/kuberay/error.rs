@@ -1,0 +1,164 @@
+//! Why a RayCluster manifest does not make an inventory.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::inventory::kubectl::QuantityError;
+
+/// Why a manifest does not make an inventory. Spans point into the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
+#[serde(untagged)]
+pub enum KubeRayError {
+    /// Neither YAML nor JSON.
+    #[error("not YAML or JSON: {detail}")]
+    #[diagnostic(
+        code(resource_pool::kuberay::syntax),
+        help(
+            "give the RayCluster manifest, or the output of `kubectl get raycluster NAME -o json`, unchanged"
+        )
+    )]
+    Syntax {
+        /// The parser's message.
+        detail: String,
+        /// Where.
+        #[label("here")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// Not the shape of a RayCluster.
+    #[error("not a RayCluster as KubeRay reads it: {detail}")]
+    #[diagnostic(
+        code(resource_pool::kuberay::shape),
+        help(
+            "expected `kind: RayCluster` with `spec.headGroupSpec` and `spec.workerGroupSpecs[]` (ray.io/v1), each with a pod `template`"
+        )
+    )]
+    Shape {
+        /// What is wrong.
+        detail: String,
+        /// Where.
+        #[label("{detail}")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// A container quantity that is not one.
+    #[error("group `{group}`: `{key}` = `{value}` {reason}")]
+    #[diagnostic(
+        code(resource_pool::kuberay::bad_quantity),
+        help(
+            "Kubernetes quantities are a number with an optional suffix (`8`, `500m`, `1.5`, `64Gi`)"
+        )
+    )]
+    BadQuantity {
+        /// The group.
+        group: String,
+        /// The resource key (`nvidia.com/gpu`).
+        key: String,
+        /// As written.
+        value: String,
+        /// What is wrong with it.
+        #[serde(serialize_with = "as_display")]
+        reason: QuantityError,
+        /// Where.
+        #[label("{reason}")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// A `rayStartParams` value that `ray start` would refuse.
+    #[error("group `{group}`: rayStartParams `{param}` = `{value}` {problem}")]
+    #[diagnostic(
+        code(resource_pool::kuberay::bad_start_param),
+        help(
+            "`num-cpus` and `num-gpus` take whole numbers (`\"8\"`); `resources` takes a JSON object of custom resources (`'{{\"my_resource\": 2}}'`), without CPU or GPU, which have their own flags"
+        )
+    )]
+    BadStartParam {
+        /// The group.
+        group: String,
+        /// The parameter (`num-gpus`).
+        param: String,
+        /// As written.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+        /// Where.
+        #[label("{problem}")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// Nothing says how many CPUs Ray will declare.
+    #[error(
+        "group `{group}`: neither rayStartParams `num-cpus` nor a CPU limit or request on the Ray container"
+    )]
+    #[diagnostic(
+        code(resource_pool::kuberay::unknown_cpus),
+        help(
+            "Ray would count the CPUs of whatever host the pod lands on; set `resources.limits.cpu` on the group's first container, or `rayStartParams: {{num-cpus: \"N\"}}`"
+        )
+    )]
+    UnknownCpus {
+        /// The group.
+        group: String,
+        /// The Ray container.
+        #[label("the Ray container (the first one)")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// `--replicas max` on a group without `maxReplicas`.
+    #[error("group `{group}` has no `maxReplicas`: it may grow without bound")]
+    #[diagnostic(
+        code(resource_pool::kuberay::unbounded_replicas),
+        help(
+            "set `maxReplicas` on the group, or check with `--replicas current` or `--replicas min`"
+        )
+    )]
+    UnboundedReplicas {
+        /// The group.
+        group: String,
+        /// The group's spec.
+        #[label("no maxReplicas here")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// More nodes than the bound.
+    #[error("the manifest makes {nodes} nodes, more than the limit of {limit}")]
+    #[diagnostic(
+        code(resource_pool::kuberay::too_many_nodes),
+        help(
+            "check `replicas`, `maxReplicas` and `numOfHosts`; the limit keeps a mistyped count from exhausting memory"
+        )
+    )]
+    TooManyNodes {
+        /// Nodes the manifest makes.
+        nodes: u64,
+        /// The bound.
+        limit: u64,
+        /// The worker groups.
+        #[label("these groups")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// Two groups with one name (KubeRay refuses the manifest).
+    #[error("worker group `{group}` is defined twice")]
+    #[diagnostic(
+        code(resource_pool::kuberay::duplicate_group),
+        help("KubeRay requires unique `groupName`s: rename one")
+    )]
+    DuplicateGroup {
+        /// The name.
+        group: String,
+        /// The second.
+        #[label("defined again here")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+        /// The first.
+        #[label("first defined here")]
+        #[serde(skip)]
+        first: miette::SourceSpan,
+    },
+}
+
+fn as_display<T: fmt::Display, S: serde::Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}

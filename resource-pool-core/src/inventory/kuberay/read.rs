@@ -1,0 +1,439 @@
+//! Reading a RayCluster's groups: the pod template's Ray container and `rayStartParams`,
+//! turned into what Ray will declare (the rules are listed on the parent module).
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use super::tree::{Node, Value};
+use super::{KubeRayError, RayClusterSpec, RayGroup, ReplicaCounts, span};
+use crate::inventory::kubectl::{is_whole_ascend, parse_quantity};
+use crate::model::{Amount, Resources, names};
+
+/// The Ray resource of a custom accelerator KubeRay passes through `--resources`.
+const CUSTOM_ACCELERATORS: [(&str, &str); 2] = [
+    ("aws.amazon.com/neuroncore", "neuron_cores"),
+    ("google.com/tpu", "TPU"),
+];
+
+/// KubeRay's GPU keys: ending in `gpu`, or an NVIDIA MIG slice `nvidia.com/mig-<N>g.<M>gb`.
+pub(super) fn is_gpu_key(key: &str) -> bool {
+    if key.ends_with("gpu") {
+        return true;
+    }
+    let Some(slice) = key
+        .strip_prefix("nvidia.com/mig-")
+        .and_then(|s| s.strip_suffix("gb"))
+    else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    slice
+        .split_once("g.")
+        .is_some_and(|(slices, memory)| digits(slices) && digits(memory))
+}
+
+/// A whole number of an amount, rounded up (Kubernetes' `Quantity.Value()`).
+fn ceil_whole(amount: Amount) -> Amount {
+    Amount::from_whole(amount.units().div_ceil(Amount::SCALE)).unwrap_or(amount)
+}
+
+#[derive(Default)]
+pub(super) struct Reader {
+    pub(super) errors: Vec<KubeRayError>,
+}
+
+impl Reader {
+    fn shape(&mut self, at: &Range<usize>, detail: impl Into<String>) {
+        self.errors.push(KubeRayError::Shape {
+            detail: detail.into(),
+            span: span(at),
+        });
+    }
+
+    /// The one RayCluster of the documents.
+    pub(super) fn cluster(&mut self, documents: &[Node]) -> Option<RayClusterSpec> {
+        let mut found: Vec<(&Node, &Node)> = Vec::new();
+        for document in documents {
+            let items: Vec<&Node> = match (kind(document), document.get("items")) {
+                (
+                    Some("List"),
+                    Some(Node {
+                        value: Value::Seq(items),
+                        ..
+                    }),
+                ) => items.iter().collect(),
+                _ => vec![document],
+            };
+            for item in items {
+                let spec = match kind(item) {
+                    Some("RayCluster") => item.get("spec"),
+                    Some("RayJob") => item.get("spec").and_then(|s| s.get("rayClusterSpec")),
+                    Some("RayService") => item.get("spec").and_then(|s| s.get("rayClusterConfig")),
+                    _ => continue,
+                };
+                match spec {
+                    Some(spec) => found.push((item, spec)),
+                    None => self.shape(&item.span, "no cluster spec (`spec`, `spec.rayClusterSpec` or `spec.rayClusterConfig`)"),
+                }
+            }
+        }
+        let whole = documents.first().map_or(0..0, |d| d.span.clone());
+        let (item, spec) = match found.as_slice() {
+            [] => {
+                if self.errors.is_empty() {
+                    self.shape(
+                        &whole,
+                        "no document of `kind: RayCluster` (or RayJob, RayService)",
+                    );
+                }
+                return None;
+            }
+            [one] => *one,
+            [_, second, ..] => {
+                let detail = format!("{} RayClusters in one file; give one", found.len());
+                self.shape(&second.0.span, detail);
+                return None;
+            }
+        };
+        let name = item
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Node::text)
+            .unwrap_or("raycluster")
+            .to_owned();
+        let mut groups = Vec::new();
+        match spec.get("headGroupSpec") {
+            Some(head) if matches!(head.value, Value::Map(_)) => {
+                groups.extend(self.group(head, "headgroup".to_owned(), true));
+            }
+            Some(other) => self.shape(
+                &other.span,
+                format!("`headGroupSpec` is {}, not a mapping", other.kind()),
+            ),
+            None => self.shape(&spec.span, "no `headGroupSpec`"),
+        }
+        let mut workers_span = spec.span.clone();
+        match spec.get("workerGroupSpecs") {
+            None => {}
+            Some(node) if node.is_null() => {}
+            Some(Node {
+                value: Value::Seq(items),
+                span: at,
+            }) => {
+                workers_span = at.clone();
+                let mut first_use: BTreeMap<&str, Range<usize>> = BTreeMap::new();
+                for item in items {
+                    let Some(name_node) = item.get("groupName") else {
+                        self.shape(&item.span, "a worker group without `groupName`");
+                        continue;
+                    };
+                    let Some(group_name) = name_node.text() else {
+                        self.shape(&name_node.span, "`groupName` is not a string");
+                        continue;
+                    };
+                    if let Some(first) = first_use.get(group_name) {
+                        self.errors.push(KubeRayError::DuplicateGroup {
+                            group: group_name.to_owned(),
+                            span: span(&name_node.span),
+                            first: span(first),
+                        });
+                        continue;
+                    }
+                    first_use.insert(group_name, name_node.span.clone());
+                    groups.extend(self.group(item, group_name.to_owned(), false));
+                }
+            }
+            Some(other) => self.shape(
+                &other.span,
+                format!("`workerGroupSpecs` is {}, not a list", other.kind()),
+            ),
+        }
+        Some(RayClusterSpec {
+            name,
+            groups,
+            workers_span,
+        })
+    }
+
+    fn group(&mut self, spec: &Node, name: String, head: bool) -> Option<RayGroup> {
+        let replicas = if head {
+            ReplicaCounts {
+                replicas: Some(1),
+                hosts: 1,
+                ..ReplicaCounts::default()
+            }
+        } else {
+            ReplicaCounts {
+                replicas: self.count(spec, "replicas"),
+                min: self.count(spec, "minReplicas"),
+                max: self.count(spec, "maxReplicas"),
+                hosts: self.count(spec, "numOfHosts").unwrap_or(1),
+                suspended: spec.get("suspend").and_then(Node::text) == Some("true"),
+            }
+        };
+        let params = self.start_params(spec, &name);
+        let container = self.container(spec)?;
+        let limits = self.quantities(container, "limits", &name);
+        let requests = self.quantities(container, "requests", &name);
+
+        let mut resources = Resources::new();
+        let cpus = params
+            .num_cpus
+            .or_else(|| lookup(&limits, "cpu").map(ceil_whole))
+            .or_else(|| lookup(&requests, "cpu").map(ceil_whole));
+        match cpus {
+            Some(cpus) => resources.set(names::CPU, cpus),
+            None => self.errors.push(KubeRayError::UnknownCpus {
+                group: name.clone(),
+                span: span(&container.span),
+            }),
+        }
+        let gpus = params.num_gpus.or_else(|| {
+            limits
+                .iter()
+                .find(|(key, amount)| is_gpu_key(key) && !amount.is_zero())
+                .map(|(_, amount)| ceil_whole(*amount))
+        });
+        if let Some(gpus) = gpus {
+            resources.set(names::GPU, gpus);
+        }
+        let mut custom = params.resources;
+        let named_accelerator = CUSTOM_ACCELERATORS
+            .iter()
+            .any(|(_, ray)| custom.contains_key(*ray));
+        if !named_accelerator
+            && let Some((ray, amount)) = limits.iter().find_map(|(key, amount)| {
+                let ray = CUSTOM_ACCELERATORS.iter().find(|(k, _)| k == key)?.1;
+                (!amount.is_zero()).then_some((ray, *amount))
+            })
+        {
+            custom.insert(ray.to_owned(), amount);
+        }
+        if !custom.contains_key(names::NPU) {
+            let chips = limits
+                .iter()
+                .filter(|(key, _)| is_whole_ascend(key))
+                .fold(Amount::ZERO, |sum, (_, amount)| sum.saturating_add(*amount));
+            if !chips.is_zero() {
+                custom.insert(names::NPU.to_owned(), chips);
+            }
+        }
+        for (resource, amount) in custom {
+            if !names::is_ray_internal(&resource) {
+                resources.set(resource, amount);
+            }
+        }
+        Some(RayGroup {
+            name,
+            head,
+            replicas,
+            resources,
+            span: spec.span.clone(),
+        })
+    }
+
+    /// A whole, non-negative count at `key` of the group.
+    fn count(&mut self, spec: &Node, key: &str) -> Option<u32> {
+        let node = spec.get(key).filter(|n| !n.is_null())?;
+        match node.text().and_then(|t| t.parse::<u32>().ok()) {
+            Some(n) => Some(n),
+            None => {
+                self.shape(
+                    &node.span,
+                    format!("`{key}` is not a whole number from 0 to 4294967295"),
+                );
+                None
+            }
+        }
+    }
+
+    fn start_params(&mut self, spec: &Node, group: &str) -> StartParams {
+        let mut out = StartParams::default();
+        let Some(params) = spec.get("rayStartParams").filter(|n| !n.is_null()) else {
+            return out;
+        };
+        let Value::Map(members) = &params.value else {
+            self.shape(
+                &params.span,
+                format!("`rayStartParams` is {}, not a mapping", params.kind()),
+            );
+            return out;
+        };
+        let bad = |reader: &mut Reader, param: &str, node: &Node, problem: &str| {
+            reader.errors.push(KubeRayError::BadStartParam {
+                group: group.to_owned(),
+                param: param.to_owned(),
+                value: node.text().unwrap_or_default().to_owned(),
+                problem: problem.to_owned(),
+                span: span(&node.span),
+            });
+        };
+        for (param, node) in members.iter().rev() {
+            let done = match param.as_str() {
+                "num-cpus" => out.num_cpus.is_some(),
+                "num-gpus" => out.num_gpus.is_some(),
+                "resources" => out.resources_seen,
+                _ => continue,
+            };
+            if done {
+                continue; // a later duplicate wins
+            }
+            let Some(text) = node.text() else {
+                bad(self, param, node, "is not a string");
+                continue;
+            };
+            match param.as_str() {
+                "num-cpus" | "num-gpus" => {
+                    match text.trim().parse::<u64>().ok().and_then(Amount::from_whole) {
+                        Some(amount) if param == "num-cpus" => out.num_cpus = Some(amount),
+                        Some(amount) => out.num_gpus = Some(amount),
+                        None => bad(
+                            self,
+                            param,
+                            node,
+                            "is not a whole number (`ray start` takes an integer)",
+                        ),
+                    }
+                }
+                _ => {
+                    out.resources_seen = true;
+                    match custom_resources(text) {
+                        Ok(resources) => out.resources = resources,
+                        Err(problem) => bad(self, param, node, &problem),
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The pod template's first container (KubeRay's Ray container).
+    fn container<'d>(&mut self, spec: &'d Node) -> Option<&'d Node> {
+        let Some(template) = spec.get("template") else {
+            self.shape(&spec.span, "a group without a pod `template`");
+            return None;
+        };
+        let containers = template.get("spec").and_then(|s| s.get("containers"));
+        match containers {
+            Some(Node {
+                value: Value::Seq(items),
+                ..
+            }) if !items.is_empty() => Some(&items[0]),
+            Some(other) => {
+                self.shape(
+                    &other.span,
+                    "`template.spec.containers` is not a list of containers",
+                );
+                None
+            }
+            None => {
+                self.shape(&template.span, "a pod template without `spec.containers`");
+                None
+            }
+        }
+    }
+
+    /// The quantities KubeRay reads of `resources.<which>`, by key, in sorted key order.
+    fn quantities(&mut self, container: &Node, which: &str, group: &str) -> Vec<(String, Amount)> {
+        let Some(list) = container
+            .get("resources")
+            .and_then(|r| r.get(which))
+            .filter(|n| !n.is_null())
+        else {
+            return Vec::new();
+        };
+        let Value::Map(members) = &list.value else {
+            self.shape(
+                &list.span,
+                format!("`resources.{which}` is {}, not a mapping", list.kind()),
+            );
+            return Vec::new();
+        };
+        let mut out: BTreeMap<String, Amount> = BTreeMap::new();
+        for (key, node) in members {
+            let read = key == "cpu"
+                || is_gpu_key(key)
+                || is_whole_ascend(key)
+                || CUSTOM_ACCELERATORS.iter().any(|(k, _)| k == key);
+            if !read {
+                continue;
+            }
+            let text = node.text().unwrap_or_default();
+            match parse_quantity(text.trim()) {
+                Ok(amount) => {
+                    out.insert(key.clone(), amount);
+                }
+                Err(reason) => self.errors.push(KubeRayError::BadQuantity {
+                    group: group.to_owned(),
+                    key: key.clone(),
+                    value: text.to_owned(),
+                    reason,
+                    span: span(&node.span),
+                }),
+            }
+        }
+        out.into_iter().collect()
+    }
+}
+
+fn kind(node: &Node) -> Option<&str> {
+    node.get("kind").and_then(Node::text)
+}
+
+fn lookup(list: &[(String, Amount)], key: &str) -> Option<Amount> {
+    list.iter()
+        .find(|(k, amount)| k == key && !amount.is_zero())
+        .map(|(_, amount)| *amount)
+}
+
+/// What `rayStartParams` says about resources.
+#[derive(Default)]
+struct StartParams {
+    num_cpus: Option<Amount>,
+    num_gpus: Option<Amount>,
+    resources: BTreeMap<String, Amount>,
+    resources_seen: bool,
+}
+
+/// `rayStartParams.resources`: a JSON object of numbers, without `CPU`/`GPU` (Ray refuses
+/// those there). KubeRay puts the value into a `bash -c` command line as written, so one
+/// outer layer of shell quotes is removed as bash would: `'{"a": 1}'` literally,
+/// `"{\"a\": 1}"` with its backslash escapes (the form of KubeRay's samples).
+pub(super) fn custom_resources(text: &str) -> Result<BTreeMap<String, Amount>, String> {
+    let trimmed = text.trim();
+    let unquoted = if let Some(inner) = trimmed
+        .strip_prefix('\'')
+        .and_then(|t| t.strip_suffix('\''))
+    {
+        inner.to_owned()
+    } else if let Some(inner) = trimmed.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        let mut out = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            match (c, chars.clone().next()) {
+                ('\\', Some(next @ ('"' | '\\' | '$' | '`'))) => {
+                    out.push(next);
+                    chars.next();
+                }
+                _ => out.push(c),
+            }
+        }
+        out
+    } else {
+        trimmed.to_owned()
+    };
+    let map: BTreeMap<String, f64> = serde_json::from_str(&unquoted)
+        .map_err(|e| format!("is not a JSON object of numbers ({e})"))?;
+    let mut out = BTreeMap::new();
+    for (name, value) in map {
+        if name == names::CPU || name == names::GPU {
+            return Err(format!(
+                "names `{name}`, which `ray start` takes only from --num-cpus/--num-gpus"
+            ));
+        }
+        let amount = Amount::from_f64_rounded(value)
+            .map_err(|e| format!("gives `{name}` = {value}: {e}"))?;
+        out.insert(name, amount);
+    }
+    Ok(out)
+}

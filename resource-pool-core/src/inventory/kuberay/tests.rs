@@ -1,0 +1,356 @@
+use super::read::{custom_resources, is_gpu_key};
+use super::*;
+use crate::model::Amount;
+
+macro_rules! manifest {
+    ($name:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/kuberay/",
+            $name
+        ))
+    };
+}
+
+const GPU: &str = manifest!("gpu.yaml");
+const NPU: &str = manifest!("npu.yaml");
+const CUSTOM: &str = manifest!("custom.yaml");
+const BAD: &str = manifest!("bad.yaml");
+const GPU_JSON: &str = manifest!("raycluster-gpu.json");
+
+fn whole(n: u64) -> Amount {
+    Amount::from_whole(n).unwrap_or_default()
+}
+
+fn res(pairs: &[(&str, u64)]) -> Resources {
+    pairs.iter().map(|&(name, n)| (name, whole(n))).collect()
+}
+
+/// (id, total) of each node.
+fn nodes(text: &str, replicas: Replicas) -> Vec<(String, Resources)> {
+    let options = KubeRayOptions {
+        replicas,
+        ..KubeRayOptions::default()
+    };
+    let inventory = kuberay_inventory(text, &options).unwrap_or_else(|e| panic!("{e:?}"));
+    inventory
+        .cluster
+        .nodes
+        .iter()
+        .map(|n| {
+            assert_eq!(n.total.as_ref(), Some(&n.available), "idle: {}", n.id);
+            assert!(n.alive);
+            (n.id.clone(), n.available.clone())
+        })
+        .collect()
+}
+
+fn codes(errors: &[KubeRayError]) -> Vec<String> {
+    errors
+        .iter()
+        .map(|e| {
+            miette::Diagnostic::code(e)
+                .map(|c| c.to_string())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn labelled<'t>(text: &'t str, error: &KubeRayError) -> Vec<&'t str> {
+    miette::Diagnostic::labels(error)
+        .into_iter()
+        .flatten()
+        .map(|l| &text[l.offset()..l.offset() + l.len()])
+        .collect()
+}
+
+#[test]
+fn gpu_groups_follow_limits_then_requests() {
+    let h100 = res(&[("CPU", 32), ("GPU", 8)]);
+    // 15500m of CPU requested, no limit: rounded up to 16.
+    let l4 = res(&[("CPU", 16), ("GPU", 4)]);
+    let head = ("verl-gpu-head".to_owned(), Resources::new());
+    assert_eq!(
+        nodes(GPU, Replicas::Current),
+        [
+            head.clone(),
+            ("verl-gpu-h100-0".to_owned(), h100.clone()),
+            ("verl-gpu-h100-1".to_owned(), h100.clone()),
+            ("verl-gpu-l4-0".to_owned(), l4.clone()),
+        ]
+    );
+    let min = nodes(GPU, Replicas::Min);
+    assert_eq!(
+        min,
+        [head.clone(), ("verl-gpu-h100-0".to_owned(), h100.clone())]
+    );
+    assert_eq!(nodes(GPU, Replicas::Max).len(), 1 + 4 + 2);
+}
+
+#[test]
+fn the_json_of_kubectl_reads_as_the_yaml() {
+    for replicas in [Replicas::Current, Replicas::Min, Replicas::Max] {
+        assert_eq!(
+            nodes(GPU_JSON, replicas),
+            nodes(GPU, replicas),
+            "{replicas}"
+        );
+    }
+}
+
+#[test]
+fn ascend_chips_are_npus_and_slices_are_not() {
+    let ascend = res(&[("CPU", 64), ("NPU", 8)]);
+    assert_eq!(
+        nodes(NPU, Replicas::Current),
+        [
+            ("verl-ascend-head".to_owned(), Resources::new()),
+            ("verl-ascend-ascend910-0".to_owned(), ascend.clone()),
+            ("verl-ascend-ascend910-1".to_owned(), ascend),
+            (
+                "verl-ascend-ascend-sliced-0".to_owned(),
+                res(&[("CPU", 16)])
+            ),
+        ]
+    );
+}
+
+#[test]
+fn start_params_override_the_containers() {
+    let half = res(&[
+        ("CPU", 24),
+        ("GPU", 4),
+        ("accelerator_type:H100", 1),
+        ("my_custom", 2),
+    ]);
+    let tpu = res(&[("CPU", 24), ("TPU", 4), ("my_custom", 1)]);
+    let got = nodes(CUSTOM, Replicas::Current);
+    assert_eq!(got[0], ("verl-custom-head".to_owned(), res(&[("CPU", 2)])));
+    assert_eq!(
+        &got[1..4],
+        [0, 1, 2].map(|i| (format!("verl-custom-h100-half-{i}"), half.clone()))
+    );
+    // numOfHosts 2: one replica is two pods, two Ray nodes.
+    assert_eq!(
+        &got[4..],
+        [0, 1].map(|i| (format!("verl-custom-tpu-{i}"), tpu.clone()))
+    );
+    // A `resources` parameter that names TPU keeps it; an NPU named there wins over chips.
+    let named = CUSTOM.replace(r#"'{"my_custom": 1}'"#, r#"'{"TPU": 1}'"#);
+    assert_eq!(
+        nodes(&named, Replicas::Current)[4].1,
+        res(&[("CPU", 24), ("TPU", 1)])
+    );
+    let npu = NPU.replace(
+        "replicas: 2\n      minReplicas",
+        "rayStartParams: {resources: '{\"NPU\": 4}'}\n      replicas: 2\n      minReplicas",
+    );
+    assert_eq!(
+        nodes(&npu, Replicas::Current)[1].1,
+        res(&[("CPU", 64), ("NPU", 4)])
+    );
+}
+
+#[test]
+fn replica_counts_follow_kuberay() {
+    let counts = |replicas, min, max| ReplicaCounts {
+        replicas,
+        min,
+        max,
+        hosts: 1,
+        suspended: false,
+    };
+    let current = |c: ReplicaCounts| c.pods(Replicas::Current);
+    assert_eq!(current(counts(Some(3), Some(1), Some(10))), Some(3));
+    assert_eq!(current(counts(Some(0), Some(2), Some(10))), Some(2));
+    assert_eq!(current(counts(Some(15), Some(1), Some(10))), Some(10));
+    assert_eq!(current(counts(None, Some(2), None)), Some(2));
+    // minReplicas above maxReplicas: KubeRay uses maxReplicas.
+    assert_eq!(current(counts(Some(5), Some(8), Some(4))), Some(4));
+    assert_eq!(counts(Some(3), None, None).pods(Replicas::Max), None);
+    let suspended = ReplicaCounts {
+        suspended: true,
+        ..counts(Some(3), Some(3), Some(3))
+    };
+    assert_eq!(suspended.pods(Replicas::Min), Some(0));
+    let multi_host = ReplicaCounts {
+        hosts: 4,
+        ..counts(Some(2), None, Some(2))
+    };
+    assert_eq!(multi_host.pods(Replicas::Max), Some(8));
+}
+
+#[test]
+fn gpu_keys_are_kuberays() {
+    for key in [
+        "nvidia.com/gpu",
+        "amd.com/gpu",
+        "nvidia.com/mig-1g.10gb",
+        "nvidia.com/mig-3g.40gb",
+    ] {
+        assert!(is_gpu_key(key), "{key}");
+    }
+    for key in [
+        "nvidia.com/gpu.shared",
+        "nvidia.com/mig-1g",
+        "huawei.com/Ascend910",
+        "cpu",
+    ] {
+        assert!(!is_gpu_key(key), "{key}");
+    }
+}
+
+#[test]
+fn every_problem_is_reported_in_the_manifest() {
+    let errors = parse_raycluster(BAD).unwrap_err();
+    let mut found = codes(&errors);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "resource_pool::kuberay::bad_quantity",
+            "resource_pool::kuberay::bad_start_param",
+            "resource_pool::kuberay::bad_start_param",
+            "resource_pool::kuberay::duplicate_group",
+            "resource_pool::kuberay::shape",
+            "resource_pool::kuberay::unknown_cpus",
+        ],
+        "{errors:#?}"
+    );
+    let find = |code: &str| {
+        errors
+            .iter()
+            .filter(|e| codes(std::slice::from_ref(e))[0] == code)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        labelled(BAD, find("resource_pool::kuberay::shape")[0]),
+        ["two"]
+    );
+    assert_eq!(
+        labelled(BAD, find("resource_pool::kuberay::bad_quantity")[0]),
+        ["\"eight\""]
+    );
+    let params: Vec<_> = find("resource_pool::kuberay::bad_start_param")
+        .into_iter()
+        .flat_map(|e| labelled(BAD, e))
+        .collect();
+    assert!(
+        params.contains(&"\"4.5\"") && params.contains(&"'{\"CPU\": 4}'"),
+        "{params:?}"
+    );
+    let duplicate = labelled(BAD, find("resource_pool::kuberay::duplicate_group")[0]);
+    assert_eq!(duplicate, ["gpu", "gpu"]);
+    let unknown = find("resource_pool::kuberay::unknown_cpus")[0];
+    assert!(labelled(BAD, unknown)[0].starts_with("name: ray-head"));
+    assert!(unknown.to_string().contains("headgroup"));
+}
+
+#[test]
+fn json_errors_are_spanned_too() {
+    let text = GPU_JSON.replacen("\"nvidia.com/gpu\": \"8\"", "\"nvidia.com/gpu\": \"8x\"", 1);
+    assert_ne!(text, GPU_JSON);
+    let errors = parse_raycluster(&text).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::bad_quantity"]);
+    assert_eq!(labelled(&text, &errors[0]), ["\"8x\""]);
+    let syntax = parse_raycluster("{\"kind\": \"RayCluster\",}").unwrap_err();
+    assert_eq!(codes(&syntax), ["resource_pool::kuberay::syntax"]);
+}
+
+#[test]
+fn the_cluster_is_found_in_lists_jobs_and_services() {
+    let head = "headGroupSpec: {template: {spec: {containers: [{name: h, resources: {limits: {cpu: '2'}}}]}}}";
+    let job = format!(
+        "kind: ConfigMap\n---\nkind: RayJob\nmetadata: {{name: j}}\nspec:\n  rayClusterSpec: {{{head}}}\n"
+    );
+    assert_eq!(
+        nodes(&job, Replicas::Current),
+        [("j-head".to_owned(), res(&[("CPU", 2)]))]
+    );
+    let service =
+        format!("kind: RayService\nmetadata: {{name: s}}\nspec:\n  rayClusterConfig: {{{head}}}\n");
+    assert_eq!(nodes(&service, Replicas::Current)[0].0, "s-head");
+    let list = format!("{{\"kind\": \"List\", \"items\": [{}]}}", GPU_JSON);
+    assert_eq!(nodes(&list, Replicas::Current).len(), 4);
+    let two = format!("{GPU}\n---\n{NPU}");
+    let errors = parse_raycluster(&two).unwrap_err();
+    assert!(
+        errors[0].to_string().contains("2 RayClusters"),
+        "{errors:?}"
+    );
+    let none = parse_raycluster("kind: Deployment\n").unwrap_err();
+    assert!(
+        none[0]
+            .to_string()
+            .contains("no document of `kind: RayCluster`")
+    );
+}
+
+#[test]
+fn max_needs_a_bound_and_the_node_count_is_bounded() {
+    let unbounded = GPU.replace("      maxReplicas: 2\n", "");
+    let options = KubeRayOptions {
+        replicas: Replicas::Max,
+        ..KubeRayOptions::default()
+    };
+    let errors = kuberay_inventory(&unbounded, &options).unwrap_err();
+    assert_eq!(
+        codes(&errors),
+        ["resource_pool::kuberay::unbounded_replicas"]
+    );
+    assert!(errors[0].to_string().contains("`l4`"));
+    let huge = GPU.replace(
+        "replicas: 2\n      minReplicas: 1\n      maxReplicas: 4",
+        "replicas: 4000000000\n      maxReplicas: 4000000000\n      numOfHosts: 4000000000",
+    );
+    let errors = kuberay_inventory(&huge, &KubeRayOptions::default()).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::too_many_nodes"]);
+}
+
+#[test]
+fn shell_quoting_of_resources_is_undone() {
+    let expect: BTreeMap<String, Amount> = [
+        ("a".to_owned(), whole(1)),
+        ("b".to_owned(), Amount::from_units(5_000)),
+    ]
+    .into();
+    for text in [
+        r#"{"a": 1, "b": 0.5}"#,
+        r#"'{"a": 1, "b": 0.5}'"#,
+        r#""{\"a\": 1, \"b\": 0.5}""#,
+    ] {
+        assert_eq!(custom_resources(text).as_ref(), Ok(&expect), "{text}");
+    }
+    assert!(
+        custom_resources(r#"{"GPU": 1}"#)
+            .unwrap_err()
+            .contains("--num-cpus/--num-gpus")
+    );
+    assert!(custom_resources("{\"a\": -1}").is_err());
+    assert!(custom_resources("[1]").is_err());
+}
+
+#[test]
+fn errors_serialize_as_their_fields() {
+    let errors = parse_raycluster(BAD).unwrap_err();
+    let value = serde_json::to_value(&errors).unwrap_or_default();
+    let quantity = value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e.get("key").is_some())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(quantity["group"], "gpu");
+    assert_eq!(quantity["value"], "eight");
+    assert_eq!(quantity["reason"], "is not a Kubernetes quantity");
+}
+
+#[test]
+fn no_accelerator_anywhere_is_noted() {
+    let cpu_only = NPU.replace("huawei.com/Ascend910: \"8\"", "example.com/foo: \"8\"");
+    let inventory = kuberay_inventory(&cpu_only, &KubeRayOptions::default()).unwrap_or_default();
+    assert_eq!(inventory.notes, [InventoryNote::NoAccelerators]);
+    let inventory = kuberay_inventory(GPU, &KubeRayOptions::default()).unwrap_or_default();
+    assert!(inventory.notes.is_empty());
+}
