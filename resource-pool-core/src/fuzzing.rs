@@ -341,13 +341,31 @@ pub fn placement(case: &PlacementCase) {
             );
         }
     }
-    if let Some(truth) = brute_force(slots, cluster)
+    let truth = brute_force(slots, cluster);
+    if let Some(truth) = truth
         && let Some(feasible) = report.feasible()
     {
         assert_eq!(
             feasible, truth,
             "the check says feasible = {feasible}, the brute force {truth}"
         );
+    }
+    // Each exact search alone (the check usually ends before one of them runs).
+    for (name, verdict) in
+        ["bin completion", "slot-by-slot search"]
+            .iter()
+            .zip(crate::placement::each_exact_search(
+                slots,
+                cluster,
+                FUZZ_MAX_STEPS,
+                FUZZ_BUDGET,
+            ))
+    {
+        for (other, known) in [("the brute force", truth), ("the check", report.feasible())] {
+            if let (Some(v), Some(k)) = (verdict, known) {
+                assert_eq!(v, k, "{name} says feasible = {v}, {other} {k}");
+            }
+        }
     }
 
     let sim_options = RaySimOptions {

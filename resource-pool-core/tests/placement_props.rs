@@ -6,6 +6,9 @@ use proptest::prelude::*;
 use resource_pool_core::placement::{PlacementOptions, PlacementOutcome, check_placement};
 use resource_pool_core::{Amount, Cluster, Node, NodeSlot, Resources};
 
+/// A node: CPU, GPU and H100 free, and whether it is alive.
+type NodeVec = ([u64; 3], bool);
+
 const NAMES: [&str; 3] = ["CPU", "GPU", "accelerator_type:H100"];
 
 fn res(v: &[u64; 3]) -> Resources {
@@ -61,6 +64,31 @@ fn build(nodes: &[([u64; 3], bool)], slots: &[[u64; 3]]) -> (Vec<NodeSlot>, Clus
     (slots, cluster)
 }
 
+/// A tight two-resource instance (the packing benchmark's shape, small): 2 to 5 nodes of
+/// 8 GPUs and 8 to 24 CPUs, slots of 1 to 8 GPUs at 1 to 3 CPUs each until 85 to 100% of
+/// the GPUs are asked.
+fn tight_strategy() -> impl Strategy<Value = (Vec<NodeVec>, Vec<[u64; 3]>)> {
+    (
+        prop::collection::vec(8u64..=24, 2..=5),
+        85u64..=100,
+        prop::collection::vec((1u64..=8, 1u64..=3), 10),
+    )
+        .prop_map(|(cpus, percent, sizes)| {
+            let nodes: Vec<NodeVec> = cpus.iter().map(|&c| ([c, 8, 0], true)).collect();
+            let target = 8 * cpus.len() as u64 * percent / 100;
+            let mut asked = 0;
+            let mut slots = Vec::new();
+            for (g, m) in sizes {
+                if asked < target {
+                    let g = g.min(target - asked);
+                    asked += g;
+                    slots.push([g * m, g, 0]);
+                }
+            }
+            (nodes, slots)
+        })
+}
+
 /// Tries every assignment of slots to alive nodes.
 fn brute_force(nodes: &[([u64; 3], bool)], slots: &[[u64; 3]]) -> bool {
     fn go(i: usize, slots: &[[u64; 3]], free: &mut [[u64; 3]], alive: &[bool]) -> bool {
@@ -101,6 +129,16 @@ proptest! {
         let feasible = report.feasible();
         prop_assert!(feasible.is_some(), "undecided on a tiny instance: {:?}", report);
         prop_assert_eq!(feasible, Some(brute_force(&nodes, &slots)));
+        if let Some(w) = report.witness() {
+            prop_assert_eq!(w.validate(&s, &cluster), Ok(()));
+        }
+    }
+
+    #[test]
+    fn agrees_with_brute_force_on_tight_packings((nodes, slots) in tight_strategy()) {
+        let (s, cluster) = build(&nodes, &slots);
+        let report = check_placement(&s, &cluster, &PlacementOptions::default());
+        prop_assert_eq!(report.feasible(), Some(brute_force(&nodes, &slots)), "{:?}", report);
         if let Some(w) = report.witness() {
             prop_assert_eq!(w.validate(&s, &cluster), Ok(()));
         }

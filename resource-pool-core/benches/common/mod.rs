@@ -7,6 +7,8 @@
 // Each bench binary uses a different part of this module.
 #![allow(dead_code)]
 
+pub mod tight;
+
 use std::fmt::Write as _;
 use std::fs;
 use std::io;

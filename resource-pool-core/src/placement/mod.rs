@@ -13,21 +13,31 @@
 //!    neither changes which packings exist, and both make more nodes equal. Equal nodes
 //!    form *classes* with counts, equal slots *types* with counts. Classes that can host no
 //!    type are dropped. Dead nodes host nothing.
-//! 2. **Quick necessary checks**: every slot type fits some class; per resource, the total
-//!    demand is at most the capacity of nodes that can host some slot.
-//! 3. **Heuristics**: batched greedy packing over classes (best fit, worst fit and first
-//!    fit, largest types first). A type of `m` identical slots is placed on a class of `n`
-//!    equal nodes as `k` per node on `⌈m/k⌉` nodes at once, so the cost is per class and
-//!    type, never per node and slot. Easy instances end here with a witness.
-//! 4. **Exact branch and bound** (depth first, on an explicit stack: no recursion limit).
-//!    Slots are placed one at a time, largest type first. The choices for a slot are the
-//!    *distinct* remaining-capacity vectors that fit it (equal nodes are one choice), tried
-//!    tightest first. Identical slots take capacities in non-increasing lexicographic order,
-//!    which removes their permutations without losing any packing. At every state the
-//!    bounds of step 2 are re-checked on what remains, counting only nodes that can still
-//!    host a remaining slot (each clamped to the remaining demand), plus a bound on the
-//!    number of slots those nodes can hold. States that failed are remembered (the exact
-//!    state, not a hash, up to 16 MiB) and never searched twice.
+//! 2. **Quick necessary checks** (`bounds.rs`): every slot type fits some class; the slots
+//!    at least as large as a type number no more than the copies of it the nodes hold.
+//! 3. **Heuristics** (`greedy.rs`): batched greedy packing over classes (best fit, worst fit
+//!    and first fit, largest types first). A type of `m` identical slots is placed on a
+//!    class of `n` equal nodes as `k` per node on `⌈m/k⌉` nodes at once, so the cost is per
+//!    class and type, never per node and slot. Easy instances end here with a witness.
+//! 4. **Weighted capacity bounds** (`bounds.rs`): for any weights on the slot
+//!    types, the slots a node hosts weigh at most the heaviest set that fits it (an exact
+//!    knapsack over every resource, `knapsack.rs`), so the slots must weigh no more than
+//!    the nodes can carry. The weights are dual feasible functions of one resource (L2's
+//!    thresholds, `u^(k)`), its demand and a count; the knapsack over all resources lets a
+//!    GPU weighting see the CPUs too. Tight packings that cannot be placed end here.
+//! 5. **Exact search.** On up to 256 nodes, *bin completion* (`completion.rs`): the largest
+//!    slot left goes to a node (one choice per distinct capacity of the untouched nodes)
+//!    together with a maximal set of companions, and that node is closed; a node wastes at
+//!    most the slack of each resource; failed states (slots left, nodes left) are kept as
+//!    nogoods; the weightings that refuted before are re-checked at every state (plus one
+//!    other in turn). Beyond 256 nodes, or when a node could close in more than 16,384
+//!    ways, the slot-by-slot branch and bound (`exact.rs`, depth first on an explicit stack):
+//!    slots are placed one at a time, largest type first; the choices for a slot are the
+//!    *distinct* remaining-capacity vectors that fit it, tightest first; identical slots
+//!    take capacities in non-increasing lexicographic order, which removes their
+//!    permutations without losing any packing; at every state the bounds are re-checked on
+//!    what remains; failed states are remembered (the exact state, not a hash, up to
+//!    16 MiB).
 //!
 //! The answer is exact: `Feasible` comes with a witness replayed onto real node indices
 //! (the replay fails closed if the plan does not match the nodes) and checked with
@@ -46,34 +56,45 @@
 //! Steps 1 to 3 are polynomial and always run. The branch and bound counts one step per
 //! search state (plus one per sixteen bins it scans) against
 //! [`PlacementOptions::max_steps`], and checks the clock against
-//! [`PlacementOptions::budget`] every 256 steps. When either runs out the answer is
-//! [`PlacementOutcome::Undecided`]. That happens only on instances that defeat the
-//! heuristics and are not refuted by the bounds: tight packings of many slots of many
-//! different sizes (bin packing is NP-hard): perfect packings of ten or more nodes cut into
-//! random sizes typically end undecided at the default budget. verl's layouts, with few
-//! slot sizes, are decided in the preprocessing or the heuristics. Explaining an
+//! [`PlacementOptions::budget`] every 256 steps; so do the bounds (one step per sixteen
+//! knapsack nodes) and bin completion (one per state and per set it lists). When either
+//! runs out the answer is [`PlacementOutcome::Undecided`]. That happens only on instances
+//! that defeat the heuristics and are not refuted by the bounds (bin packing is NP-hard).
+//! On the tight two-resource packings of `scripts/bench` (8 to 24 eight-GPU nodes, 90 to
+//! 100% of the GPUs asked) every instance is decided, in milliseconds; verl's layouts,
+//! with few slot sizes, are decided in the preprocessing or the heuristics. Explaining an
 //! infeasible or undecided answer (the largest part that fits) runs greedy packings within
 //! what is left of the budget (at least 10 ms, at most 200 ms).
 
+mod bounds;
+mod budget;
+mod completion;
+mod exact;
 mod explain;
+mod greedy;
+mod knapsack;
+mod plan;
 mod problem;
-mod search;
 mod witness;
 
 use std::time::Duration;
 
+pub use budget::BudgetLimit;
 pub use explain::{
     IdleFit, InfeasibleReason, Lack, NearestNode, NotTogether, ShortTotal, UnfitSlots,
 };
-pub use search::BudgetLimit;
 pub use witness::{Witness, WitnessError};
 
 pub(crate) use explain::nearest;
 pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits, intern_slots};
 
 use crate::model::{Cluster, NodeSlot};
+use budget::Budget;
+use completion::Completer;
+use exact::{Dfs, Exact};
+use greedy::BinOrder;
+use plan::Move;
 use problem::Problem;
-use search::{BinOrder, Budget, Dfs, Exact, Move};
 
 /// Limits of the search.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,6 +207,12 @@ impl PlacementReport {
     }
 }
 
+/// Bin completion runs on instances of at most this many nodes that can host something
+/// (it recurses once per node) ...
+const COMPLETION_MAX_NODES: usize = 256;
+/// ... and at most this many slot types (it recurses once per type to list a node's sets).
+const COMPLETION_MAX_TYPES: usize = 256;
+
 enum Decision {
     Found(Vec<Move>, DecidedBy),
     Impossible(DecidedBy),
@@ -200,13 +227,13 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
         .types
         .iter()
         .all(|t| problem.classes.iter().any(|c| fits(&t.demand, &c.cap)));
-    if !fits_alone || !copies_suffice(problem) {
+    if !fits_alone || !bounds::copies_suffice(problem) {
         return Decision::Impossible(DecidedBy::Bounds);
     }
-    let scales = search::scales(problem);
-    let order = search::types_by_size(problem, &scales);
+    let scales = greedy::scales(problem);
+    let order = greedy::types_by_size(problem, &scales);
     for bin_order in [BinOrder::Tightest, BinOrder::Emptiest, BinOrder::Given] {
-        if let Some((moves, _)) = search::greedy(problem, &order, bin_order, &scales, true, budget)
+        if let Some((moves, _)) = greedy::greedy(problem, &order, bin_order, &scales, true, budget)
         {
             return Decision::Found(moves, DecidedBy::Heuristic);
         }
@@ -214,9 +241,33 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
             return Decision::OutOfBudget(limit);
         }
     }
+    let mut weights = bounds::Weights::new(problem);
+    let everything: Vec<(usize, u64)> = (0..problem.types.len())
+        .map(|t| (t, problem.types[t].slots.len() as u64))
+        .collect();
+    let bins = problem
+        .classes
+        .iter()
+        .map(|c| (c.cap.as_slice(), c.nodes.len() as u64));
+    if weights.refute(problem, &everything, bins, bounds::Effort::All, budget) {
+        return Decision::Impossible(DecidedBy::Bounds);
+    }
+    if let Some(limit) = budget.exhausted {
+        return Decision::OutOfBudget(limit);
+    }
     let steps_before = budget.steps;
-    let mut dfs = Dfs::new(problem, &order, scales);
-    match dfs.run(budget) {
+    let nodes: usize = problem.classes.iter().map(|c| c.nodes.len()).sum();
+    let exact = if nodes <= COMPLETION_MAX_NODES && problem.types.len() <= COMPLETION_MAX_TYPES {
+        let mut completer = Completer::new(problem, &order, scales.clone(), weights.clone());
+        completer.run(budget).ok()
+    } else {
+        None
+    };
+    let exact = match exact {
+        Some(answer) => answer,
+        None => Dfs::new(problem, &order, scales, weights).run(budget),
+    };
+    match exact {
         Exact::Found(moves) => Decision::Found(moves, DecidedBy::Search),
         // Refuted at the root: a bound.
         Exact::Impossible if budget.steps == steps_before => {
@@ -227,55 +278,57 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
     }
 }
 
-/// How many slots of `demand` fit a node of `cap` at once (`u64::MAX` for a demand of
-/// nothing).
-fn copies(demand: &[u64], cap: &[u64]) -> u64 {
-    demand
-        .iter()
-        .zip(cap)
-        .filter(|(d, _)| **d > 0)
-        .map(|(d, c)| c / d)
-        .min()
-        .unwrap_or(u64::MAX)
-}
-
-/// A necessary condition: for every slot type `t`, the slots of every type at least as
-/// large as `t` in every resource (each takes at least what `t` takes) number no more than
-/// the copies of `t` the nodes can hold. It refutes fragmentation at once: nine 8-GPU
-/// slots on eight nodes with 8 GPUs free, whatever the other nodes hold.
-fn copies_suffice(problem: &Problem) -> bool {
-    problem.types.iter().all(|t| {
-        let need: u64 = problem
-            .types
-            .iter()
-            .filter(|u| u.demand.iter().zip(&t.demand).all(|(a, b)| a >= b))
-            .map(|u| u.slots.len() as u64)
-            .sum();
-        let mut room = 0u64;
-        for class in &problem.classes {
-            room = room.saturating_add(
-                (class.nodes.len() as u64).saturating_mul(copies(&t.demand, &class.cap)),
-            );
-            if room >= need {
-                return true;
+/// Each exact search on its own, without the heuristics or the root bounds before it
+/// (bin completion, then the slot-by-slot search), for the fuzz target: `Some(feasible)`
+/// or `None` out of `max_steps` (or, for bin completion, when it gives up). A plan found
+/// is replayed and must validate, or this panics.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn each_exact_search(
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    max_steps: u64,
+    time: Duration,
+) -> [Option<bool>; 2] {
+    let problem = Problem::build(slots, cluster);
+    let scales = greedy::scales(&problem);
+    let order = greedy::types_by_size(&problem, &scales);
+    let weights = bounds::Weights::new(&problem);
+    let verdict = |exact: Exact| match exact {
+        Exact::Found(moves) => {
+            let nodes = plan::replay(&problem, &moves, slots.len());
+            let witness = Witness {
+                nodes: nodes.unwrap_or_default(),
+            };
+            if let Err(err) = witness.validate(slots, cluster) {
+                panic!("an exact search built an invalid plan: {err}");
             }
+            Some(true)
         }
-        room >= need
-    })
+        Exact::Impossible => Some(false),
+        Exact::OutOfBudget => None,
+    };
+    let mut budget = Budget::new(max_steps, time);
+    let completion = Completer::new(&problem, &order, scales.clone(), weights.clone())
+        .run(&mut budget)
+        .ok()
+        .and_then(verdict);
+    let mut budget = Budget::new(max_steps, time);
+    let dfs = verdict(Dfs::new(&problem, &order, scales, weights).run(&mut budget));
+    [completion, dfs]
 }
 
 /// The largest part the greedy finds that fits together (slot indices, sorted), within
 /// `time` (the greedy is polynomial; the limit only guards huge inputs).
 fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Move>>) {
-    let scales = search::scales(problem);
-    let desc = search::types_by_size(problem, &scales);
+    let scales = greedy::scales(problem);
+    let desc = greedy::types_by_size(problem, &scales);
     let asc: Vec<usize> = desc.iter().rev().copied().collect();
     let mut budget = Budget::new(u64::MAX, time);
     let mut best: Option<(Vec<Move>, Vec<u64>)> = None;
     for order in [&desc, &asc] {
         for bin_order in [BinOrder::Tightest, BinOrder::Emptiest, BinOrder::Given] {
             if let Some((moves, placed)) =
-                search::greedy(problem, order, bin_order, &scales, false, &mut budget)
+                greedy::greedy(problem, order, bin_order, &scales, false, &mut budget)
             {
                 let total: u64 = placed.iter().sum();
                 if best
@@ -328,7 +381,7 @@ pub fn check_placement(
     let decision = decide(&problem, slots.len(), &mut budget);
     let (outcome, decided_by) = match decision {
         Decision::Found(moves, by) => {
-            match search::replay(&problem, &moves, slots.len()).map(|nodes| Witness { nodes }) {
+            match plan::replay(&problem, &moves, slots.len()).map(|nodes| Witness { nodes }) {
                 Some(w) => {
                     // Validated in debug builds (and by the tests); validation re-reads every
                     // slot and node, which would double the cost of the check in release.
@@ -398,7 +451,7 @@ pub fn check_placement(
         Decision::OutOfBudget(limit) => {
             let (fits, complete) = largest_part(&problem, part_time(&budget, options));
             let witness = complete
-                .and_then(|moves| search::replay(&problem, &moves, slots.len()))
+                .and_then(|moves| plan::replay(&problem, &moves, slots.len()))
                 .map(|nodes| Witness { nodes })
                 .filter(|w| w.validate(slots, cluster).is_ok());
             match witness {

@@ -1,268 +1,14 @@
-//! The search: batched greedy heuristics over classes, then an exact branch-and-bound.
-//!
-//! Both work on *bins*: a multiset of remaining-capacity vectors with counts. Nodes whose
-//! remaining capacities are equal are interchangeable, so they are one bin and one choice.
+//! The exact search: a depth-first branch and bound over slots, on bins of equal remaining
+//! capacity.
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
 
-use super::problem::{FxBuild, Problem, VecMap, fits};
-
-/// Which limit of the budget ran out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BudgetLimit {
-    /// [`PlacementOptions::max_steps`](super::PlacementOptions::max_steps).
-    Steps,
-    /// [`PlacementOptions::budget`](super::PlacementOptions::budget).
-    Time,
-}
-
-/// A deterministic step budget plus a wall-clock deadline.
-#[derive(Debug)]
-pub(crate) struct Budget {
-    pub steps: u64,
-    max_steps: u64,
-    start: Instant,
-    limit: Duration,
-    pub exhausted: Option<BudgetLimit>,
-}
-
-impl Budget {
-    pub fn new(max_steps: u64, limit: Duration) -> Budget {
-        Budget {
-            steps: 0,
-            max_steps,
-            start: Instant::now(),
-            limit,
-            exhausted: None,
-        }
-    }
-
-    /// Counts `n` steps; `false` once a limit is hit (and from then on).
-    pub fn tick(&mut self, n: u64) -> bool {
-        if self.exhausted.is_some() {
-            return false;
-        }
-        let before = self.steps;
-        self.steps = self.steps.saturating_add(n);
-        if self.steps > self.max_steps {
-            self.exhausted = Some(BudgetLimit::Steps);
-            return false;
-        }
-        // The clock is read about every 256 steps.
-        if before >> 8 != self.steps >> 8 && self.start.elapsed() > self.limit {
-            self.exhausted = Some(BudgetLimit::Time);
-            return false;
-        }
-        true
-    }
-
-    pub fn elapsed(&self) -> Duration {
-        self.start.elapsed()
-    }
-}
-
-/// One step of a plan: `per_node` slots of type `ty` on each of `nodes` nodes whose
-/// remaining capacity was `from`.
-#[derive(Clone, Debug)]
-pub(crate) struct Move {
-    pub ty: usize,
-    pub from: Vec<u64>,
-    pub per_node: u64,
-    pub nodes: u64,
-}
-
-/// Turns a plan into the node of every slot, by replaying it on the real nodes. `None` when
-/// the plan does not match the problem (a bug; the caller validates anyway).
-pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Option<Vec<usize>> {
-    let mut buckets: VecMap<Vec<usize>> = VecMap::default();
-    for class in &problem.classes {
-        let mut nodes = class.nodes.clone();
-        nodes.reverse();
-        buckets.entry(class.cap.clone()).or_default().extend(nodes);
-    }
-    let mut next_slot: Vec<usize> = vec![0; problem.types.len()];
-    let mut out = vec![usize::MAX; n_slots];
-    let mut moved: Vec<usize> = Vec::new();
-    for mv in moves {
-        let ty = problem.types.get(mv.ty)?;
-        let mut to = mv.from.clone();
-        for (c, d) in to.iter_mut().zip(&ty.demand) {
-            *c = c.checked_sub(d.checked_mul(mv.per_node)?)?;
-        }
-        let source = buckets.get_mut(&mv.from)?;
-        let take = usize::try_from(mv.nodes).ok()?;
-        let keep = source.len().checked_sub(take)?;
-        moved.clear();
-        moved.extend(source.drain(keep..).rev());
-        for &node in &moved {
-            for _ in 0..mv.per_node {
-                let slot = *ty.slots.get(next_slot[mv.ty])?;
-                next_slot[mv.ty] += 1;
-                *out.get_mut(slot)? = node;
-            }
-        }
-        buckets.entry(to).or_default().extend(moved.iter().rev());
-    }
-    if out.contains(&usize::MAX) {
-        return None;
-    }
-    Some(out)
-}
-
-/// Weights that make resources comparable: one over the largest capacity of each.
-pub(crate) fn scales(problem: &Problem) -> Vec<f64> {
-    (0..problem.dims())
-        .map(|r| {
-            let max = problem.classes.iter().map(|c| c.cap[r]).max().unwrap_or(0);
-            if max == 0 { 0.0 } else { 1.0 / max as f64 }
-        })
-        .collect()
-}
-
-fn size(v: &[u64], scales: &[f64]) -> f64 {
-    v.iter().zip(scales).map(|(&x, s)| x as f64 * s).sum()
-}
-
-/// Slot types, largest first (ties by index: deterministic).
-pub(crate) fn types_by_size(problem: &Problem, scales: &[f64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..problem.types.len()).collect();
-    let sizes: Vec<f64> = problem
-        .types
-        .iter()
-        .map(|t| size(&t.demand, scales))
-        .collect();
-    order.sort_by(|&a, &b| sizes[b].total_cmp(&sizes[a]).then(a.cmp(&b)));
-    order
-}
-
-/// How bins are visited by the greedy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BinOrder {
-    /// Tightest first: best fit.
-    Tightest,
-    /// Emptiest first: worst fit.
-    Emptiest,
-    /// In cluster order: first fit.
-    Given,
-}
-
-/// Most slots of demand `d` that fit in `cap`, at most `limit`.
-fn per_node(cap: &[u64], d: &[u64], limit: u64) -> u64 {
-    let mut k = limit;
-    for (&c, &x) in cap.iter().zip(d) {
-        if let Some(q) = c.checked_div(x) {
-            k = k.min(q);
-        }
-    }
-    k
-}
-
-fn sub_times(cap: &[u64], d: &[u64], k: u64) -> Vec<u64> {
-    cap.iter()
-        .zip(d)
-        .map(|(&c, &x)| c.saturating_sub(x.saturating_mul(k)))
-        .collect()
-}
-
-/// A batched greedy: slot types in `order`, each placed as densely as it goes on the bins
-/// in `bins` order. Returns the plan and how many slots of each type it placed (`full`:
-/// stop at the first type that does not fit entirely).
-pub(crate) fn greedy(
-    problem: &Problem,
-    order: &[usize],
-    bin_order: BinOrder,
-    scales: &[f64],
-    full: bool,
-    budget: &mut Budget,
-) -> Option<(Vec<Move>, Vec<u64>)> {
-    let mut bins: Vec<(Vec<u64>, u64)> = problem
-        .classes
-        .iter()
-        .map(|c| (c.cap.clone(), c.nodes.len() as u64))
-        .collect();
-    let mut moves = Vec::new();
-    let mut placed = vec![0u64; problem.types.len()];
-    for &t in order {
-        let d = &problem.types[t].demand;
-        let mut m = problem.types[t].slots.len() as u64;
-        let mut idx: Vec<usize> = (0..bins.len()).collect();
-        match bin_order {
-            BinOrder::Given => {}
-            BinOrder::Tightest | BinOrder::Emptiest => {
-                let sizes: Vec<f64> = bins.iter().map(|b| size(&b.0, scales)).collect();
-                idx.sort_by(|&a, &b| {
-                    let o = sizes[a].total_cmp(&sizes[b]);
-                    if bin_order == BinOrder::Tightest {
-                        o
-                    } else {
-                        o.reverse()
-                    }
-                });
-            }
-        }
-        if !budget.tick(bins.len() as u64 + 1) {
-            return None;
-        }
-        for i in idx {
-            if m == 0 {
-                break;
-            }
-            let k = per_node(&bins[i].0, d, m);
-            if k == 0 || bins[i].1 == 0 || !fits(d, &bins[i].0) {
-                continue;
-            }
-            let n = bins[i].1;
-            let filled = n.min(m / k);
-            if filled > 0 {
-                moves.push(Move {
-                    ty: t,
-                    from: bins[i].0.clone(),
-                    per_node: k,
-                    nodes: filled,
-                });
-                let to = sub_times(&bins[i].0, d, k);
-                bins[i].1 -= filled;
-                bins.push((to, filled));
-                m -= filled * k;
-            }
-            if m > 0 && m < k && bins[i].1 > 0 {
-                moves.push(Move {
-                    ty: t,
-                    from: bins[i].0.clone(),
-                    per_node: m,
-                    nodes: 1,
-                });
-                let to = sub_times(&bins[i].0, d, m);
-                bins[i].1 -= 1;
-                bins.push((to, 1));
-                m = 0;
-            }
-        }
-        placed[t] = problem.types[t].slots.len() as u64 - m;
-        if m > 0 && full {
-            return None;
-        }
-        // Merge equal capacities, keeping first-appearance order.
-        let mut merged: Vec<(Vec<u64>, u64)> = Vec::with_capacity(bins.len());
-        let mut at: VecMap<usize> = VecMap::default();
-        for (cap, count) in bins {
-            if count == 0 {
-                continue;
-            }
-            match at.get(&cap) {
-                Some(&j) => merged[j].1 += count,
-                None => {
-                    at.insert(cap.clone(), merged.len());
-                    merged.push((cap, count));
-                }
-            }
-        }
-        bins = merged;
-    }
-    Some((moves, placed))
-}
+use super::bounds::{Effort, Weights};
+use super::budget::Budget;
+use super::greedy::size;
+use super::plan::Move;
+use super::problem::{FxBuild, Problem, fits};
 
 /// The outcome of the exact search.
 #[derive(Debug)]
@@ -369,13 +115,19 @@ pub(crate) struct Dfs<'p> {
     scales: Vec<f64>,
     memo: HashSet<Box<[u64]>, FxBuild>,
     memo_words: usize,
+    weights: Weights,
 }
 
 /// Memo size limit, in `u64` words (16 MiB).
 const MEMO_WORDS: usize = 2 << 20;
 
 impl<'p> Dfs<'p> {
-    pub fn new(problem: &'p Problem, type_order: &[usize], scales: Vec<f64>) -> Dfs<'p> {
+    pub fn new(
+        problem: &'p Problem,
+        type_order: &[usize],
+        scales: Vec<f64>,
+        weights: Weights,
+    ) -> Dfs<'p> {
         let dims = problem.dims();
         let mut order = Vec::new();
         let mut type_start = Vec::new();
@@ -405,6 +157,7 @@ impl<'p> Dfs<'p> {
             scales,
             memo: HashSet::default(),
             memo_words: 0,
+            weights,
         }
     }
 
@@ -487,6 +240,40 @@ impl<'p> Dfs<'p> {
         !(room_bounded && slots_room < remaining)
     }
 
+    /// The weighted capacity bound on the slots from `pos` and the useful bins.
+    fn weights_refute(
+        &mut self,
+        bins: &Bins,
+        pos: usize,
+        useful: &[bool],
+        budget: &mut Budget,
+    ) -> bool {
+        let left_of_current =
+            self.type_start[pos] + self.problem.types[self.order[pos]].slots.len() - pos;
+        let remaining: Vec<(usize, u64)> = self
+            .remaining_types(pos)
+            .enumerate()
+            .map(|(k, t)| {
+                let n = if k == 0 {
+                    left_of_current
+                } else {
+                    self.problem.types[t].slots.len()
+                };
+                (t, n as u64)
+            })
+            .collect();
+        let useful_bins = (0..bins.len())
+            .filter(|&i| useful[i])
+            .map(|i| (bins.cap(i), bins.counts[i]));
+        self.weights.refute(
+            self.problem,
+            &remaining,
+            useful_bins,
+            Effort::Learned,
+            budget,
+        )
+    }
+
     /// The memo key of a state: position, symmetry bound, useful bins.
     fn key(&self, bins: &Bins, pos: usize, bound: Option<&[u64]>, useful: &[bool]) -> Box<[u64]> {
         let dims = self.problem.dims();
@@ -513,13 +300,14 @@ impl<'p> Dfs<'p> {
         pos: usize,
         bound: Option<&[u64]>,
         arena: &mut Vec<u64>,
+        budget: &mut Budget,
     ) -> Option<Frame> {
         let useful: Vec<bool> = (0..bins.len()).map(|i| self.useful(bins, i, pos)).collect();
         let key = self.key(bins, pos, bound, &useful);
         if self.memo.contains(&key) {
             return None;
         }
-        if !self.bound_ok(bins, pos, &useful) {
+        if !self.bound_ok(bins, pos, &useful) || self.weights_refute(bins, pos, &useful, budget) {
             self.remember(key);
             return None;
         }
@@ -571,7 +359,7 @@ impl<'p> Dfs<'p> {
         }
         let mut arena: Vec<u64> = Vec::new();
         let mut stack: Vec<Frame> = Vec::new();
-        match self.open(&bins, 0, None, &mut arena) {
+        match self.open(&bins, 0, None, &mut arena, budget) {
             Some(f) => stack.push(f),
             None => return Exact::Impossible,
         }
@@ -615,7 +403,7 @@ impl<'p> Dfs<'p> {
                 return Exact::OutOfBudget;
             }
             let bound = (self.type_start[child] != child).then_some(from.as_slice());
-            if let Some(frame) = self.open(&bins, child, bound, &mut arena) {
+            if let Some(frame) = self.open(&bins, child, bound, &mut arena, budget) {
                 stack.push(frame);
             }
         }
@@ -641,8 +429,16 @@ impl<'p> Dfs<'p> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use proptest::prelude::*;
+
     use super::*;
     use crate::model::{Amount, Cluster, Node, NodeSlot, Resources};
+    use crate::placement::greedy::{BinOrder, greedy, scales, types_by_size};
+    use crate::placement::plan::replay;
+    use crate::placement::witness::Witness;
+    use crate::test_support::{brute_force, tight_case};
 
     fn one_d(caps: &[u64], items: &[u64]) -> (Vec<NodeSlot>, Cluster) {
         let slots = items
@@ -668,22 +464,46 @@ mod tests {
         (slots, Cluster::new(nodes))
     }
 
-    fn solve(caps: &[u64], items: &[u64]) -> (Option<bool>, Problem) {
-        let (slots, cluster) = one_d(caps, items);
-        let problem = Problem::build(&slots, &cluster);
+    /// The slot-by-slot search alone: `Some(feasible)`, its plan replayed and validated.
+    fn search(slots: &[NodeSlot], cluster: &Cluster) -> Option<bool> {
+        let problem = Problem::build(slots, cluster);
         let scales = scales(&problem);
         let order = types_by_size(&problem, &scales);
-        let mut budget = Budget::new(1_000_000, Duration::from_secs(5));
-        let mut dfs = Dfs::new(&problem, &order, scales);
-        let r = match dfs.run(&mut budget) {
+        let mut budget = Budget::new(u64::MAX, Duration::from_secs(60));
+        let weights = Weights::new(&problem);
+        let mut dfs = Dfs::new(&problem, &order, scales, weights);
+        match dfs.run(&mut budget) {
             Exact::Found(moves) => {
-                assert!(replay(&problem, &moves, slots.len()).is_some());
+                let nodes = replay(&problem, &moves, slots.len()).expect("a plan that replays");
+                assert_eq!(Witness { nodes }.validate(slots, cluster), Ok(()));
                 Some(true)
             }
             Exact::Impossible => Some(false),
             Exact::OutOfBudget => None,
-        };
-        (r, problem)
+        }
+    }
+
+    fn solve(caps: &[u64], items: &[u64]) -> (Option<bool>, Problem) {
+        let (slots, cluster) = one_d(caps, items);
+        (search(&slots, &cluster), Problem::build(&slots, &cluster))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn agrees_with_brute_force_on_tight_instances((slots, cluster) in tight_case()) {
+            prop_assert_eq!(search(&slots, &cluster), Some(brute_force(&slots, &cluster)));
+        }
+
+        #[test]
+        fn agrees_with_brute_force_on_one_resource(
+            caps in prop::collection::vec(1u64..=20, 1..=4),
+            items in prop::collection::vec(1u64..=12, 0..=8),
+        ) {
+            let (slots, cluster) = one_d(&caps, &items);
+            prop_assert_eq!(search(&slots, &cluster), Some(brute_force(&slots, &cluster)));
+        }
     }
 
     #[test]
@@ -708,14 +528,5 @@ mod tests {
         assert_eq!(solve(&[], &[]).0, Some(true));
         assert_eq!(solve(&[], &[1]).0, Some(false));
         assert_eq!(solve(&[3, 3, 3], &[2, 2, 2, 2]).0, Some(false));
-    }
-
-    #[test]
-    fn budget_counts_steps() {
-        let mut b = Budget::new(3, Duration::from_secs(60));
-        assert!(b.tick(2));
-        assert!(!b.tick(2));
-        assert_eq!(b.exhausted, Some(BudgetLimit::Steps));
-        assert!(!b.tick(0));
     }
 }
