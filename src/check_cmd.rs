@@ -3,19 +3,18 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use resource_pool::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
+use resource_pool::check::suggest::Suggestions;
 use resource_pool::check::{CheckOptions, CheckReport};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 
-use super::cluster_input::{ClusterArgs, ClusterInput, read_cluster_noting, with_ray_version};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_json, read,
     to_stderr, to_stdout,
 };
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
 use resource_pool::report::{CheckRun, Finding, human_report_with};
-use resource_pool::source::SourceFile;
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -98,7 +97,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         &run.cluster,
         &mut run.findings,
     );
-    emit_with(
+    emit(
         args.format,
         context,
         &run.findings,
@@ -113,36 +112,6 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     } else {
         written.max(Outcome::Failed)
     }
-}
-
-/// The suggested layouts of a check run outside [`CheckRun`] (`verl`), when the check
-/// wants them ([`suggest::wanted`]), within the check's budget; their diagnostics (advice)
-/// join `findings`, the holders named from the inventory's notes.
-pub(super) fn suggestions(
-    report: &CheckReport,
-    input: &ClusterInput,
-    terms: &dyn LayoutTerms,
-    options: &CheckOptions,
-    source: &SourceFile,
-    findings: &mut Vec<Finding>,
-) -> Option<Suggestions> {
-    if !suggest::wanted(report, terms) {
-        return None;
-    }
-    let mut found = suggest::suggest(
-        report,
-        &input.cluster,
-        terms,
-        &SuggestOptions::within(options),
-    );
-    found.name_holders(&input.notes);
-    findings.extend(
-        found
-            .diagnostics(terms)
-            .into_iter()
-            .map(|d| Finding::in_file(d, source)),
-    );
-    Some(found)
 }
 
 /// Writes the SVG plan when asked; `Unreadable` (exit 2) with a finding when it fails.
@@ -183,31 +152,11 @@ pub(super) fn unreadable(
     Outcome::Unreadable
 }
 
-pub(super) fn emit(
-    format: Format,
-    context: &Context,
-    findings: &[Finding],
-    report: Option<&CheckReport>,
-    cluster: &resource_pool::Cluster,
-    ray_version: Option<&str>,
-    main_file: Option<&str>,
-) {
-    emit_with(
-        format,
-        context,
-        findings,
-        report,
-        None,
-        cluster,
-        ray_version,
-        main_file,
-    );
-}
-
-/// [`emit`], with the suggested layouts: in JSON's `suggestions`, and drawn under the
-/// check's pictures.
+/// Prints a check's findings, report and suggested layouts in the format asked: JSON (the
+/// suggestions in `suggestions`), CI annotations, or for people (the suggested layouts
+/// drawn under the check's pictures).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn emit_with(
+pub(super) fn emit(
     format: Format,
     context: &Context,
     findings: &[Finding],
