@@ -37,7 +37,7 @@
 //!
 //! # Fixes
 //!
-//! When Ray does not place everything but [`check_placement`] finds a placement, the
+//! When Ray does not place everything but [`check_placement`](crate::placement::check_placement) finds a placement, the
 //! simulation tries other pool orders (at most [`MAX_FIX_POOLS`] pools, at most
 //! [`RaySimOptions::max_orders`] orders, within the budget), largest demands first, then
 //! every permutation; the first order Ray places is suggested. Otherwise the suggestion is
