@@ -95,6 +95,14 @@ for version in $VERSIONS; do
         export RESOURCE_POOL_RAY_PYTHON="$venv/bin/python"
         stamp "Ray $version: running cargo test --test it ray_live::"
         cargo test --test it "$@" -- ray_live:: --nocapture --test-threads=2
+        # ---- The Python module's live test (issue 19; tests/python/run.sh) ----------------
+        # With RESOURCE_POOL_PYTHON_LIVE=1 (scripts/test, after it built the wheel), while the
+        # Ray 2.60 cluster is up: a driver that ray.init()s, checks with rp.check and no URL,
+        # then creates the groups as verl does.
+        if [[ "${RESOURCE_POOL_PYTHON_LIVE:-}" == 1 && "$version" == 2.60.* ]]; then
+            bash "$ROOT/tests/python/run.sh" live "$venv"
+            stamp "Ray $version: Python live test passed"
+        fi
     )
     stamp "Ray $version: live tests passed; stopping the cluster"
     bash "$CLUSTER" down

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use resource_pool::check::suggest::Suggestions;
 use resource_pool::check::{CheckOptions, CheckReport};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
@@ -12,8 +13,8 @@ use super::{
     Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_serialized,
     read, to_stderr, to_stdout,
 };
-use resource_pool::report::json::check_result_of;
-use resource_pool::report::{CheckRun, Finding, human_report};
+use resource_pool::report::json::{check_result_of, suggestions};
+use resource_pool::report::{CheckRun, Finding, human_report_with};
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -86,10 +87,13 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         },
     };
     let ray_version = input.ray_version;
+    let held = input.notes;
     let mut run = CheckRun::check(&loaded, input.cluster, notes, &options);
+    run.name_holders(&held, &loaded);
     let written = write_plan(
         plan_svg.as_deref(),
         run.report.as_ref(),
+        run.suggestions.as_ref(),
         &run.cluster,
         &mut run.findings,
     );
@@ -98,6 +102,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         context,
         &run.findings,
         run.report.as_ref(),
+        run.suggestions.as_ref(),
         &run.cluster,
         ray_version.as_deref(),
         config,
@@ -113,13 +118,14 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
 fn write_plan(
     path: Option<&std::path::Path>,
     report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
     cluster: &resource_pool::Cluster,
     findings: &mut Vec<Finding>,
 ) -> Outcome {
     let Some(path) = path else {
         return Outcome::Ok;
     };
-    match super::plan_file::write_svg(path, report, cluster) {
+    match super::plan_file::write_svg(path, report, suggested, cluster) {
         Ok(()) => Outcome::Ok,
         Err(finding) => {
             findings.push(finding);
@@ -146,11 +152,16 @@ pub(super) fn unreadable(
     Outcome::Unreadable
 }
 
+/// Prints a check's findings, report and suggested layouts in the format asked: JSON (the
+/// suggestions in `suggestions`), CI annotations, or for people (the suggested layouts
+/// drawn under the check's pictures).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn emit(
     format: Format,
     context: &Context,
     findings: &[Finding],
     report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
     cluster: &resource_pool::Cluster,
     ray_version: Option<&str>,
     main_file: Option<&str>,
@@ -159,6 +170,9 @@ pub(super) fn emit(
         Format::Json => {
             let mut result = check_result_of(findings, report, cluster);
             result.ray_version = ray_version;
+            if let Some(found) = suggested {
+                result.suggestions = suggestions(found);
+            }
             print_serialized(&result);
         }
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
@@ -167,9 +181,10 @@ pub(super) fn emit(
                 print_human(findings, context);
                 return;
             }
-            let human = human_report(
+            let human = human_report_with(
                 findings,
                 report,
+                suggested,
                 cluster,
                 context.stderr_colour(),
                 context.stdout_colour(),

@@ -281,7 +281,8 @@ pub fn read_cluster_noting(
     match read_cluster(args, context) {
         Ok(mut input) => {
             findings.append(&mut input.findings);
-            findings.extend(input.notes.drain(..).map(Finding::bare));
+            // The notes stay in `input` too: the suggestions name holders from them.
+            findings.extend(input.notes.iter().cloned().map(Finding::bare));
             Some(input)
         }
         Err(mut errors) => {

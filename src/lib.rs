@@ -16,6 +16,9 @@ mod plan_file;
 mod schema_cmd;
 mod verl_cmd;
 
+/// What `resource-pool verl` computes, for other front ends (the Python module).
+pub use verl_cmd::{VerlLoad, VerlRun, config_path as verl_config_path};
+
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -220,7 +223,26 @@ pub enum Outcome {
 
 /// Runs the command line.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    ExitCode::from(run_from(std::env::args_os()))
+}
+
+/// Runs the command line on `args` (the program's name first), as [`run`] does on the
+/// process's own, and returns the exit status: for front ends that carry the command
+/// inside them, such as the Python wheel's `resource-pool` entry point. `--help`,
+/// `--version` and usage errors print as clap prints them and return clap's status.
+pub fn run_from<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // As `Error::exit` does, without ending the process.
+            let _ = error.print();
+            return u8::try_from(error.exit_code()).unwrap_or(2);
+        }
+    };
     let context = Context {
         color: cli.color.into(),
         quiet: cli.quiet,
@@ -241,7 +263,10 @@ pub fn run() -> ExitCode {
         Command::Verl(args) => verl_cmd::run(args, &context),
         Command::Schema(args) => schema_cmd::run(args, &context),
     };
-    ExitCode::from(outcome as u8)
+    // A process that goes on after the command (Python) does not flush stdout at exit.
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    outcome as u8
 }
 
 /// Reads a file or says why not.

@@ -6,7 +6,8 @@ use clap::CommandFactory;
 use clap::error::ErrorKind;
 use resource_pool::Cluster;
 use resource_pool::check::CheckReport;
-use resource_pool::render::{check_pictures, render_svg};
+use resource_pool::check::suggest::Suggestions;
+use resource_pool::render::{check_pictures, render_svg, suggestion_pictures};
 
 use resource_pool::report::Finding;
 
@@ -54,15 +55,22 @@ pub fn svg_target(plan: Option<&[PathBuf]>) -> Option<PathBuf> {
     Some(file.clone())
 }
 
-/// Writes the pictures `check` shows (a note when there is no report) to `path` as SVG.
+/// Writes the pictures `check` shows (a note when there is no report) to `path` as SVG,
+/// the suggested layouts under them.
 pub fn write_svg(
     path: &Path,
     report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
     cluster: &Cluster,
 ) -> Result<(), Finding> {
-    let pictures = report
+    let mut pictures = report
         .map(|r| check_pictures(r, cluster))
         .unwrap_or_default();
+    pictures.extend(
+        suggested
+            .map(|s| suggestion_pictures(s, cluster))
+            .unwrap_or_default(),
+    );
     std::fs::write(path, render_svg(&pictures)).map_err(|source| {
         Finding::unreadable(PlanUnwritable {
             path: path.display().to_string(),

@@ -5,24 +5,27 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use resource_pool::Cluster;
 use resource_pool::check::check_against_slots;
+use resource_pool::check::suggest::{self, SuggestOptions, Suggestions};
 use resource_pool::check::verl_findings::{cluster_findings, ray_findings};
-use resource_pool::check::{CheckOptions, check};
+use resource_pool::check::{CheckOptions, CheckReport, check};
 use resource_pool::config::OVERRIDES_NAME;
+use resource_pool::inventory::InventoryNote;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
 use resource_pool::verl::manager_from_layout;
 use resource_pool::verl_settings::key_set::key_set;
-use resource_pool::verl_settings::launch::parse_launch;
-use resource_pool::verl_settings::{VerlOptions, load_launch, user_config_file};
+use resource_pool::verl_settings::launch::{Launch, parse_launch};
+use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_config_file};
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
 use resource_pool::report::Finding;
-use resource_pool::report::json::check_result as json_result;
+use resource_pool::report::json::{check_result as json_result, with_suggestions};
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]
@@ -68,15 +71,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         verl_version: args.verl_version.clone(),
         ..VerlOptions::new(context.config_limits.max_slots)
     };
-    // `--config` wins; else the user's own config that `--config-path` names, when it can
-    // be read (Hydra resolves it from the entry point's folder: run where verl runs).
-    let config_path = args.config.clone().or_else(|| {
-        let file = user_config_file(&launch)?;
-        let path = PathBuf::from(&file);
-        let readable = path.is_file();
-        options.config_file_unread = !readable;
-        readable.then_some(path)
-    });
+    let config_path = config_path(args.config.clone(), &launch, &mut options);
     let yaml_shown = config_path.as_ref().map(|p| p.display().to_string());
     let yaml_name = yaml_shown.as_deref();
     let yaml = match &config_path {
@@ -86,47 +81,9 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         },
         None => None,
     };
-    let loaded = load_launch(&launch, yaml.as_ref().map(SourceFile::text), &options);
-    // The pasted line as a layer after the YAML: the span space of `load_launch`.
-    let line = &launch.line;
-    let source = yaml
-        .as_ref()
-        .map_or_else(|| SourceFile::new(OVERRIDES_NAME, ""), |y| y.clone())
-        .with_layer(OVERRIDES_NAME, line);
-    debug_assert_eq!(
-        source.layer_start(),
-        Some(loaded.settings.space.command_line_base())
-    );
-    let attach = |d| Finding::in_file(d, &source);
-    let mut findings: Vec<Finding> = loaded.diagnostics.iter().cloned().map(attach).collect();
-    let Some(input) = read_cluster_noting(&args.cluster, context, &mut findings) else {
-        return unreadable(findings, args.format, context, yaml_name);
-    };
-    let manager = loaded.layout.as_ref().map(manager_from_layout);
-    let Some(Ok(manager)) = manager else {
-        if let Some(Err(error)) = manager {
-            findings.push(Finding::bare(LayoutError(error)));
-        }
-        if args.format == Format::Json {
-            // The launch read is worth reporting even when verl would stop.
-            let mut value = json_result(&findings, None, &input.cluster);
-            with_ray_version(&mut value, input.ray_version.as_deref());
-            if let Some(object) = value.as_object_mut() {
-                object.insert("launch".to_owned(), json!(loaded.launch));
-            }
-            print_json(&value);
-        } else {
-            emit(
-                args.format,
-                context,
-                &findings,
-                None,
-                &input.cluster,
-                input.ray_version.as_deref(),
-                yaml_name,
-            );
-        }
-        return Outcome::Failed;
+    let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
+    let Some(input) = read_cluster_noting(&args.cluster, context, &mut settings.findings) else {
+        return unreadable(settings.findings, args.format, context, yaml_name);
     };
     let options = CheckOptions {
         placement: PlacementOptions {
@@ -135,25 +92,193 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         },
         ray: RaySimOptions::default(),
     };
-    let report = check(&manager, &input.cluster, &loaded.settings, &options);
-    findings.extend(
-        cluster_findings(&loaded.settings, &input.cluster)
-            .into_iter()
-            .map(attach),
-    );
-    findings.extend(
-        check_against_slots(&input.cluster, &report.slots)
-            .into_iter()
-            .map(Finding::bare),
-    );
-    let (kept, verl) = ray_findings(&loaded.settings, &report, &input.cluster);
-    findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));
-    findings.extend(verl.into_iter().map(attach));
-    let passes = report.passes() && !findings.iter().any(Finding::is_error);
+    let ray_version = input.ray_version;
+    let run = settings.check(input.cluster, &input.notes, &options);
     match args.format {
         Format::Json => {
-            let mut value = json_result(&findings, Some(&report), &input.cluster);
-            with_ray_version(&mut value, input.ray_version.as_deref());
+            let mut value = run.json();
+            with_ray_version(&mut value, ray_version.as_deref());
+            print_json(&value);
+        }
+        Format::Github | Format::Sarif => print_for_ci(args.format, &run.findings, yaml_name),
+        Format::Human => {
+            if !context.quiet {
+                to_stdout(&run.heading());
+            }
+            emit(
+                Format::Human,
+                context,
+                &run.findings,
+                run.report.as_ref(),
+                run.suggestions.as_ref(),
+                &run.cluster,
+                ray_version.as_deref(),
+                yaml_name,
+            );
+        }
+    }
+    if run.passes() {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    }
+}
+
+/// The YAML to read: `explicit` (`--config`) wins; else the user's own config that the
+/// launch's `--config-path` names, when it can be read (Hydra resolves it from the entry
+/// point's folder: run where verl runs), noting in `options` when it cannot.
+pub fn config_path(
+    explicit: Option<PathBuf>,
+    launch: &Launch,
+    options: &mut VerlOptions,
+) -> Option<PathBuf> {
+    explicit.or_else(|| {
+        let file = user_config_file(launch)?;
+        let path = PathBuf::from(&file);
+        let readable = path.is_file();
+        options.config_file_unread = !readable;
+        readable.then_some(path)
+    })
+}
+
+/// verl's settings loaded from its YAML and launch line, with their findings: the first
+/// half of what `resource-pool verl` computes, before the cluster is read. Shared with the
+/// Python module (`resource_pool.verl.check`), so that both compute the same.
+pub struct VerlLoad {
+    /// The settings, the layout verl builds and the problems.
+    pub loaded: LoadedVerl,
+    /// The YAML with the launch line as a layer after it: where the findings point.
+    pub source: SourceFile,
+    /// The settings' findings; the cluster's are added after them.
+    pub findings: Vec<Finding>,
+}
+
+impl VerlLoad {
+    /// Loads verl's settings: `yaml` (verl's defaults without it), then the launch line.
+    pub fn new(yaml: Option<&SourceFile>, launch: &Launch, options: &VerlOptions) -> VerlLoad {
+        let loaded = load_launch(launch, yaml.map(SourceFile::text), options);
+        // The pasted line as a layer after the YAML: the span space of `load_launch`.
+        let source = yaml
+            .map_or_else(|| SourceFile::new(OVERRIDES_NAME, ""), |y| y.clone())
+            .with_layer(OVERRIDES_NAME, &launch.line);
+        debug_assert_eq!(
+            source.layer_start(),
+            Some(loaded.settings.space.command_line_base())
+        );
+        let findings = loaded
+            .diagnostics
+            .iter()
+            .cloned()
+            .map(|d| Finding::in_file(d, &source))
+            .collect();
+        VerlLoad {
+            loaded,
+            source,
+            findings,
+        }
+    }
+
+    /// Checks the layout verl builds on a cluster (dead nodes in it, not alive), adding the
+    /// cluster's and the check's findings, and, when it does not place, the layouts that do in
+    /// verl's overrides (`notes`, the cluster source's, name who holds the resources of a busy
+    /// cluster).
+    pub fn check(
+        self,
+        cluster: Cluster,
+        notes: &[InventoryNote],
+        options: &CheckOptions,
+    ) -> VerlRun {
+        let VerlLoad {
+            loaded,
+            source,
+            mut findings,
+        } = self;
+        let attach = |d| Finding::in_file(d, &source);
+        let manager = loaded.layout.as_ref().map(manager_from_layout);
+        let Some(Ok(manager)) = manager else {
+            if let Some(Err(error)) = manager {
+                findings.push(Finding::bare(LayoutError(error)));
+            }
+            return VerlRun {
+                loaded,
+                findings,
+                report: None,
+                suggestions: None,
+                cluster,
+            };
+        };
+        let report = check(&manager, &cluster, &loaded.settings, options);
+        findings.extend(
+            cluster_findings(&loaded.settings, &cluster)
+                .into_iter()
+                .map(attach),
+        );
+        findings.extend(
+            check_against_slots(&cluster, &report.slots)
+                .into_iter()
+                .map(Finding::bare),
+        );
+        let (kept, verl) = ray_findings(&loaded.settings, &report, &cluster);
+        findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));
+        findings.extend(verl.into_iter().map(attach));
+        let suggestions = suggest::wanted(&report, &loaded.settings).then(|| {
+            let mut found = suggest::suggest(
+                &report,
+                &cluster,
+                &loaded.settings,
+                &SuggestOptions::within(options),
+            );
+            found.name_holders(notes);
+            findings.extend(
+                found
+                    .diagnostics(&loaded.settings)
+                    .into_iter()
+                    .map(|d| Finding::in_file(d, &source)),
+            );
+            found
+        });
+        VerlRun {
+            loaded,
+            findings,
+            report: Some(report),
+            suggestions,
+            cluster,
+        }
+    }
+}
+
+/// What `resource-pool verl` computes: verl's settings checked on a cluster.
+pub struct VerlRun {
+    /// The settings, the layout verl builds and what was read of the launch.
+    pub loaded: LoadedVerl,
+    /// Every finding, in the order people read them.
+    pub findings: Vec<Finding>,
+    /// The check's report; `None` when verl would stop before building its layout.
+    pub report: Option<CheckReport>,
+    /// The layouts of verl's shape that do place, when this one does not.
+    pub suggestions: Option<Suggestions>,
+    /// The cluster checked against.
+    pub cluster: Cluster,
+}
+
+impl VerlRun {
+    /// Whether the check passes (exit status 0).
+    pub fn passes(&self) -> bool {
+        self.report.as_ref().is_some_and(CheckReport::passes)
+            && !self.findings.iter().any(Finding::is_error)
+    }
+
+    /// The JSON result: `check`'s, with verl's `pools` and `mapping` when it builds them,
+    /// and the `launch` read (worth reporting even when verl would stop).
+    pub fn json(&self) -> serde_json::Value {
+        let mut value = with_suggestions(
+            json_result(&self.findings, self.report.as_ref(), &self.cluster),
+            self.suggestions.as_ref(),
+        );
+        let Some(object) = value.as_object_mut() else {
+            return value;
+        };
+        if let Some(report) = &self.report {
             let pools: Vec<_> = report
                 .pools
                 .iter()
@@ -166,52 +291,42 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
                     })
                 })
                 .collect();
-            let mapping: serde_json::Map<String, serde_json::Value> = loaded
+            let mapping: serde_json::Map<String, serde_json::Value> = self
+                .loaded
                 .layout
                 .iter()
                 .flat_map(|l| l.mapping.iter())
                 .map(|(role, pool)| ((*role).to_owned(), json!(pool)))
                 .collect();
-            if let Some(object) = value.as_object_mut() {
-                object.insert("pools".to_owned(), json!(pools));
-                object.insert("mapping".to_owned(), json!(mapping));
-                object.insert("launch".to_owned(), json!(loaded.launch));
-            }
-            print_json(&value);
+            object.insert("pools".to_owned(), json!(pools));
+            object.insert("mapping".to_owned(), json!(mapping));
         }
-        Format::Github | Format::Sarif => print_for_ci(args.format, &findings, yaml_name),
-        Format::Human => {
-            if !context.quiet
-                && let Some(layout) = &loaded.layout
-            {
-                let pools: Vec<String> = layout
-                    .pools
-                    .iter()
-                    .map(|p| format!("{} = {:?}", p.name, p.spec.process_on_nodes))
-                    .collect();
-                let mapping: Vec<String> = layout
-                    .mapping
-                    .iter()
-                    .map(|(r, p)| format!("{r} → {p}"))
-                    .collect();
-                to_stdout(&format!(
-                    "verl builds: {}; {}\n",
-                    pools.join(", "),
-                    mapping.join(", ")
-                ));
-            }
-            emit(
-                Format::Human,
-                context,
-                &findings,
-                Some(&report),
-                &input.cluster,
-                input.ray_version.as_deref(),
-                yaml_name,
-            );
-        }
+        object.insert("launch".to_owned(), json!(self.loaded.launch));
+        value
     }
-    if passes { Outcome::Ok } else { Outcome::Failed }
+
+    /// `verl builds: global_pool = [8, 8]; actor_rollout → global_pool, ...` and a line
+    /// break, printed before the report; empty when verl would stop before its layout.
+    pub fn heading(&self) -> String {
+        let (Some(_), Some(layout)) = (&self.report, &self.loaded.layout) else {
+            return String::new();
+        };
+        let pools: Vec<String> = layout
+            .pools
+            .iter()
+            .map(|p| format!("{} = {:?}", p.name, p.spec.process_on_nodes))
+            .collect();
+        let mapping: Vec<String> = layout
+            .mapping
+            .iter()
+            .map(|(r, p)| format!("{r} → {p}"))
+            .collect();
+        format!(
+            "verl builds: {}; {}\n",
+            pools.join(", "),
+            mapping.join(", ")
+        )
+    }
 }
 
 /// verl's layout that the model refuses (a count past Ray's fixed point).

@@ -15,7 +15,6 @@ pub mod file_keys;
 pub mod fuzzing;
 pub mod inventory;
 pub mod json_schema;
-mod line_index;
 pub mod lint;
 pub mod load;
 pub mod model;

@@ -21,4 +21,5 @@ mod pre_commit_hook;
 mod ray_http;
 mod ray_live;
 mod schema;
+mod suggest_cli;
 mod verl_cli;

@@ -10,6 +10,7 @@ use resource_pool::lint::LintOptions;
 use resource_pool::load::load_config;
 use resource_pool::render::{
     MAX_GROUPS_COUNTED, MAX_ROWS, More, Picture, check_pictures, picture, render_svg, render_text,
+    suggestion_pictures,
 };
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::{Amount, Cluster, Node, Resources};
@@ -215,7 +216,7 @@ fn a_hang_that_blocks_later_pools_lists_what_is_never_created() {
     assert_eq!(ray.pending.len(), 1);
     assert_eq!(
         ray.not_created,
-        [("third[0..1]".to_owned(), "second".to_owned())]
+        [("third[0–1]".to_owned(), "second".to_owned())]
     );
 }
 
@@ -297,7 +298,7 @@ fn a_large_homogeneous_cluster_is_summarised_by_groups() {
     assert_eq!(rows.iter().map(|r| r.count).sum::<usize>(), 200);
     assert_eq!(rows[0].count, 150);
     assert_eq!(pictures[0].more, None);
-    assert_eq!(pictures[0].legend[0].slots, "slots 0..149");
+    assert_eq!(pictures[0].legend[0].slots, "slots 0–149");
 }
 
 #[test]
@@ -430,4 +431,66 @@ fn wide_node_ids_keep_the_columns_aligned() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[1], "  节点一  GPU A0 A0  CPU 6/8", "{text}");
     assert_eq!(lines[2], "  b       GPU ·  ·   CPU 0/8", "{text}");
+}
+
+/// The check's pictures with the suggested layouts under them, as `--plan` draws them.
+fn with_suggestions(config: &SourceFile, cluster: &Cluster) -> Vec<Picture> {
+    use resource_pool::check::suggest::{SuggestOptions, suggest, wanted};
+    let loaded = load_config(config, &LintOptions::default());
+    let manager = loaded.manager.as_ref().expect("the config is valid");
+    let report = manager.check(cluster);
+    assert!(wanted(&report, &loaded));
+    let found = suggest(&report, cluster, &loaded, &SuggestOptions::default());
+    let mut pictures = check_pictures(&report, cluster);
+    pictures.extend(suggestion_pictures(&found, cluster));
+    pictures
+}
+
+fn snapshot_all(name: &str, pictures: &[Picture]) {
+    insta::assert_snapshot!(format!("{name}_text"), texts(pictures));
+    let svg = render_svg(pictures);
+    assert_well_formed(&svg);
+    insta::assert_snapshot!(format!("{name}_svg"), svg);
+}
+
+#[test]
+fn the_suggested_layout_is_drawn_under_the_failed_attempt() {
+    // Fragmented as above: of [8, 8] only one 8 fits, so [8] is suggested.
+    let cluster = Cluster::new(vec![
+        Node::new("a", res(&[("GPU", 8), ("CPU", 32)])),
+        Node::new("b", res(&[("GPU", 4), ("CPU", 32)])),
+        Node::new("c", res(&[("GPU", 4), ("CPU", 32)])),
+    ]);
+    let config = config(
+        "[pools.global_pool]\nprocess_on_nodes = [8, 8]\n[mapping]\nactor_rollout = \"global_pool\"\n",
+    );
+    let pictures = with_suggestions(&config, &cluster);
+    assert_eq!(pictures.len(), 2, "Ray's attempt, then the suggestion");
+    assert_eq!(
+        pictures[1].title,
+        "Suggested: global_pool = [8] (8 of 16 GPUs); Ray places it:"
+    );
+    assert!(pictures[1].pending.is_empty());
+    snapshot_all("suggested_after_fragmentation", &pictures);
+}
+
+#[test]
+fn a_busy_cluster_draws_both_suggestions_the_idle_one_with_nothing_held() {
+    let config = config(
+        "[pools.global_pool]\ngpus_per_node = 8\nnnodes = 3\n[mapping]\nactor_rollout = \"global_pool\"\n",
+    );
+    let cluster = example_cluster("busy");
+    let pictures = with_suggestions(&config, &cluster);
+    let titles: Vec<&str> = pictures.iter().map(|p| p.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Ray, in verl's order, would do:",
+            "Suggested now: global_pool = [4, 4, 4, 4] (16 of 24 GPUs); Ray places it:",
+            "Suggested for the idle cluster: global_pool = [4, 4, 4, 4, 4] (20 of 24 GPUs); Ray places it:",
+        ]
+    );
+    assert!(!pictures[2].glyphs.busy, "the idle cluster holds nothing");
+    assert!(pictures[1].glyphs.busy);
+    snapshot_all("suggested_busy_now_and_idle", &pictures);
 }

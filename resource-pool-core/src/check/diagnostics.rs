@@ -15,6 +15,8 @@ use crate::model::{Amount, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
 
+pub use super::placement_findings::AcceleratorTypeName;
+
 /// A finding of `check`: a placement problem, or Ray's verdict when it is not "places".
 /// Labels point at the config (the node-slot or pool to change) when it came from a file.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
@@ -76,6 +78,12 @@ pub enum CheckDiagnostic {
         #[serde(skip)]
         span: Option<SourceSpan>,
     },
+
+    /// A pool's accelerator type is spelled otherwise on the nodes (see
+    /// [`AcceleratorTypeName`]).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    AcceleratorTypeName(#[from] AcceleratorTypeName),
 
     /// Every slot fits alone, but not all together.
     #[error(
@@ -284,6 +292,14 @@ pub enum SlotAdvice {
         /// CPUs per bundle.
         per_bundle: u32,
     },
+    /// No alive node declares the pool's accelerator type by that name, but they do with
+    /// or without Ray's `accelerator_type:` prefix, or in another case.
+    SpelledOtherwise {
+        /// The name the pool asks for.
+        asked: String,
+        /// The name the nodes declare.
+        declared: String,
+    },
     /// No alive node has the resource free (a custom resource, an accelerator type).
     NotDeclared {
         /// The resource no alive node has free.
@@ -317,6 +333,10 @@ impl fmt::Display for SlotAdvice {
             SlotAdvice::Cpus { needed, per_bundle } => write!(
                 f,
                 "{needed} CPUs needed ({per_bundle} per bundle): lower `max_colocate_count`, or start the node with more CPUs (`ray start --num-cpus`)"
+            ),
+            SlotAdvice::SpelledOtherwise { asked, declared } => write!(
+                f,
+                "the nodes declare `{asked}` as `{declared}`: write `accelerator_type = \"{declared}\"`"
             ),
             SlotAdvice::NotDeclared { resource } => write!(
                 f,

@@ -6,10 +6,12 @@ mod cluster_findings;
 mod diagnostics;
 mod placement_findings;
 mod ray_findings;
+pub mod suggest;
 pub mod verl_findings;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
-pub use diagnostics::CheckDiagnostic;
+pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
+pub use placement_findings::{RAY_TYPE_PREFIX, spelt_otherwise, type_spelling};
 
 use crate::load::LoadedConfig;
 use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, RoleKey};

@@ -6,6 +6,93 @@ use crate::model::{Cluster, NodeSlot, ResourcePool, names};
 use crate::placement::{BudgetLimit, Infeasible, InfeasibleReason, Undecided, UnfitSlots};
 use crate::source::to_source_span;
 
+/// The prefix Ray gives the accelerator type it detects on a node
+/// (`accelerator_type:H100`).
+pub const RAY_TYPE_PREFIX: &str = "accelerator_type:";
+
+/// A pool's `accelerator_type` that no alive node declares, where the nodes declare a name
+/// that differs from it only by Ray's `accelerator_type:` prefix or by case. verl adds the
+/// pool's type to each bundle as given, and Ray matches resource names exactly.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error(
+    "pool `{pool}` asks for accelerator type `{asked}`, which no alive node declares; {nodes} of {alive} alive nodes declare `{declared}`"
+)]
+#[diagnostic(
+    code(resource_pool::placement::accelerator_type_name),
+    help(
+        "write `accelerator_type = \"{declared}\"`: verl adds the pool's accelerator_type to every bundle as given and Ray matches resource names exactly (a type Ray detects is declared as `accelerator_type:<model>`)"
+    )
+)]
+pub struct AcceleratorTypeName {
+    /// The pool.
+    pub pool: String,
+    /// The name the pool asks for.
+    pub asked: String,
+    /// The name the nodes declare: the one to write.
+    pub declared: String,
+    /// Alive nodes that declare it.
+    pub nodes: usize,
+    /// Alive nodes.
+    pub alive: usize,
+    /// The pool.
+    #[serde(skip)]
+    #[label("asks for `{asked}`")]
+    pub span: Option<miette::SourceSpan>,
+}
+
+/// `H100`, `accelerator_type:H100` and `accelerator_type:h100` are one type to a person.
+fn type_key(name: &str) -> String {
+    let lower = name.to_lowercase();
+    lower
+        .strip_prefix(RAY_TYPE_PREFIX)
+        .map_or(lower.clone(), str::to_owned)
+}
+
+/// The name alive nodes declare for the accelerator type `asked` when none declares
+/// `asked` itself but some declare it with or without Ray's prefix, or in another case:
+/// the name most nodes declare (ties by name), and how many do.
+pub fn type_spelling(asked: &str, cluster: &Cluster) -> Option<(String, usize)> {
+    let declared = |node: &crate::model::Node| -> Vec<String> {
+        node.total
+            .as_ref()
+            .unwrap_or(&node.available)
+            .iter()
+            .chain(node.available.iter())
+            .map(|(name, _)| name.to_owned())
+            .collect()
+    };
+    if cluster
+        .alive()
+        .any(|n| declared(n).iter().any(|name| name == asked))
+    {
+        return None;
+    }
+    let key = type_key(asked);
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for node in cluster.alive() {
+        let mut names = declared(node);
+        names.sort_unstable();
+        names.dedup();
+        for name in names.into_iter().filter(|n| type_key(n) == key) {
+            match counts.iter_mut().find(|(n, _)| *n == name) {
+                Some(entry) => entry.1 += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    counts.into_iter().next()
+}
+
+/// Whether the check says that `resource`, which no alive node declares, is a pool's
+/// accelerator type the nodes spell otherwise ([`AcceleratorTypeName`]): a generic "no node
+/// declares it" about it would say less, twice.
+pub fn spelt_otherwise(report: &super::CheckReport, resource: &str) -> bool {
+    report.diagnostics.iter().any(
+        |d| matches!(d, CheckDiagnostic::AcceleratorTypeName(named) if named.asked == resource),
+    )
+}
+
 /// The node-slots of these indices, by name.
 pub(super) fn slot_list(indices: &[usize], slots: &[NodeSlot], pools: &[ResourcePool]) -> SlotList {
     SlotList(
@@ -60,6 +147,13 @@ fn unfit_advice(
                 needed: lack.needed,
                 per_bundle: pool.map_or(0, |p| p.spec.max_colocate_count),
             });
+        } else if let Some((declared, _)) = type_spelling(r, cluster)
+            && pool.and_then(|p| p.spec.accelerator_type.as_deref()) == Some(r)
+        {
+            advice.push(SlotAdvice::SpelledOtherwise {
+                asked: r.to_owned(),
+                declared,
+            });
         } else if lack.free.is_zero() && !cluster.alive().any(|n| !n.available.get(r).is_zero()) {
             advice.push(SlotAdvice::NotDeclared {
                 resource: r.to_owned(),
@@ -84,9 +178,67 @@ pub(super) fn infeasible(
     spans: &dyn SlotSpans,
 ) -> Vec<CheckDiagnostic> {
     let idle = found.idle;
-    found
+    let mut out = Vec::new();
+    let mut named: Vec<usize> = Vec::new();
+    for reason in &found.reasons {
+        let InfeasibleReason::SlotFitsNoNode(unfit) = reason else {
+            continue;
+        };
+        let Some(slot) = slots.get(unfit.slots[0]) else {
+            continue;
+        };
+        let pool = &pools[slot.pool];
+        let Some(asked) = pool.spec.accelerator_type.as_deref() else {
+            continue;
+        };
+        let lacks_it = unfit
+            .nearest
+            .as_ref()
+            .is_some_and(|n| n.lacks.iter().any(|l| l.resource == asked));
+        if !lacks_it || named.contains(&slot.pool) {
+            continue;
+        }
+        if let Some((declared, nodes)) = type_spelling(asked, cluster) {
+            named.push(slot.pool);
+            out.push(CheckDiagnostic::from(AcceleratorTypeName {
+                pool: pool.name.clone(),
+                asked: asked.to_owned(),
+                declared,
+                nodes,
+                alive: cluster.alive().count(),
+                span: spans.pool_span(slot.pool).map(|s| to_source_span(&s)),
+            }));
+        }
+    }
+    // A slot whose nearest node lacks only the misspelt type, and the type's total, are
+    // said by the diagnostic above alone.
+    let named_type = |pool: usize| {
+        named
+            .contains(&pool)
+            .then(|| pools[pool].spec.accelerator_type.as_deref())
+            .flatten()
+    };
+    let only_the_type = |unfit: &UnfitSlots| {
+        slots.get(unfit.slots[0]).is_some_and(|s| {
+            let name = named_type(s.pool);
+            name.is_some()
+                && unfit
+                    .nearest
+                    .as_ref()
+                    .is_some_and(|n| n.lacks.iter().all(|l| Some(l.resource.as_str()) == name))
+        })
+    };
+    let named_types: Vec<&str> = named.iter().filter_map(|&p| named_type(p)).collect();
+    let rest = found
         .reasons
         .iter()
+        .filter(|reason| match reason {
+            InfeasibleReason::SlotFitsNoNode(u) => !only_the_type(u),
+            InfeasibleReason::ResourceRunsOut(short) => {
+                !named_types.contains(&short.resource.as_str())
+            }
+            InfeasibleReason::NotTogether(_) => true,
+        })
         .map(|reason| match reason {
             InfeasibleReason::SlotFitsNoNode(unfit) => {
                 let first = slots.get(unfit.slots[0]);
@@ -134,8 +286,9 @@ pub(super) fn infeasible(
                         .map(|s| to_source_span(&s)),
                 }
             }
-        })
-        .collect()
+        });
+    out.extend(rest);
+    out
 }
 
 /// The diagnostic for an undecided search.
@@ -147,5 +300,53 @@ pub(super) fn undecided(found: &Undecided, total: usize) -> CheckDiagnostic {
         },
         fits: found.fits.len(),
         total,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Amount, Node};
+    use crate::test_support::res;
+
+    fn with(name: &str) -> Node {
+        Node::new("n", res(8, 32).with(name, Amount::from_units(10_000)))
+    }
+
+    #[test]
+    fn a_type_is_found_with_or_without_rays_prefix_and_in_any_case() {
+        let prefixed = Cluster::new(vec![
+            with("accelerator_type:H100"),
+            with("accelerator_type:H100"),
+        ]);
+        assert_eq!(
+            type_spelling("H100", &prefixed),
+            Some(("accelerator_type:H100".to_owned(), 2))
+        );
+        assert_eq!(
+            type_spelling("accelerator_type:h100", &prefixed),
+            Some(("accelerator_type:H100".to_owned(), 2))
+        );
+        let bare = Cluster::new(vec![with("H100")]);
+        assert_eq!(
+            type_spelling("accelerator_type:H100", &bare),
+            Some(("H100".to_owned(), 1))
+        );
+        // Declared as asked, or not at all: nothing to say.
+        assert_eq!(type_spelling("accelerator_type:H100", &prefixed), None);
+        assert_eq!(type_spelling("A100", &prefixed), None);
+    }
+
+    #[test]
+    fn the_name_most_nodes_declare_wins() {
+        let cluster = Cluster::new(vec![
+            with("accelerator_type:H100"),
+            with("h100"),
+            with("accelerator_type:H100"),
+        ]);
+        assert_eq!(
+            type_spelling("H100", &cluster),
+            Some(("accelerator_type:H100".to_owned(), 2))
+        );
     }
 }

@@ -1,5 +1,7 @@
 //! Unit tests of the Ray simulation on the cases measured on Ray 2.60.
 
+use super::fix::next_permutation;
+use super::sim::score;
 use super::*;
 use crate::model::{Accelerator, Node, PoolSpec, Resources};
 use crate::test_support::{node, res, whole};

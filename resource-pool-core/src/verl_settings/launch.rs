@@ -226,7 +226,15 @@ pub fn parse_launch(words: &[String]) -> Launch {
                 while let Some(w) = words.get(i) {
                     match w.as_str() {
                         "-i" | "-0" | "--ignore-environment" | "--null" => i += 1,
-                        "-u" | "--unset" | "-C" | "--chdir" => i += 2,
+                        "-u" | "--unset" | "-C" | "--chdir" => {
+                            // The option's value is the next word; without one the line
+                            // ends in the middle of `env`'s options.
+                            if i + 1 >= words.len() {
+                                launch.problems.push(LaunchProblem::MissingValue(span(i)));
+                                return launch;
+                            }
+                            i += 2;
+                        }
                         w if w.starts_with("--unset=") || w.starts_with("--chdir=") => i += 1,
                         _ => break,
                     }
@@ -438,6 +446,24 @@ mod tests {
             Some("recipe.dapo.main_dapo")
         );
         assert_eq!(script_module("train.py"), None);
+    }
+
+    #[test]
+    fn env_options_without_their_value_are_a_problem_not_a_panic() {
+        // Found by the proptest below: `env -u` at the end of the line read past it.
+        for line in [
+            &["env", "-u"][..],
+            &["env", "--chdir"],
+            &["FOO=1", "env", "-C"],
+        ] {
+            let words: Vec<String> = line.iter().map(|w| w.to_string()).collect();
+            let l = parse_launch(&words);
+            assert!(
+                matches!(l.problems.as_slice(), [LaunchProblem::MissingValue(_)]),
+                "{line:?}: {:?}",
+                l.problems
+            );
+        }
     }
 
     proptest::proptest! {

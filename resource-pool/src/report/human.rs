@@ -145,10 +145,15 @@ pub fn render_human_refs(findings: &[&Finding], colour: bool) -> String {
     out
 }
 
-/// A one-line summary: `2 errors, 1 warning`.
+/// A one-line summary: `2 errors, 1 warning`, and `, 2 advice` when there is advice (a
+/// suggested layout, a held group): advice is not a warning.
 pub fn summary(findings: &[Finding]) -> String {
     let errors = findings.iter().filter(|f| f.is_error()).count();
-    let warnings = findings.len() - errors;
+    let advice = findings
+        .iter()
+        .filter(|f| f.severity() == Severity::Advice)
+        .count();
+    let warnings = findings.len() - errors - advice;
     let plural = |n: usize, word: &str| {
         if n == 1 {
             format!("1 {word}")
@@ -156,11 +161,15 @@ pub fn summary(findings: &[Finding]) -> String {
             format!("{n} {word}s")
         }
     };
-    format!(
+    let mut out = format!(
         "{}, {}",
         plural(errors, "error"),
         plural(warnings, "warning")
-    )
+    );
+    if advice > 0 {
+        out.push_str(&format!(", {advice} advice"));
+    }
+    out
 }
 
 #[cfg(test)]

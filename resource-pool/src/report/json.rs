@@ -1,12 +1,13 @@
 //! The JSON contract: the `diagnostics` array, and the result object of `check` and
-//! `verl` (`feasible`, `ray`, `placement`, `ray_placement`, `diagnostics`).
+//! `verl` (`feasible`, `ray`, `placement`, `ray_placement`, `suggestions`, `diagnostics`).
 
 use miette::Severity;
 use resource_pool_core::Cluster;
 use resource_pool_core::check::CheckReport;
+use resource_pool_core::check::suggest::{Suggestions, When};
 use resource_pool_core::ray_sim::RayVerdict;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::Finding;
 use crate::render::{ray_assignment, witness_assignment};
@@ -118,6 +119,8 @@ pub struct CheckResult<'a> {
     /// The live Ray cluster's version, when its dashboard said (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ray_version: Option<&'a str>,
+    /// The layouts that do fit ([`suggestions`]); empty when none was asked or found.
+    pub suggestions: Value,
 }
 
 /// The result object of `check`, borrowed ([`CheckResult`]).
@@ -143,6 +146,7 @@ pub fn check_result_of<'a>(
             .map(|r| placements(r, cluster, &ray_assignment(r)))
             .unwrap_or_default(),
         ray_version: None,
+        suggestions: Value::Array(Vec::new()),
     }
 }
 
@@ -155,4 +159,43 @@ pub fn check_result(
     cluster: &Cluster,
 ) -> Value {
     serde_json::to_value(check_result_of(findings, report, cluster)).unwrap_or_default()
+}
+
+/// The `suggestions` array: one object per answer found, `when` (`now` or `idle`),
+/// `pools` (name → node-slots), `accelerators`, `overrides` (`--set` values for `check`,
+/// Hydra overrides for `verl`), `undecided` (layouts ranked before it that could not be
+/// decided; 0 when it is the best of its shapes), and for `idle` the `holders` (node, what
+/// is held there, by whom when known).
+pub fn suggestions(suggestions: &Suggestions) -> Value {
+    suggestions
+        .found()
+        .map(|(when, s)| {
+            let pools: serde_json::Map<String, Value> = s
+                .pools
+                .iter()
+                .map(|p| (p.name.clone(), json!(p.spec.process_on_nodes)))
+                .collect();
+            let mut entry = json!({
+                "when": when,
+                "pools": pools,
+                "accelerators": s.accelerators,
+                "overrides": s.overrides,
+                "undecided": s.undecided,
+            });
+            if when == When::Idle
+                && let Some(object) = entry.as_object_mut()
+            {
+                object.insert("holders".to_owned(), json!(suggestions.holders));
+            }
+            entry
+        })
+        .collect()
+}
+
+/// A result object of [`check_result`] with the suggestions in `suggestions`.
+pub fn with_suggestions(mut result: Value, found: Option<&Suggestions>) -> Value {
+    if let (Some(found), Some(object)) = (found, result.as_object_mut()) {
+        object.insert("suggestions".to_owned(), suggestions(found));
+    }
+    result
 }

@@ -5,13 +5,18 @@
 
 use std::fmt;
 
-use resource_pool_core::check::{CheckOptions, CheckReport, NoSpans, check, check_against_slots};
+use resource_pool_core::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
+use resource_pool_core::check::{
+    CheckOptions, CheckReport, ClusterFinding, NoSpans, check, check_against_slots, spelt_otherwise,
+};
+use resource_pool_core::inventory::InventoryNote;
 use resource_pool_core::load::LoadedConfig;
 use resource_pool_core::model::{Cluster, ResourcePoolManager, RoleKey};
+use resource_pool_core::source::SourceFile;
 use serde_json::Value;
 
 use super::{Finding, render_human, summary};
-use crate::render::{check_pictures, render_text};
+use crate::render::{check_pictures, render_text, suggestion_pictures};
 
 /// The findings and the report of one check.
 pub struct CheckRun {
@@ -22,6 +27,12 @@ pub struct CheckRun {
     pub report: Option<CheckReport>,
     /// The cluster checked against.
     pub cluster: Cluster,
+    /// The layouts suggested when it does not fit (see
+    /// [`suggest`](resource_pool_core::check::suggest)); their diagnostics are the last
+    /// findings.
+    pub suggestions: Option<Suggestions>,
+    /// Where the suggestions' findings start, and the file they point into.
+    suggested_from: Option<(usize, Option<SourceFile>)>,
 }
 
 impl fmt::Debug for CheckRun {
@@ -60,6 +71,8 @@ impl CheckRun {
                 findings,
                 report: None,
                 cluster,
+                suggestions: None,
+                suggested_from: None,
             };
         };
         let report = check(manager, &cluster, config, options);
@@ -70,6 +83,7 @@ impl CheckRun {
             .map_or(Vec::new(), |r| r.diagnostics.clone());
         run.findings
             .extend(diagnostics.into_iter().map(|d| Finding::in_file(d, source)));
+        run.suggest(config, Some(source), options);
         run
     }
 
@@ -88,6 +102,7 @@ impl CheckRun {
             .map_or(Vec::new(), |r| r.diagnostics.clone());
         run.findings
             .extend(diagnostics.into_iter().map(Finding::bare));
+        run.suggest(&NoSpans, None, options);
         run
     }
 
@@ -96,13 +111,56 @@ impl CheckRun {
         findings.extend(
             check_against_slots(&cluster, &report.slots)
                 .into_iter()
+                .filter(|f| !said_by_type_name(f, &report))
                 .map(Finding::bare),
         );
         CheckRun {
             findings,
             report: Some(report),
             cluster,
+            suggestions: None,
+            suggested_from: None,
         }
+    }
+
+    /// Suggests layouts when the check wants them ([`suggest::wanted`]), within the check's
+    /// budget; their diagnostics (advice) join the findings, pointing into `source`.
+    fn suggest(
+        &mut self,
+        terms: &dyn LayoutTerms,
+        source: Option<&SourceFile>,
+        options: &CheckOptions,
+    ) {
+        let Some(report) = &self.report else {
+            return;
+        };
+        if !suggest::wanted(report, terms) {
+            return;
+        }
+        let found = suggest::suggest(
+            report,
+            &self.cluster,
+            terms,
+            &SuggestOptions::within(options),
+        );
+        self.suggested_from = Some((self.findings.len(), source.cloned()));
+        self.findings
+            .extend(suggestion_findings(&found, terms, source));
+        self.suggestions = Some(found);
+    }
+
+    /// Names who holds the resources the idle suggestion needs, from the cluster source's
+    /// notes (placement groups holding resources on a node), in the suggestions and their
+    /// findings. Call it before adding findings of your own.
+    pub fn name_holders(&mut self, notes: &[InventoryNote], terms: &dyn LayoutTerms) {
+        let (Some(found), Some((at, source))) = (&mut self.suggestions, &self.suggested_from)
+        else {
+            return;
+        };
+        found.name_holders(notes);
+        self.findings.truncate(*at);
+        self.findings
+            .extend(suggestion_findings(found, terms, source.as_ref()));
     }
 
     /// Whether the check passes (exit status 0): a report that passes and no error.
@@ -113,7 +171,10 @@ impl CheckRun {
 
     /// The JSON result of the JSON contract.
     pub fn json(&self) -> Value {
-        super::json::check_result(&self.findings, self.report.as_ref(), &self.cluster)
+        super::json::with_suggestions(
+            super::json::check_result(&self.findings, self.report.as_ref(), &self.cluster),
+            self.suggestions.as_ref(),
+        )
     }
 
     /// What the CLI prints for people, in the same colour for everything.
@@ -124,9 +185,10 @@ impl CheckRun {
     /// What the CLI prints for people: the diagnostics (on stderr) coloured or not, and the
     /// plan (on stdout) coloured or not.
     pub fn human_with(&self, diagnostics_colour: bool, plan_colour: bool) -> HumanReport {
-        human_report(
+        human_report_with(
             &self.findings,
             self.report.as_ref(),
+            self.suggestions.as_ref(),
             &self.cluster,
             diagnostics_colour,
             plan_colour,
@@ -134,11 +196,52 @@ impl CheckRun {
     }
 }
 
+/// The suggestions' diagnostics as findings.
+fn suggestion_findings(
+    found: &Suggestions,
+    terms: &dyn LayoutTerms,
+    source: Option<&SourceFile>,
+) -> Vec<Finding> {
+    found
+        .diagnostics(terms)
+        .into_iter()
+        .map(|d| match source {
+            Some(source) => Finding::in_file(d, source),
+            None => Finding::bare(d),
+        })
+        .collect()
+}
+
+/// A resource no alive node declares, when the check already names the spelling the nodes
+/// declare for that accelerator type: said once, by the check.
+fn said_by_type_name(finding: &ClusterFinding, report: &CheckReport) -> bool {
+    matches!(finding, ClusterFinding::MissingResource { resource, .. } if spelt_otherwise(report, resource))
+}
+
 /// What people see of findings and, when something was checked, its report on a cluster
 /// (for front ends that hold the parts rather than a [`CheckRun`], such as `verl`).
 pub fn human_report(
     findings: &[Finding],
     report: Option<&CheckReport>,
+    cluster: &Cluster,
+    diagnostics_colour: bool,
+    plan_colour: bool,
+) -> HumanReport {
+    human_report_with(
+        findings,
+        report,
+        None,
+        cluster,
+        diagnostics_colour,
+        plan_colour,
+    )
+}
+
+/// [`human_report`], with the suggested layouts drawn under the check's pictures.
+pub fn human_report_with(
+    findings: &[Finding],
+    report: Option<&CheckReport>,
+    suggested: Option<&Suggestions>,
     cluster: &Cluster,
     diagnostics_colour: bool,
     plan_colour: bool,
@@ -151,8 +254,10 @@ pub fn human_report(
             summary: String::new(),
         };
     };
+    let suggested = suggested.map(|s| suggestion_pictures(s, cluster));
     let plan = check_pictures(report, cluster)
         .iter()
+        .chain(suggested.iter().flatten())
         .map(|picture| render_text(picture, plan_colour))
         .collect();
     let feasible = match report.feasible() {

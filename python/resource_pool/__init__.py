@@ -1,0 +1,217 @@
+"""Check verl's GPU/NPU resource-pool layout before Ray hangs on it.
+
+The names are verl's own (``ResourcePoolManager(resource_pool_spec, mapping,
+max_colocate_count)``)::
+
+    import resource_pool as rp
+
+    report = rp.check(
+        resource_pool_spec={"global_pool": [8, 8], "reward_pool": [4]},
+        mapping={"actor_rollout": "global_pool", "critic": "global_pool", "rm": "reward_pool"},
+        cluster="cluster.toml",           # or a dict, or ray="http://HEAD:8265"
+    )
+    print(report)                         # what `resource-pool check` prints
+    report.raise_for_problems()           # rp.LayoutError unless report.ok
+
+With neither ``cluster`` nor ``ray``, the check reads the live cluster: the dashboard of the
+Ray cluster this process is connected to (after ``ray.init``), else the cluster file
+``RESOURCE_POOL_CLUSTER`` names, else ``RAY_ADDRESS`` when it is an http URL.
+
+The check runs the same code as the ``resource-pool`` command (also in this package), with
+the GIL released. See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._errors import (
+    ClusterError,
+    ClusterUnreachable,
+    ConfigError,
+    LayoutError,
+    ResourcePoolError,
+)
+from ._native import LintReport, Report
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "check",
+    "lint",
+    "verl",
+    "Report",
+    "LintReport",
+    "ResourcePoolError",
+    "LayoutError",
+    "ClusterError",
+    "ClusterUnreachable",
+    "ConfigError",
+    "dashboard_url",
+    "__version__",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+ClusterArg = Union[PathLike, Mapping[str, Any], None]
+
+#: The variable that names a cluster file when no cluster is given (as for the CLI).
+CLUSTER_VARIABLE = "RESOURCE_POOL_CLUSTER"
+
+
+def dashboard_url() -> Optional[str]:
+    """The dashboard URL of the Ray cluster this process is connected to, or ``None``.
+
+    Ray is never imported here: a process that has not imported it and called ``ray.init``
+    has no connection. The URL is the one Ray's own job SDK uses for the connected cluster
+    (the driver node's ``address_info["webui_url"]``), else the one the head publishes in
+    the GCS (``webui:url`` of the ``dashboard`` namespace).
+    """
+    ray = sys.modules.get("ray")
+    if ray is None:
+        return None
+    try:
+        if not ray.is_initialized():
+            return None
+    except Exception:
+        return None
+    url = None
+    try:
+        url = ray._private.worker.global_worker.node.address_info["webui_url"]
+    except Exception:
+        url = None
+    if not url:
+        try:
+            from ray.experimental.internal_kv import _internal_kv_get
+
+            raw = _internal_kv_get("webui:url", namespace="dashboard")
+            url = raw.decode() if raw else None
+        except Exception:
+            url = None
+    if not url:
+        return None
+    return url if "://" in url else "http://" + url
+
+
+def _find_cluster(cluster: ClusterArg, ray: Optional[str]) -> Tuple[ClusterArg, Optional[str]]:
+    """Where to read the cluster when neither argument is given."""
+    if cluster is not None or ray is not None:
+        return cluster, ray
+    url = dashboard_url()
+    if url:
+        return None, url
+    path = os.environ.get(CLUSTER_VARIABLE)
+    if path:
+        return path, None
+    address = os.environ.get("RAY_ADDRESS", "")
+    if address.startswith(("http://", "https://")):
+        return None, address
+    raise ClusterError(
+        "no cluster to check against: pass cluster= (a cluster file or dict) or ray= (the "
+        "dashboard's http URL), call it after ray.init(), set RESOURCE_POOL_CLUSTER to a "
+        "cluster file, or RAY_ADDRESS to the dashboard's http URL"
+    )
+
+
+def _as_dict(value: Any) -> Any:
+    """A mapping that is not a dict as the dict the native side reads; anything else as it
+    is (the native side says what is wrong with it)."""
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+def _cluster_arg(cluster: ClusterArg) -> Any:
+    """A cluster mapping as a dict; paths as they are."""
+    if hasattr(cluster, "__fspath__"):
+        return os.fspath(cluster)
+    return _as_dict(cluster)
+
+
+def check(
+    resource_pool_spec: Mapping[str, Sequence[int]],
+    mapping: Mapping[Union[str, enum.Enum], str],
+    max_colocate_count: int = 3,
+    accelerator: str = "GPU",
+    cluster: ClusterArg = None,
+    ray: Optional[str] = None,
+    *,
+    timeout: float = 10.0,
+) -> Report:
+    """Checks verl's pools on a cluster, as ``resource-pool check`` does.
+
+    ``resource_pool_spec`` and ``mapping`` are ``ResourcePoolManager``'s: pool name to the
+    accelerators of each node-slot (``{"global_pool": [8, 8]}``), role to pool name. Roles
+    are strings (``"actor_rollout"``, ``"ref"``) or members of verl's ``Role`` enum, taken
+    by name (``Role.RefPolicy`` is ``"ref"``); verl need not be importable. Pools are
+    created in ``resource_pool_spec``'s order, as verl creates them.
+
+    ``cluster`` is a cluster file's path or a dict of the same shape
+    (``{"nodes": [{"id": "a", "available": {"GPU": 8, "CPU": 96}}]}``); ``ray`` a dashboard
+    URL (``http://HEAD:8265``), read within ``timeout`` seconds. With neither, see the
+    module's docs.
+
+    Raises ``TypeError`` for arguments of the wrong type (naming the argument and key),
+    ``OSError`` for a cluster file that cannot be read, ``ClusterError`` for one that is not
+    a valid cluster, ``ClusterUnreachable`` when the dashboard does not answer in time.
+    """
+    cluster, ray = _find_cluster(cluster, ray)
+    if ray is not None and not isinstance(ray, str):
+        raise TypeError("ray: expected the dashboard's URL (str), got %s" % type(ray).__name__)
+    return _native.check(
+        _as_dict(resource_pool_spec),
+        _as_dict(mapping),
+        max_colocate_count,
+        accelerator,
+        _cluster_arg(cluster),
+        ray,
+        float(timeout),
+    )
+
+
+def lint(
+    path_or_text: Union[PathLike, str],
+    *,
+    overrides: Optional[Sequence[str]] = None,
+    any_roles: bool = False,
+) -> LintReport:
+    """Lints a config as ``resource-pool lint`` does.
+
+    ``path_or_text`` is a path (a ``pathlib.Path``, or a ``str`` with no ``=`` and no line
+    break) or the config's TOML text. ``overrides`` are ``--set``'s ``KEY=VALUE`` strings;
+    ``any_roles`` accepts any role name in ``[mapping]`` (``--roles any``).
+
+    Raises ``OSError`` for a file that cannot be read, ``ConfigError`` for overrides that
+    cannot be applied.
+    """
+    overrides = _strings(overrides, "overrides")
+    if hasattr(path_or_text, "__fspath__"):
+        return _native.lint(os.fspath(path_or_text), None, overrides, bool(any_roles))
+    if not isinstance(path_or_text, str):
+        raise TypeError(
+            "path_or_text: expected a path or the config's TOML text, got %s"
+            % type(path_or_text).__name__
+        )
+    if "\n" in path_or_text or "=" in path_or_text:
+        return _native.lint(None, path_or_text, overrides, bool(any_roles))
+    return _native.lint(path_or_text, None, overrides, bool(any_roles))
+
+
+def _strings(values: Optional[Sequence[str]], name: str) -> list:
+    """A list of strings argument (``None`` is empty)."""
+    if values is None:
+        return []
+    if isinstance(values, (str, bytes)):
+        raise TypeError("%s: expected a list of strings, got a single %s" % (name, type(values).__name__))
+    out = []
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            raise TypeError("%s[%d]: expected a str, got %s" % (name, i, type(value).__name__))
+        out.append(value)
+    return out
+
+
+from . import verl  # noqa: E402  (verl.check uses the helpers above)

@@ -1,0 +1,82 @@
+"""``resource_pool.verl.check``: the ``resource-pool verl`` command as a function."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+import os
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from . import _find_cluster, _native, _strings, _cluster_arg, ClusterArg, Report
+
+__all__ = ["check"]
+
+
+def _plain(value: Any, path: str) -> Any:
+    """A config value as JSON has it, or a ``TypeError`` that names its key."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise TypeError("%s: %r has no YAML form here" % (path, value))
+        return value
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, (str, int, bool)):
+                raise TypeError("%s: keys are str, got %s" % (path, type(key).__name__))
+            out[str(key)] = _plain(item, "%s[%r]" % (path, key))
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, "%s[%d]" % (path, i)) for i, item in enumerate(value)]
+    raise TypeError(
+        "%s: expected a str, int, float, bool, None, list or dict, got %s"
+        % (path, type(value).__name__)
+    )
+
+
+def _config_arg(config: Any) -> tuple:
+    """``(path, text)``: a path as it is, verl's resolved config as JSON text (which is
+    YAML, read with spans by the same reader as verl's files)."""
+    if config is None:
+        return None, None
+    if isinstance(config, str) or hasattr(config, "__fspath__"):
+        return os.fspath(config), None
+    module = type(config).__module__ or ""
+    if module.split(".")[0] == "omegaconf":
+        # verl's own DictConfig: omegaconf is imported already, since the object exists.
+        from omegaconf import OmegaConf
+
+        config = OmegaConf.to_container(config, resolve=True)
+    if isinstance(config, Mapping):
+        return None, json.dumps(_plain(config, "config"), indent=2) + "\n"
+    raise TypeError(
+        "config: expected a path to verl's YAML, a dict or an OmegaConf DictConfig, got %s"
+        % type(config).__name__
+    )
+
+
+def check(
+    overrides: Optional[Sequence[str]] = None,
+    config: Union[str, "os.PathLike[str]", Mapping[str, Any], None] = None,
+    cluster: ClusterArg = None,
+    ray: Optional[str] = None,
+    *,
+    timeout: float = 10.0,
+) -> Report:
+    """Builds the pools verl's PPO entry point builds and checks them, as
+    ``resource-pool verl [--config FILE] -- OVERRIDES...`` does.
+
+    ``overrides`` are Hydra's (``["trainer.nnodes=2", "trainer.n_gpus_per_node=8"]``).
+    ``config`` is verl's YAML (a path), or the resolved config ``main_ppo`` has in hand: an
+    OmegaConf ``DictConfig`` or a plain dict (read without importing OmegaConf). Without
+    it, verl's defaults. ``cluster``, ``ray`` and ``timeout`` are as for
+    ``resource_pool.check``, and so are the errors.
+    """
+    overrides = _strings(overrides, "overrides")
+    path, text = _config_arg(config)
+    cluster, ray = _find_cluster(cluster, ray)
+    return _native.verl_check(path, text, overrides, _cluster_arg(cluster), ray, float(timeout))

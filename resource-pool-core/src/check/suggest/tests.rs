@@ -1,0 +1,125 @@
+//! Unit tests of the suggestion search on the cases of issue 21.
+
+use super::*;
+use crate::model::PoolSpec;
+use crate::test_support::node;
+
+fn pools(specs: &[(&str, Vec<u32>)]) -> Vec<ResourcePool> {
+    specs
+        .iter()
+        .map(|(n, s)| ResourcePool::new(*n, PoolSpec::with_slots(s.clone())))
+        .collect()
+}
+
+fn found(result: &SearchResult) -> Vec<Vec<u32>> {
+    match result {
+        SearchResult::Found(s) => s
+            .pools
+            .iter()
+            .map(|p| p.spec.process_on_nodes.clone())
+            .collect(),
+        other => panic!("expected a layout, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_list_loses_slots_from_the_end() {
+    let cluster = Cluster::new(vec![node("a", 8, 32), node("b", 8, 32)]);
+    let p = pools(&[("global_pool", vec![8, 8, 8])]);
+    let (result, _) = search(&p, &[Reshape::Trim], &cluster, &SuggestOptions::default());
+    assert_eq!(found(&result), [vec![8, 8]]);
+}
+
+#[test]
+fn a_split_pool_takes_another_whole_split_of_the_node() {
+    // 8 nodes of 4 free GPUs; 8 × 3 asked: 4 × 6 places the same 24 GPUs.
+    let cluster = Cluster::new((0..8).map(|i| node(&format!("n{i}"), 4, 16)).collect());
+    let p = pools(&[("global_pool", vec![8, 8, 8])]);
+    let (result, _) = search(&p, &[Reshape::Split], &cluster, &SuggestOptions::default());
+    assert_eq!(found(&result), [vec![4; 6]]);
+    let (trimmed, _) = search(&p, &[Reshape::Trim], &cluster, &SuggestOptions::default());
+    assert_eq!(trimmed, SearchResult::NoneFits);
+}
+
+#[test]
+fn a_layout_ray_leaves_undecided_is_counted_not_taken() {
+    // {GPU 2, CPU 6} then {GPU 8, CPU 8} on node-a {8, 12} and node-b {4, 24}: the first
+    // group scores the same on both nodes, and on node-a the second pends. With one
+    // branch, Ray's verdict on the layout as written is undecided: it is not suggested,
+    // and the layout found after it says that layouts ranked before it were undecided.
+    let bundle = |count: u32, slots: Vec<u32>| PoolSpec {
+        max_colocate_count: count,
+        ..PoolSpec::with_slots(slots)
+    };
+    let p = vec![
+        ResourcePool::new("reward_pool", bundle(3, vec![2])),
+        ResourcePool::new("global_pool", bundle(1, vec![8])),
+    ];
+    let reshape = [Reshape::Trim, Reshape::Split];
+    let cluster = Cluster::new(vec![node("node-a", 8, 12), node("node-b", 4, 24)]);
+    let one_branch = SuggestOptions {
+        max_ray_branches: 1,
+        ..SuggestOptions::default()
+    };
+    let slots = crate::model::node_slots(p.iter().map(|x| &x.spec));
+    let ray_one = crate::ray_sim::RaySimOptions {
+        max_branches: 1,
+        ..crate::ray_sim::RaySimOptions::default()
+    };
+    assert_eq!(
+        crate::ray_sim::simulate(&slots, &cluster, &ray_one).verdict,
+        crate::ray_sim::RayVerdict::Undecided
+    );
+    let (result, _) = search(&p, &reshape, &cluster, &one_branch);
+    let SearchResult::Found(s) = result else {
+        panic!("{result:?}")
+    };
+    assert_ne!(s.pools, p);
+    assert!(s.undecided >= 1);
+    let again = crate::ray_sim::simulate(
+        &s.slots,
+        &cluster,
+        &crate::ray_sim::RaySimOptions::default(),
+    );
+    assert_eq!(again.verdict, crate::ray_sim::RayVerdict::Places);
+    // With every branch followed, nothing is left undecided.
+    let (all, _) = search(&p, &reshape, &cluster, &SuggestOptions::default());
+    let SearchResult::Found(s) = all else {
+        panic!("{all:?}")
+    };
+    assert_eq!(s.undecided, 0);
+}
+
+#[test]
+fn holders_are_named_from_the_inventory() {
+    use crate::inventory::{GroupRef, InventoryNote, NodeRef};
+    let mut s = Suggestions {
+        asked: 8,
+        answers: Vec::new(),
+        holders: vec![Holder {
+            node: "abc".into(),
+            held: crate::test_support::res(4, 12),
+            by: Vec::new(),
+        }],
+        style: OverrideStyle::None,
+        unit: Unit::Gpu,
+    };
+    let note = InventoryNote::HeldByPlacementGroup {
+        group: GroupRef {
+            id: "pg1".into(),
+            name: "train".into(),
+        },
+        job: "01".into(),
+        node: NodeRef {
+            id: "abc".into(),
+            address: None,
+        },
+        resources: crate::test_support::res(4, 12),
+    };
+    s.name_holders(&[note.clone(), note]);
+    assert_eq!(s.holders[0].by, ["placement group `train` (pg1)"]);
+    assert_eq!(
+        s.holders[0].to_string(),
+        "abc: CPU 12, GPU 4 (by placement group `train` (pg1))"
+    );
+}

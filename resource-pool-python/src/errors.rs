@@ -1,0 +1,44 @@
+//! Python exceptions for inputs that cannot be used (the CLI's exit status 2). The classes
+//! live in `resource_pool._errors` (Python, so that they can have two bases, such as
+//! `ConnectionError` and `rp.ResourcePoolError`); each carries the diagnostics as the JSON
+//! contract has them, and its message is the CLI's report of them.
+
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use resource_pool::report::{Finding, render_human};
+use resource_pool::source::ReadError;
+
+use crate::to_python::diagnostics;
+
+/// An exception of `resource_pool._errors` named `class`, with `diagnostics` set.
+pub fn with_findings(py: Python<'_>, class: &str, findings: &[Finding]) -> PyErr {
+    let message = render_human(findings, false).trim_end().to_owned();
+    match build(py, class, &message, findings) {
+        Ok(error) => error,
+        Err(error) => error,
+    }
+}
+
+fn build(py: Python<'_>, class: &str, message: &str, findings: &[Finding]) -> PyResult<PyErr> {
+    let class = py.import("resource_pool._errors")?.getattr(class)?;
+    let error = class.call1((message,))?;
+    error.setattr("diagnostics", diagnostics(py, findings)?)?;
+    Ok(PyErr::from_value(error))
+}
+
+/// A file that cannot be read as an `OSError` (Python picks the subclass from the errno:
+/// `FileNotFoundError`, `PermissionError`, `IsADirectoryError`, ...).
+pub fn os_error(error: &ReadError) -> PyErr {
+    match error {
+        ReadError::Io { path, source } => match source.raw_os_error() {
+            Some(errno) => PyOSError::new_err((errno, source.to_string(), path.clone())),
+            None => {
+                let kind = std::io::Error::new(source.kind(), error.to_string());
+                PyErr::from(kind)
+            }
+        },
+        ReadError::TooLarge { .. } | ReadError::NotUtf8 { .. } => {
+            PyOSError::new_err(error.to_string())
+        }
+    }
+}

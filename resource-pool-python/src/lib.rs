@@ -1,0 +1,262 @@
+//! `resource_pool._native`: the Python module's native half (PyO3, abi3). The pure-Python
+//! package `resource_pool` (`python/resource_pool/`) wraps it: it finds the dashboard of
+//! the Ray cluster the process is connected to, and defines the exceptions.
+//!
+//! Every check runs the facade's own computation ([`CheckRun`], the verl command's
+//! [`VerlLoad`]) on inputs read by the core's readers, so Python and the
+//! `resource-pool` command cannot disagree; the GIL is released while it runs.
+
+#![forbid(unsafe_code)]
+
+mod cluster;
+mod errors;
+mod report;
+mod to_python;
+mod to_toml;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use resource_pool::check::CheckOptions;
+use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
+use resource_pool::load::load_config_with;
+use resource_pool::report::{CheckRun, Finding};
+use resource_pool::source::{ReadLimits, SourceFile};
+use resource_pool::verl_settings::VerlOptions;
+use resource_pool::verl_settings::launch::parse_launch;
+use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path};
+
+use cluster::{ClusterFailure, ClusterInput, ClusterSource};
+use report::{LintReport, Report};
+
+/// The name reports give the config written from `check`'s arguments.
+const CHECK_CONFIG_NAME: &str = "<rp.check>";
+/// The name reports give verl's config passed as a dict.
+const VERL_CONFIG_NAME: &str = "<config>";
+/// The name reports give a config passed to `lint` as text.
+const LINT_TEXT_NAME: &str = "<rp.lint>";
+
+/// The cluster argument and the dashboard URL as one source.
+fn cluster_source(
+    cluster: Option<&Bound<'_, PyAny>>,
+    ray: Option<String>,
+    timeout: f64,
+) -> PyResult<ClusterSource> {
+    match (cluster, ray) {
+        (Some(_), Some(_)) => Err(PyValueError::new_err("give cluster= or ray=, not both")),
+        (None, None) => {
+            let class = "no cluster to check against: pass cluster= (a cluster file or dict) or ray= (the dashboard's http URL), call it after ray.init(), or set RAY_ADDRESS to the dashboard's http URL";
+            Err(PyValueError::new_err(class))
+        }
+        (None, Some(url)) => {
+            if !(timeout.is_finite() && timeout > 0.0) {
+                return Err(PyValueError::new_err(format!(
+                    "timeout: expected a positive number of seconds, got {timeout}"
+                )));
+            }
+            Ok(ClusterSource::Ray {
+                url,
+                timeout: Duration::from_secs_f64(timeout.min(86_400.0)),
+            })
+        }
+        (Some(cluster), None) => {
+            if let Ok(dict) = cluster.cast::<PyDict>() {
+                return to_toml::cluster_toml(dict).map(ClusterSource::Toml);
+            }
+            cluster.extract::<PathBuf>().map(ClusterSource::File).map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "cluster: expected a path to a cluster file or a dict ({{'nodes': [...]}}), got {}",
+                    cluster.get_type().name().map_or_else(|_| "object".to_owned(), |n| n.to_string())
+                ))
+            })
+        }
+    }
+}
+
+/// `resource_pool.check`: verl's `ResourcePoolManager` arguments, checked on a cluster.
+#[pyfunction]
+#[pyo3(signature = (resource_pool_spec, mapping, max_colocate_count, accelerator, cluster, ray, timeout))]
+// One parameter per argument of the Python function (verl's names), as PyO3 reads them.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    py: Python<'_>,
+    resource_pool_spec: &Bound<'_, PyAny>,
+    mapping: &Bound<'_, PyAny>,
+    max_colocate_count: &Bound<'_, PyAny>,
+    accelerator: &Bound<'_, PyAny>,
+    cluster: Option<&Bound<'_, PyAny>>,
+    ray: Option<String>,
+    timeout: f64,
+) -> PyResult<Report> {
+    let config =
+        to_toml::config_toml(resource_pool_spec, mapping, max_colocate_count, accelerator)?;
+    let source = cluster_source(cluster, ray, timeout)?;
+    let text = config.clone();
+    let run = py.detach(
+        move || -> Result<(CheckRun, Option<String>), ClusterFailure> {
+            let input = source.read()?;
+            let file = SourceFile::new(CHECK_CONFIG_NAME, text);
+            let loaded = match load_config_with(&file, &[], &LintOptions::default()) {
+                Ok(loaded) => loaded,
+                // Only overrides make a load fail, and there are none.
+                Err(failure) => {
+                    let findings = failure
+                        .errors
+                        .into_iter()
+                        .map(|e| Finding::in_file(e, &failure.source))
+                        .collect();
+                    return Err(ClusterFailure::Invalid(findings));
+                }
+            };
+            let mut run = CheckRun::check(
+                &loaded,
+                input.cluster,
+                input.notes,
+                &CheckOptions::default(),
+            );
+            run.name_holders(&input.inventory_notes, &loaded);
+            Ok((run, input.ray_version))
+        },
+    );
+    let (run, ray_version) = run.map_err(|failure| failure.into_py(py))?;
+    let ok = run.passes();
+    let mut json = run.json();
+    ClusterInput::add_ray_version(ray_version, &mut json);
+    Ok(Report::new(
+        String::new(),
+        run.findings,
+        run.report,
+        run.suggestions,
+        run.cluster,
+        ok,
+        json,
+        Some(config),
+    ))
+}
+
+/// `resource_pool.lint`: a config file, or config text, linted as `resource-pool lint`
+/// lints it.
+#[pyfunction]
+#[pyo3(signature = (path, text, overrides, any_roles))]
+fn lint(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    overrides: Vec<String>,
+    any_roles: bool,
+) -> PyResult<LintReport> {
+    let name = match (&path, &text) {
+        (Some(path), _) => path.display().to_string(),
+        (None, _) => LINT_TEXT_NAME.to_owned(),
+    };
+    let options = LintOptions {
+        roles: if any_roles {
+            RoleSet::Any
+        } else {
+            RoleSet::verl()
+        },
+        ..LintOptions::default()
+    };
+    let findings = py.detach(move || -> Result<Result<Vec<Finding>, Vec<Finding>>, _> {
+        let source = match (path, text) {
+            (Some(path), _) => SourceFile::read(&path, ReadLimits::default())?,
+            (None, text) => SourceFile::new(LINT_TEXT_NAME, text.unwrap_or_default()),
+        };
+        Ok(match load_config_with(&source, &overrides, &options) {
+            Ok(loaded) => Ok(loaded
+                .diagnostics
+                .into_iter()
+                .map(|d| Finding::in_file(d, &loaded.source))
+                .collect()),
+            Err(failure) => Err(failure
+                .errors
+                .into_iter()
+                .map(|e| Finding::in_file(e, &failure.source))
+                .collect()),
+        })
+    });
+    match findings.map_err(|e| errors::os_error(&e))? {
+        Ok(findings) => LintReport::new(py, name, findings),
+        Err(findings) => Err(errors::with_findings(py, "ConfigError", &findings)),
+    }
+}
+
+/// `resource_pool.verl.check`: verl's settings (a YAML file, or text such as the JSON of
+/// a resolved config) and overrides, checked as `resource-pool verl` checks them.
+#[pyfunction]
+#[pyo3(signature = (path, text, overrides, cluster, ray, timeout))]
+fn verl_check(
+    py: Python<'_>,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    overrides: Vec<String>,
+    cluster: Option<&Bound<'_, PyAny>>,
+    ray: Option<String>,
+    timeout: f64,
+) -> PyResult<Report> {
+    let source = cluster_source(cluster, ray, timeout)?;
+    let run = py.detach(
+        move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
+            let launch = parse_launch(&overrides);
+            let mut options = VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS);
+            // A config passed as a dict, else as the command: the YAML given, else the user's
+            // config the launch line names.
+            let yaml = match text {
+                Some(text) => Some(SourceFile::new(VERL_CONFIG_NAME, text)),
+                None => match verl_config_path(path, &launch, &mut options) {
+                    Some(path) => Some(
+                        SourceFile::read(&path, ReadLimits::default())
+                            .map_err(ClusterFailure::Read)?,
+                    ),
+                    None => None,
+                },
+            };
+            let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
+            let input = source.read()?;
+            settings.findings.extend(input.notes);
+            let run = settings.check(
+                input.cluster,
+                &input.inventory_notes,
+                &CheckOptions::default(),
+            );
+            Ok((run, input.ray_version))
+        },
+    );
+    let (run, ray_version) = run.map_err(|failure| failure.into_py(py))?;
+    let ok = run.passes();
+    let mut json = run.json();
+    ClusterInput::add_ray_version(ray_version, &mut json);
+    let heading = run.heading();
+    Ok(Report::new(
+        heading,
+        run.findings,
+        run.report,
+        run.suggestions,
+        run.cluster,
+        ok,
+        json,
+        None,
+    ))
+}
+
+/// The `resource-pool` command: runs the CLI's code on `args` (the program's name first)
+/// and returns its exit status.
+#[pyfunction]
+fn run_cli(py: Python<'_>, args: Vec<std::ffi::OsString>) -> u8 {
+    py.detach(move || resource_pool_cli::run_from(args))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(lint, m)?)?;
+    m.add_function(wrap_pyfunction!(verl_check, m)?)?;
+    m.add_function(wrap_pyfunction!(run_cli, m)?)?;
+    m.add_class::<Report>()?;
+    m.add_class::<LintReport>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! Which pictures a check shows: Ray's placement when it places everything; otherwise a
+//! witness placement and what Ray does in verl's order; and under them, the suggested
+//! layouts ([`suggestion_pictures`]).
+
+use std::borrow::Cow;
+
+use super::picture::{Picture, picture};
+use crate::Cluster;
+use crate::check::CheckReport;
+use crate::check::suggest::{LayoutText, Suggestions, When};
+use crate::ray_sim::RayVerdict;
+
+/// The node of each slot in the witness placement; empty when there is none.
+pub fn witness_assignment(report: &CheckReport) -> Vec<Option<usize>> {
+    report
+        .placement
+        .witness()
+        .map(|w| w.nodes.iter().copied().map(Some).collect())
+        .unwrap_or_default()
+}
+
+/// The node of each slot on Ray's representative branch (`None`: pending or never created).
+pub fn ray_assignment(report: &CheckReport) -> Vec<Option<usize>> {
+    let mut assignment = vec![None; report.slots.len()];
+    for (slot, node) in report.ray.representative.placed() {
+        if let Some(entry) = assignment.get_mut(slot) {
+            *entry = Some(node);
+        }
+    }
+    assignment
+}
+
+/// The pictures `check` shows: Ray's placement when Ray places it; otherwise a witness
+/// placement (when one exists) and then what Ray does in verl's order, also when nothing
+/// fits (where it stops is the picture of why).
+pub fn check_pictures(report: &CheckReport, cluster: &Cluster) -> Vec<Picture> {
+    let ray = ray_assignment(report);
+    let fates = Some(report.ray.representative.groups.as_slice());
+    let mut out = Vec::new();
+    if report.ray.verdict == RayVerdict::Places {
+        out.push(picture(
+            "Ray places it:",
+            &report.slots,
+            &report.pools,
+            cluster,
+            &ray,
+            fates,
+        ));
+        return out;
+    }
+    if report.placement.witness().is_some() {
+        out.push(picture(
+            "A placement exists:",
+            &report.slots,
+            &report.pools,
+            cluster,
+            &witness_assignment(report),
+            None,
+        ));
+    }
+    out.push(picture(
+        "Ray, in verl's order, would do:",
+        &report.slots,
+        &report.pools,
+        cluster,
+        &ray,
+        fates,
+    ));
+    out
+}
+
+/// The pictures of the suggested layouts (`--plan` draws them under the failed attempt):
+/// one per answer found, titled with the layout, drawn where Ray places it on the cluster
+/// the answer is for (the idle one with nothing held).
+pub fn suggestion_pictures(suggestions: &Suggestions, cluster: &Cluster) -> Vec<Picture> {
+    let busy = suggestions.busy();
+    suggestions
+        .found()
+        .filter_map(|(when, s)| {
+            let on = match when {
+                When::Now => Cow::Borrowed(cluster),
+                When::Idle => Cow::Owned(cluster.idle()?),
+            };
+            let lead = match (when, busy) {
+                (When::Now, false) => "Suggested",
+                (When::Now, true) => "Suggested now",
+                (When::Idle, _) => "Suggested for the idle cluster",
+            };
+            let title = format!(
+                "{lead}: {} ({} of {} {}); Ray places it:",
+                LayoutText::of(&s.pools),
+                s.accelerators,
+                suggestions.asked,
+                suggestions.unit
+            );
+            Some(picture(
+                &title,
+                &s.slots,
+                &s.pools,
+                &on,
+                &s.assignment(),
+                Some(s.ray.representative.groups.as_slice()),
+            ))
+        })
+        .collect()
+}
