@@ -93,16 +93,17 @@ for version in $VERSIONS; do
         export RESOURCE_POOL_RAY_VERSION="$version"
         export RESOURCE_POOL_RAY_GCS="127.0.0.2:${RP_RAY_GCS_PORT:-26390}"
         export RESOURCE_POOL_RAY_PYTHON="$venv/bin/python"
-        stamp "Ray $version: running cargo test --test it ray_live::"
-        cargo test --test it "$@" -- ray_live:: --nocapture --test-threads=2
         # ---- The Python module's live test (issue 19; tests/python/run.sh) ----------------
         # With RESOURCE_POOL_PYTHON_LIVE=1 (scripts/test, after it built the wheel), while the
         # Ray 2.60 cluster is up: a driver that ray.init()s, checks with rp.check and no URL,
-        # then creates the groups as verl does.
+        # then creates the groups as verl does. Before the Rust tests: they end by stopping a
+        # node and the dashboard (the dead-node and dashboard-down cases).
         if [[ "${RESOURCE_POOL_PYTHON_LIVE:-}" == 1 && "$version" == 2.60.* ]]; then
             bash "$ROOT/tests/python/run.sh" live "$venv"
             stamp "Ray $version: Python live test passed"
         fi
+        stamp "Ray $version: running cargo test --test it ray_live::"
+        cargo test --test it "$@" -- ray_live:: --nocapture --test-threads=2
     )
     stamp "Ray $version: live tests passed; stopping the cluster"
     bash "$CLUSTER" down
