@@ -2,9 +2,10 @@
 //! one node size, and a Ray hang told in verl's settings. Check depends on verl's settings
 //! here, never the reverse.
 
-use super::{CheckDiagnostic, CheckReport};
-use crate::model::{Accelerator, Cluster, names};
+use super::{CheckDiagnostic, CheckReport, SlotSpans};
+use crate::model::{Accelerator, Cluster, PoolId, names};
 use crate::ray_sim::{GroupFate, RayVerdict};
+use crate::source::Span;
 use crate::verl_settings::keys::{KEYS, N_GPUS_PER_NODE, NNODES};
 use crate::verl_settings::{
     AliveNodes, HangCause, HangRemedy, KeyValue, Listed, NodeSize, Placements, PoolPlacement,
@@ -162,4 +163,20 @@ pub fn ray_findings(
             .map(|s| crate::source::to_source_span(&s)),
     };
     (kept, vec![hang])
+}
+
+/// Placement diagnostics point at the settings that size each pool.
+impl SlotSpans for VerlSettings {
+    fn pool_span(&self, pool: PoolId) -> Option<Span> {
+        let (_, gpus, nnodes) = self.reward_keys();
+        let candidates = match pool {
+            0 => [NNODES, N_GPUS_PER_NODE],
+            _ => [nnodes, gpus],
+        };
+        candidates.iter().find_map(|&k| self.get(k).origin.span())
+    }
+
+    fn slot_span(&self, pool: PoolId, _slot: usize) -> Option<Span> {
+        self.pool_span(pool)
+    }
 }

@@ -3,9 +3,7 @@
 use super::keys::*;
 use super::settings::VerlSettings;
 use super::{GLOBAL_POOL, REWARD_POOL};
-use crate::check::SlotSpans;
-use crate::model::{PoolId, PoolSpec, ResourcePool};
-use crate::source::Span;
+use crate::model::{PoolSpec, ResourcePool};
 
 /// The pools and mapping verl builds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,20 +62,4 @@ pub(super) fn layout(s: &VerlSettings) -> Option<VerlLayout> {
         mapping.push(("ref", GLOBAL_POOL));
     }
     Some(VerlLayout { pools, mapping })
-}
-
-/// Placement diagnostics point at the settings that size each pool.
-impl SlotSpans for VerlSettings {
-    fn pool_span(&self, pool: PoolId) -> Option<Span> {
-        let (_, gpus, nnodes) = self.reward_keys();
-        let candidates = match pool {
-            0 => [NNODES, N_GPUS_PER_NODE],
-            _ => [nnodes, gpus],
-        };
-        candidates.iter().find_map(|&k| self.get(k).origin.span())
-    }
-
-    fn slot_span(&self, pool: PoolId, _slot: usize) -> Option<Span> {
-        self.pool_span(pool)
-    }
 }
