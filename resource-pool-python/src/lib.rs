@@ -32,6 +32,9 @@ use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path};
 use cluster::{ClusterFailure, ClusterInput, ClusterSource};
 use report::{LintReport, Report};
 
+/// Neither `cluster=` nor `ray=`, and no Ray to find.
+const NO_CLUSTER: &str = "no cluster to check against: pass cluster= (a cluster file or dict) or ray= (the dashboard's http URL), call it after ray.init(), or set RAY_ADDRESS to the dashboard's http URL";
+
 /// The name reports give the config written from `check`'s arguments.
 const CHECK_CONFIG_NAME: &str = "<rp.check>";
 /// The name reports give verl's config passed as a dict.
@@ -47,10 +50,7 @@ fn cluster_source(
 ) -> PyResult<ClusterSource> {
     match (cluster, ray) {
         (Some(_), Some(_)) => Err(PyValueError::new_err("give cluster= or ray=, not both")),
-        (None, None) => {
-            let class = "no cluster to check against: pass cluster= (a cluster file or dict) or ray= (the dashboard's http URL), call it after ray.init(), or set RAY_ADDRESS to the dashboard's http URL";
-            Err(PyValueError::new_err(class))
-        }
+        (None, None) => Err(PyValueError::new_err(NO_CLUSTER)),
         (None, Some(url)) => {
             if !(timeout.is_finite() && timeout > 0.0) {
                 return Err(PyValueError::new_err(format!(

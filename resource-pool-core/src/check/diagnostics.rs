@@ -436,6 +436,9 @@ pub enum RayAdvice {
     MakeRoom,
 }
 
+/// The start of the pin advice, before the pins.
+const PIN_ADVICE: &str = "no pool order makes Ray place it; pin the groups to nodes (for example with a custom resource per node in bundle_resources): ";
+
 /// One group pinned to a node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Pin {
@@ -454,7 +457,7 @@ impl fmt::Display for RayAdvice {
                 pools.join(", ")
             ),
             RayAdvice::Pin { pins } => {
-                f.write_str("no pool order makes Ray place it; pin the groups to nodes (for example with a custom resource per node in bundle_resources): ")?;
+                f.write_str(PIN_ADVICE)?;
                 for (i, pin) in pins.iter().enumerate() {
                     if i > 0 {
                         f.write_str(", ")?;

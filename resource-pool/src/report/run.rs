@@ -215,7 +215,10 @@ fn suggestion_findings(
 /// A resource no alive node declares, when the check already names the spelling the nodes
 /// declare for that accelerator type: said once, by the check.
 fn said_by_type_name(finding: &ClusterFinding, report: &CheckReport) -> bool {
-    matches!(finding, ClusterFinding::MissingResource { resource, .. } if spelt_otherwise(report, resource))
+    match finding {
+        ClusterFinding::MissingResource { resource, .. } => spelt_otherwise(report, resource),
+        _ => false,
+    }
 }
 
 /// What people see of findings and, when something was checked, its report on a cluster

@@ -9,6 +9,10 @@ use super::{KubeRayError, RayClusterSpec, RayGroup, ReplicaCounts, span};
 use crate::inventory::kubectl::{is_whole_ascend, parse_quantity};
 use crate::model::{Amount, Resources, names};
 
+/// A manifest item of a known kind without the cluster spec of its kind.
+const NO_CLUSTER_SPEC: &str =
+    "no cluster spec (`spec`, `spec.rayClusterSpec` or `spec.rayClusterConfig`)";
+
 /// The Ray resource of a custom accelerator KubeRay passes through `--resources`.
 const CUSTOM_ACCELERATORS: [(&str, &str); 2] = [
     ("aws.amazon.com/neuroncore", "neuron_cores"),
@@ -73,7 +77,7 @@ impl Reader {
                 };
                 match spec {
                     Some(spec) => found.push((item, spec)),
-                    None => self.shape(&item.span, "no cluster spec (`spec`, `spec.rayClusterSpec` or `spec.rayClusterConfig`)"),
+                    None => self.shape(&item.span, NO_CLUSTER_SPEC),
                 }
             }
         }
