@@ -66,7 +66,7 @@ pub enum DefaultValue {
 pub struct KeyDoc {
     /// The key.
     pub name: &'static str,
-    /// Its value.
+    /// What the key holds (its TOML type and range).
     pub value: ValueKind,
     /// What it means, for editors and `--help`-like listings.
     pub description: &'static str,

@@ -345,7 +345,7 @@ fn assert_errors_in<E: miette::Diagnostic>(errors: &[E], text: &str) {
 pub struct PlacementCase {
     /// The node-slots, in creation order.
     pub slots: Vec<NodeSlot>,
-    /// The cluster.
+    /// The cluster checked against.
     pub cluster: Cluster,
     /// Whether to run the idle check too.
     pub check_idle: bool,

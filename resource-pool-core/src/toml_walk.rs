@@ -34,7 +34,7 @@ pub enum StructureError {
     #[error("unknown key `{key}` in {table}")]
     #[diagnostic(code(resource_pool::toml::unknown_key), help("{help}"))]
     UnknownKey {
-        /// The key.
+        /// The dotted key, as written.
         key: String,
         /// The table it stands in, in words (`pool \`global_pool\``).
         table: String,
@@ -53,7 +53,7 @@ pub enum StructureError {
         help("write `{key}` as {expected}")
     )]
     WrongType {
-        /// The key.
+        /// The dotted key, as written.
         key: String,
         /// What it must be, in words.
         expected: &'static str,
@@ -68,7 +68,7 @@ pub enum StructureError {
     #[error("`{key}` {problem}")]
     #[diagnostic(code(resource_pool::toml::bad_number), help("{help}"))]
     BadNumber {
-        /// The key.
+        /// The dotted key, as written.
         key: String,
         /// What is wrong (`is negative`).
         problem: String,
@@ -87,7 +87,7 @@ pub enum StructureError {
         help("add `{key} = {example}`")
     )]
     MissingKey {
-        /// The key.
+        /// The dotted key, as written.
         key: &'static str,
         /// The table, in words.
         table: String,

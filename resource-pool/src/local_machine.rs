@@ -45,7 +45,7 @@ pub enum LocalToolError {
         help("check that `{program}` on PATH is executable")
     )]
     Spawn {
-        /// The program.
+        /// The program run (`nvidia-smi`, `npu-smi`).
         program: String,
         /// What the OS said.
         reason: String,
@@ -97,7 +97,7 @@ pub enum LocalToolError {
         help("--local reads Linux's /proc/meminfo; on other systems use --cluster")
     )]
     Unreadable {
-        /// The path.
+        /// The file's path, as given.
         path: String,
         /// What the OS said.
         reason: String,

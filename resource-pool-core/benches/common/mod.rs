@@ -276,7 +276,7 @@ pub struct Scenario {
     pub name: &'static str,
     /// Which cluster file (`homogeneous` or `heterogeneous`).
     pub cluster: &'static str,
-    /// The layout.
+    /// The layout the benchmark checks.
     pub layout: Layout,
     /// What it is built to be.
     pub expect: Expect,

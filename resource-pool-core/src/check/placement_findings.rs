@@ -24,7 +24,7 @@ pub const RAY_TYPE_PREFIX: &str = "accelerator_type:";
     )
 )]
 pub struct AcceleratorTypeName {
-    /// The pool.
+    /// The pool, by its name in the config.
     pub pool: String,
     /// The name the pool asks for.
     pub asked: String,

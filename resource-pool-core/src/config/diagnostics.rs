@@ -37,7 +37,7 @@ pub enum ConfigDiagnostic {
         )
     )]
     MissingSlots {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The pool's header.
         #[label("pool without a size")]
@@ -54,7 +54,7 @@ pub enum ConfigDiagnostic {
         )
     )]
     BothSlotForms {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// `process_on_nodes`.
         #[label("one form")]
@@ -73,7 +73,7 @@ pub enum ConfigDiagnostic {
         help("add `{missing}` beside `{given}`")
     )]
     IncompleteSlotForm {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The key given.
         given: &'static str,
@@ -92,7 +92,7 @@ pub enum ConfigDiagnostic {
         help("a pool needs at least one node-slot, such as `process_on_nodes = [8]`")
     )]
     EmptySlots {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The empty list or the zero count.
         #[label("no node-slot")]
@@ -107,7 +107,7 @@ pub enum ConfigDiagnostic {
         help("every node-slot needs at least one accelerator; remove the 0")
     )]
     ZeroSlot {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The zero.
         #[label("0 accelerators")]
@@ -122,11 +122,11 @@ pub enum ConfigDiagnostic {
         help("is this a typo? raise the limit with --max-slots if the pool is really this large")
     )]
     TooManySlots {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// Its node-slots.
         count: u64,
-        /// The limit.
+        /// The limit that was passed (a `--max-*` setting or its default).
         limit: u64,
         /// The count.
         #[label("{count} node-slots")]
@@ -143,7 +143,7 @@ pub enum ConfigDiagnostic {
         )
     )]
     ZeroColocate {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The zero.
         #[label("must be at least 1")]
@@ -160,7 +160,7 @@ pub enum ConfigDiagnostic {
         )
     )]
     ColocateTooSmall {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The worker groups.
         groups: u32,
@@ -210,7 +210,7 @@ pub enum ConfigDiagnostic {
         help("lower the node-slot's size, max_colocate_count or bundle_resources")
     )]
     DemandOverflow {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The pool's header.
         #[label("overflows")]
@@ -222,7 +222,7 @@ pub enum ConfigDiagnostic {
     #[error("role `{role}` is mapped to pool `{pool}`, which does not exist")]
     #[diagnostic(code(resource_pool::config::unknown_pool), help("{help}"))]
     UnknownPool {
-        /// The role.
+        /// The role, by the name written for it.
         role: String,
         /// The missing pool.
         pool: String,
@@ -245,7 +245,7 @@ pub enum ConfigDiagnostic {
         )
     )]
     UnusedPool {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The pool's header.
         #[label("unused")]
@@ -263,7 +263,7 @@ pub enum ConfigDiagnostic {
         )
     )]
     UnevenSlots {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The first entry.
         first: u32,
@@ -281,7 +281,7 @@ pub enum ConfigDiagnostic {
         help("{help}")
     )]
     UnknownRole {
-        /// The role.
+        /// The role, by the name written for it.
         role: String,
         /// A suggestion and the known roles.
         #[serde(skip)] // prose: the JSON has it as `help`
@@ -322,7 +322,7 @@ pub enum ConfigDiagnostic {
         help("add:\n[{pool}]\nprocess_on_nodes = [8]")
     )]
     MissingPool {
-        /// The pool.
+        /// The pool, by its name in the config.
         pool: String,
         /// The start of the file.
         #[label("expected [{pool}]")]

@@ -39,7 +39,7 @@ pub struct PoolDoc {
 pub struct PoolDefaults {
     /// Node-slots fixed in code; the file may then leave the size out.
     pub process_on_nodes: Option<Vec<u32>>,
-    /// The accelerator.
+    /// What each bundle asks for: `GPU` or `NPU`.
     pub accelerator: Accelerator,
     /// CPUs per bundle.
     pub max_colocate_count: u32,

@@ -132,7 +132,7 @@ pub struct LocalFacts {
     pub hostname: String,
     /// The CPU count.
     pub cpus: u64,
-    /// Its memory.
+    /// The memory `/proc/meminfo` reports.
     pub memory: MemInfo,
     /// The NVIDIA GPUs; `None` when nvidia-smi is not installed.
     pub nvidia: Option<Vec<NvidiaGpu>>,

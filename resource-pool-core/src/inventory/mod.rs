@@ -215,7 +215,7 @@ pub enum InventoryNote {
         help("{remedy}")
     )]
     DeadNode {
-        /// The node.
+        /// The node, by Ray's id and its address.
         node: NodeRef,
         /// The source's message about its end, if any.
         reason: Option<String>,
@@ -250,7 +250,7 @@ pub enum InventoryNote {
         )
     )]
     HeldByPlacementGroup {
-        /// The group.
+        /// The placement group, by id and name.
         group: GroupRef,
         /// The job that created it.
         job: String,
@@ -270,7 +270,7 @@ pub enum InventoryNote {
         )
     )]
     PendingPlacementGroup {
-        /// The group.
+        /// The placement group, by id and name.
         group: GroupRef,
         /// The job that created it.
         job: String,
@@ -310,7 +310,7 @@ pub enum InventoryNote {
         help("retry in a moment; a node or the GCS may be overloaded")
     )]
     PartialData {
-        /// The endpoint.
+        /// The dashboard endpoint that answered, by its path.
         endpoint: String,
         /// Ray's warning.
         warning: String,
@@ -327,7 +327,7 @@ pub enum InventoryNote {
         )
     )]
     AmbiguousResourceNames {
-        /// The node.
+        /// The node, by Ray's id and its address.
         node: NodeRef,
         /// The exact names.
         names: Vec<String>,

@@ -63,7 +63,7 @@ pub enum SlurmError {
         help("give the output of one `scontrol show node --json` unchanged")
     )]
     DuplicateNode {
-        /// The name.
+        /// The node's name, as the tool lists it.
         name: String,
         /// The second listing's name.
         #[label("listed again here")]
@@ -81,7 +81,7 @@ pub enum SlurmError {
         help("Slurm prints gres as `gpu:8` or `gpu:h100:8(S:0-1)`, comma separated")
     )]
     BadGres {
-        /// The node.
+        /// The node's name, as its source lists it.
         node: String,
         /// The gres string.
         value: String,

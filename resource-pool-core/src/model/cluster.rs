@@ -17,7 +17,7 @@ pub struct Node {
     pub available: Resources,
     /// What it has when idle, when known: tells "busy now" from "never".
     pub total: Option<Resources>,
-    /// Its labels.
+    /// Labels of the node (`zone`, `gpu_type`, ...), kept as its source gives them.
     pub labels: BTreeMap<String, String>,
 }
 

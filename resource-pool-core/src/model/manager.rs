@@ -14,7 +14,7 @@ pub enum ManagerError {
     /// A role is mapped to a pool that does not exist.
     #[error("role `{role}` is mapped to pool `{pool}`, which does not exist")]
     UnknownPool {
-        /// The role.
+        /// The role, by its name.
         role: String,
         /// The missing pool.
         pool: String,

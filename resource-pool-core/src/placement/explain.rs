@@ -30,7 +30,7 @@ pub struct NearestNode {
     /// Its index in `cluster.nodes` (not in JSON: the id names it).
     #[serde(skip)]
     pub node: usize,
-    /// Its id.
+    /// The node's id.
     pub id: String,
     /// Every resource it is short of (free of needed); empty when it would fit.
     pub lacks: Vec<Lack>,
@@ -115,7 +115,7 @@ pub struct UnfitSlots {
 /// A resource whose total demand exceeds what all alive nodes have free.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ShortTotal {
-    /// The resource.
+    /// The resource's name, as Ray spells it.
     pub resource: String,
     /// The sum over every slot.
     pub needed: Amount,

@@ -27,7 +27,7 @@ pub enum WitnessError {
     /// A slot's node does not exist.
     #[error("slot {slot} is placed on node {node}, which does not exist")]
     NoSuchNode {
-        /// The slot.
+        /// The node-slot's index in its pool.
         slot: usize,
         /// The node index.
         node: usize,
@@ -35,7 +35,7 @@ pub enum WitnessError {
     /// A slot is placed on a dead node.
     #[error("slot {slot} is placed on dead node `{node}`")]
     DeadNode {
-        /// The slot.
+        /// The node-slot's index in its pool.
         slot: usize,
         /// The node's id.
         node: String,

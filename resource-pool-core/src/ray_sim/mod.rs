@@ -144,7 +144,7 @@ pub struct Pending {
 pub enum GroupFate {
     /// Placed on this node (index into `cluster.nodes`).
     Placed {
-        /// The node.
+        /// Its index in `cluster.nodes`.
         node: usize,
     },
     /// Pending forever.

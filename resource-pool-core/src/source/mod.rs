@@ -19,7 +19,7 @@ pub type Span = Range<usize>;
 /// A value with the byte span it came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Spanned<T> {
-    /// The value.
+    /// The value read at the span.
     pub value: T,
     /// Where it stands in the file.
     pub span: Span,

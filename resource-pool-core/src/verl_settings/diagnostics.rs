@@ -75,7 +75,7 @@ pub enum VerlDiagnostic {
         )
     )]
     UnknownLauncher {
-        /// The word.
+        /// The word of the pasted line that is not understood.
         word: String,
         /// Where.
         #[label("not understood")]
@@ -113,7 +113,7 @@ pub enum VerlDiagnostic {
         )
     )]
     UnknownConfig {
-        /// The name.
+        /// The config name, as given.
         name: String,
         /// The releases looked in.
         releases: Releases,
@@ -192,7 +192,7 @@ pub enum VerlDiagnostic {
         help("set `{key}` to {expected}, for example `{key}={example}`")
     )]
     WrongType {
-        /// The key.
+        /// The dotted key, as written.
         key: &'static str,
         /// The type it needs.
         expected: Kind,
@@ -217,9 +217,9 @@ pub enum VerlDiagnostic {
         help("`{key}` must be at least 1")
     )]
     NotPositive {
-        /// The key.
+        /// The dotted key, as written.
         key: &'static str,
-        /// Its value.
+        /// The value as verl would read it.
         value: i64,
         /// The value.
         #[label("{origin}")]
@@ -242,7 +242,7 @@ pub enum VerlDiagnostic {
     RewardPoolWithoutSize {
         /// The size key.
         key: &'static str,
-        /// Its value.
+        /// The value as verl would read it.
         value: i64,
         /// The switch's key.
         enable_key: &'static str,
@@ -311,7 +311,7 @@ pub enum VerlDiagnostic {
         )
     )]
     UnknownDevice {
-        /// The value.
+        /// The value, as written.
         value: String,
         /// The value.
         #[label("{origin}")]
@@ -330,7 +330,7 @@ pub enum VerlDiagnostic {
         help("override it with `{key}=...` (no `+`), or force it with `++{key}=...`")
     )]
     AddExisting {
-        /// The key.
+        /// The dotted key, as written.
         key: String,
         /// The override.
         #[label("on the command line")]
@@ -349,7 +349,7 @@ pub enum VerlDiagnostic {
         help("keep `{key}` (remove `~{key}`); set it to the value you want instead")
     )]
     DeletedKey {
-        /// The key.
+        /// The dotted key, as written.
         key: &'static str,
         /// The override.
         #[label("on the command line")]
@@ -367,7 +367,7 @@ pub enum VerlDiagnostic {
         )
     )]
     UnknownKey {
-        /// The key.
+        /// The dotted key, as written.
         key: String,
         /// The config judged against.
         config: String,
@@ -393,7 +393,7 @@ pub enum VerlDiagnostic {
         )
     )]
     PoolKeyTypo {
-        /// The key.
+        /// The dotted key, as written.
         key: String,
         /// The pool key it resembles.
         suggestion: &'static str,
@@ -413,7 +413,7 @@ pub enum VerlDiagnostic {
         help("give `{key}` a literal value (on the command line: `{key}=...`) to have it checked")
     )]
     Unresolved {
-        /// The key.
+        /// The dotted key, as written.
         key: &'static str,
         /// The interpolation.
         text: String,
@@ -432,11 +432,11 @@ pub enum VerlDiagnostic {
         help("lower `{key}`, or raise the limit with --max-slots")
     )]
     TooManySlots {
-        /// The key.
+        /// The dotted key, as written.
         key: &'static str,
-        /// Its value.
+        /// The value as verl would read it.
         value: i64,
-        /// The limit.
+        /// The limit that was passed (a `--max-*` setting or its default).
         limit: u64,
         /// The value.
         #[label("{origin}")]

@@ -27,7 +27,7 @@ impl<T: fmt::Display> fmt::Display for Listed<T> {
 pub struct KeyValue {
     /// The dotted key.
     pub key: &'static str,
-    /// Its value.
+    /// The value, as written.
     pub value: String,
 }
 
@@ -40,7 +40,7 @@ impl fmt::Display for KeyValue {
 /// Where Ray places a pool's groups.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PoolPlacement {
-    /// The pool.
+    /// The pool, by its name in the config.
     pub pool: String,
     /// The node of each placed group, in order.
     pub nodes: Vec<String>,

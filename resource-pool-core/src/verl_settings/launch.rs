@@ -12,7 +12,7 @@ use crate::source::Span;
 /// files that show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Understood {
-    /// The module.
+    /// The module name a launch line runs (`-m MODULE`).
     pub module: &'static str,
     /// The files whose `resource_pool_spec` is `global_pool = [trainer.n_gpus_per_node] *
     /// trainer.nnodes` (and `reward_pool` beside it) with main_ppo's role mapping.

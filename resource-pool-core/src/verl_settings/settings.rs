@@ -60,7 +60,7 @@ impl Origin {
 /// One setting's value and origin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setting {
-    /// The value.
+    /// The value, after interpolations.
     pub value: Value,
     /// Where it came from.
     pub origin: Origin,

@@ -87,7 +87,7 @@ pub enum RayHttpError {
     HttpStatus {
         /// The URL requested.
         url: String,
-        /// The status.
+        /// The HTTP status the dashboard answered with.
         status: u16,
         /// The start of the answer's body.
         detail: String,

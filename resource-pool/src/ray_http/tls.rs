@@ -32,7 +32,7 @@ pub enum TrustRoots {
     Authorities {
         /// The file they came from, for messages.
         origin: PathBuf,
-        /// The certificates.
+        /// The CA certificates read from the file.
         certificates: Arc<Vec<Certificate<'static>>>,
     },
 }

@@ -163,7 +163,7 @@ impl fmt::Display for Phrase {
 /// One pool's node-slots.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PoolSlots {
-    /// The pool.
+    /// The pool, by its name in the config.
     pub pool: String,
     /// Its node-slots.
     pub process_on_nodes: Vec<u32>,

@@ -37,7 +37,7 @@ pub enum ClusterDiagnostic {
         help("add `\"{key}\": {example}`")
     )]
     MissingMember {
-        /// The key.
+        /// The key of the node table.
         key: &'static str,
         /// The object, in words.
         table: String,
@@ -69,7 +69,7 @@ pub enum ClusterDiagnostic {
         help("give every node its own id")
     )]
     DuplicateNode {
-        /// The id.
+        /// The node's id, as the file gives it.
         id: String,
         /// The second use.
         #[label("used again here")]
@@ -90,7 +90,7 @@ pub enum ClusterDiagnostic {
     TooManyNodes {
         /// The nodes listed.
         count: usize,
-        /// The limit.
+        /// The limit that was passed (a `--max-*` setting or its default).
         limit: usize,
         /// The `nodes` key.
         #[label("too many nodes")]
@@ -106,9 +106,9 @@ pub enum ClusterDiagnostic {
         help("`available` is what is free now, `total` what the node has; check both")
     )]
     AvailableOverTotal {
-        /// The node.
+        /// The node's name, as its source lists it.
         node: String,
-        /// The resource.
+        /// The resource's name, as Ray spells it.
         resource: String,
         /// Free now.
         available: String,

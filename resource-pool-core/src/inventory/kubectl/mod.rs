@@ -101,7 +101,7 @@ pub enum KubectlError {
         help("give the output of one `kubectl get nodes -o json` unchanged")
     )]
     DuplicateNode {
-        /// The name.
+        /// The node's name, as the tool lists it.
         name: String,
         /// The second item's `metadata.name`.
         #[label("listed again here")]

@@ -51,7 +51,7 @@ pub enum KubeRayError {
         )
     )]
     BadQuantity {
-        /// The group.
+        /// The worker group, by its `groupName`.
         group: String,
         /// The resource key (`nvidia.com/gpu`).
         key: String,
@@ -74,7 +74,7 @@ pub enum KubeRayError {
         )
     )]
     BadStartParam {
-        /// The group.
+        /// The worker group, by its `groupName`.
         group: String,
         /// The parameter (`num-gpus`).
         param: String,
@@ -98,7 +98,7 @@ pub enum KubeRayError {
         )
     )]
     UnknownCpus {
-        /// The group.
+        /// The worker group, by its `groupName`.
         group: String,
         /// The Ray container.
         #[label("the Ray container (the first one)")]
@@ -114,7 +114,7 @@ pub enum KubeRayError {
         )
     )]
     UnboundedReplicas {
-        /// The group.
+        /// The worker group, by its `groupName`.
         group: String,
         /// The group's spec.
         #[label("no maxReplicas here")]

@@ -168,7 +168,7 @@ pub enum RayJsonError {
         /// The endpoint.
         #[serde(serialize_with = "crate::source::as_text")]
         endpoint: Endpoint,
-        /// The id.
+        /// Ray's node id (hex).
         id: String,
     },
 }

@@ -54,7 +54,7 @@ pub struct NodesPage {
 pub struct Usage {
     /// Used (including placement-group reservations).
     pub used: Amount,
-    /// Total.
+    /// What the node has in all (`resources_total`).
     pub total: Amount,
 }
 
@@ -88,7 +88,7 @@ pub struct RayGroup {
     pub state: String,
     /// `stats.scheduling_state`: `FINISHED`, `NO_RESOURCES`, `INFEASIBLE`, ...
     pub scheduling_state: String,
-    /// Its bundles.
+    /// The group's bundles, in Ray's order.
     pub bundles: Vec<RayBundle>,
 }
 
