@@ -153,6 +153,12 @@ impl SourceFile {
         while !text.is_char_boundary(to) {
             to -= 1;
         }
+        // The `…` takes the bytes before the window in the span space (its offset is
+        // `from - 3`): a window starting less than that from the text's start shows the
+        // line from its start instead.
+        if from < ELLIPSIS.len() {
+            from = line_start;
+        }
         let cut_left = from > line_start;
         let cut_right = to < line_end;
         let mut data = Vec::with_capacity(to - from + 2 * ELLIPSIS.len());
