@@ -109,13 +109,18 @@ def median_time(fn, runs: int) -> float:
     return statistics.median(times)
 
 
-def run_ours(binary: Path, config: Path, cluster: Path) -> tuple[int, dict | None]:
-    proc = subprocess.run(
+def run_process(binary: Path, config: Path, cluster: Path) -> subprocess.CompletedProcess:
+    """One `resource-pool check` process, its output read whole from the pipe: what is timed."""
+    return subprocess.run(
         [str(binary), "check", str(config), "--cluster", str(cluster), "--format", "json"],
         capture_output=True,
-        text=True,
         check=False,
     )
+
+
+def run_ours(binary: Path, config: Path, cluster: Path) -> tuple[int, dict | None]:
+    """One process and its JSON result, parsed here (not timed: see `run_process`)."""
+    proc = run_process(binary, config, cluster)
     try:
         out = json.loads(proc.stdout)
     except json.JSONDecodeError:
@@ -185,7 +190,7 @@ def main() -> int:
 
         verl_s = median_time(lambda: catches(verl_sum_check, nodes, spec), args.runs)
         verl_parse_s = parse_s + verl_s
-        ours_s = median_time(lambda: run_ours(args.binary, config_path, cluster_path), args.runs)
+        ours_s = median_time(lambda: run_process(args.binary, config_path, cluster_path), args.runs)
         code, out = run_ours(args.binary, config_path, cluster_path)
 
         should_fail = entry["expect"] != "places"

@@ -5,10 +5,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use resource_pool::Cluster;
-use resource_pool::check::check_against_slots;
 use resource_pool::check::suggest::{self, SuggestOptions, Suggestions};
-use resource_pool::check::verl_findings::{cluster_findings, ray_findings};
+use resource_pool::check::verl_findings::{cluster_findings, detected_device, ray_findings};
 use resource_pool::check::{CheckOptions, CheckReport, check};
 use resource_pool::config::OVERRIDES_NAME;
 use resource_pool::inventory::InventoryNote;
@@ -19,13 +17,14 @@ use resource_pool::verl::manager_from_layout;
 use resource_pool::verl_settings::key_set::key_set;
 use resource_pool::verl_settings::launch::{Launch, parse_launch};
 use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_config_file};
+use resource_pool::{Accelerator, Cluster};
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
-use resource_pool::report::Finding;
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
+use resource_pool::report::{Finding, slot_findings};
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]
@@ -189,11 +188,21 @@ impl VerlLoad {
         options: &CheckOptions,
     ) -> VerlRun {
         let VerlLoad {
-            loaded,
+            mut loaded,
             source,
             mut findings,
         } = self;
         let attach = |d| Finding::in_file(d, &source);
+        // verl 0.7+ asks for NPUs on an Ascend cluster whatever `trainer.device` says.
+        let detected = detected_device(&loaded.settings, &loaded.launch.releases, &cluster);
+        let mut accelerator = loaded.settings.accelerator().unwrap_or(Accelerator::Gpu);
+        if let Some(layout) = loaded.layout.as_mut().filter(|_| detected.is_some()) {
+            accelerator = Accelerator::Npu;
+            for pool in &mut layout.pools {
+                pool.spec.accelerator = Accelerator::Npu;
+            }
+        }
+        findings.extend(detected.map(attach));
         let manager = loaded.layout.as_ref().map(manager_from_layout);
         let Some(Ok(manager)) = manager else {
             if let Some(Err(error)) = manager {
@@ -209,15 +218,11 @@ impl VerlLoad {
         };
         let report = check(&manager, &cluster, &loaded.settings, options);
         findings.extend(
-            cluster_findings(&loaded.settings, &cluster)
+            cluster_findings(&loaded.settings, accelerator, &cluster)
                 .into_iter()
                 .map(attach),
         );
-        findings.extend(
-            check_against_slots(&cluster, &report.slots)
-                .into_iter()
-                .map(Finding::bare),
-        );
+        findings.extend(slot_findings(&cluster, &report));
         let (kept, verl) = ray_findings(&loaded.settings, &report, &cluster);
         findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));
         findings.extend(verl.into_iter().map(attach));

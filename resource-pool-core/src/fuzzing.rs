@@ -154,7 +154,8 @@ pub fn cluster_toml(bytes: &[u8]) {
     }
 }
 
-/// Cluster JSON bytes: as [`cluster_toml`], without the tree reader; and the syntax is
+/// Cluster JSON bytes: as [`cluster_toml`], without the tree reader but with the reading
+/// that the fast path for plain node entries must agree with; and the syntax is
 /// serde_json's: the reader finds a syntax error exactly when serde_json does, but for a
 /// key repeated in one object (refused here, the last one wins in serde_json) and numbers
 /// out of `f64`'s range (an amount too large here, an error in serde_json).
@@ -164,6 +165,17 @@ pub fn cluster_json(bytes: &[u8]) {
     };
     let loaded = load_cluster_as(&source, ClusterFormat::Json, &ClusterLimits::default());
     assert_cluster_file(&loaded, &source);
+    let general =
+        crate::inventory::cluster_file::load_json_general(&source, &ClusterLimits::default());
+    assert_eq!(
+        loaded.cluster, general.cluster,
+        "the fast path's cluster differs"
+    );
+    assert_eq!(loaded.spans, general.spans, "the fast path's spans differ");
+    assert_eq!(
+        loaded.diagnostics, general.diagnostics,
+        "the fast path's diagnostics differ"
+    );
     let syntax = loaded.diagnostics.iter().find(|d| d.is_syntax());
     let text = source.text();
     match (syntax, serde_json::from_str::<serde_json::Value>(text)) {

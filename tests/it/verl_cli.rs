@@ -471,3 +471,48 @@ fn snapshot_windows_at_the_ends_of_the_line() {
     insta::assert_snapshot!(stderr_of(&["--cluster", cluster.to_str().unwrap()], &argv));
     let _ = std::fs::remove_file(cluster);
 }
+
+/// verl 0.7 and later set `trainer.device` from the machine they start on: on an Ascend
+/// cluster a GPU script asks for NPUs. Checked with NPU bundles and said, unless the key
+/// set is of releases before 0.7 or the cluster has GPUs too.
+#[test]
+fn gpu_scripts_on_ascend_are_checked_as_verl_0_7_runs_them() {
+    let line = [
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "trainer.n_gpus_per_node=8",
+        "trainer.nnodes=2",
+    ];
+    let with = |extra: &[&str], cluster: &str| {
+        let mut args = vec!["--cluster", cluster];
+        args.extend_from_slice(extra);
+        args.push("--");
+        args.extend_from_slice(&line);
+        json_of(&args)
+    };
+    let (code, value) = with(&[], ASCEND);
+    assert_eq!(code, Some(0), "{value}");
+    assert_eq!(value["pools"][0]["accelerator"], "NPU", "{value}");
+    assert_eq!(codes(&value), ["resource_pool::verl::device_detected"]);
+    let detected = &value["diagnostics"][0];
+    assert_eq!(detected["severity"], "warning");
+    assert_eq!(detected["data"]["value"], "cuda");
+    assert_eq!(detected["data"]["nodes"], 2);
+
+    // verl 0.6.1 asks for GPUs there: the layout cannot be placed.
+    let (code, value) = with(&["--verl-version", "0.6.1"], ASCEND);
+    assert_eq!(code, Some(1), "{value}");
+    assert_eq!(value["pools"][0]["accelerator"], "GPU");
+    assert!(!codes(&value).contains(&"resource_pool::verl::device_detected"));
+
+    // Written `trainer.device=npu`: nothing to say. A GPU cluster: GPUs, as written.
+    let mut args = vec!["--cluster", ASCEND, "--"];
+    args.extend_from_slice(&line);
+    args.push("trainer.device=npu");
+    let (code, value) = json_of(&args);
+    assert_eq!((code, codes(&value)), (Some(0), vec![]), "{value}");
+    let (_, value) = with(&[], THREE);
+    assert_eq!(value["pools"][0]["accelerator"], "GPU");
+    assert!(!codes(&value).contains(&"resource_pool::verl::device_detected"));
+}

@@ -6,15 +6,59 @@ use super::{CheckDiagnostic, CheckReport, SlotSpans};
 use crate::model::{Accelerator, Cluster, PoolId, names};
 use crate::ray_sim::{GroupFate, RayVerdict};
 use crate::source::Span;
-use crate::verl_settings::keys::{KEYS, N_GPUS_PER_NODE, NNODES};
+use crate::verl_settings::keys::{DEVICE, KEYS, N_GPUS_PER_NODE, NNODES};
 use crate::verl_settings::{
     AliveNodes, HangCause, HangRemedy, KeyValue, Listed, NodeSize, Placements, PoolPlacement,
     VerlDiagnostic, VerlSettings,
 };
 
+/// The first verl release whose `main_ppo` sets `trainer.device` from the machine it starts
+/// on (`verl.utils.device.auto_set_device`, called first thing in `main`): `npu` where
+/// `torch_npu` is installed, whatever the config says (0.7.0 and 0.9.1 read to confirm).
+pub const AUTO_DEVICE_SINCE: [u32; 3] = [0, 7, 0];
+
+/// The device verl runs with on `cluster`, when it is not the settings': GPU bundles asked
+/// (`trainer.device=cuda`, verl's default) on a cluster whose alive nodes declare NPUs and
+/// none a GPU, under a key set that holds a release from [`AUTO_DEVICE_SINCE`] on
+/// (`releases`, as [`LaunchInfo`](crate::verl_settings::LaunchInfo) lists them). Verl then
+/// asks for NPUs: the layout is checked with NPU bundles, and the warning says why.
+pub fn detected_device(
+    settings: &VerlSettings,
+    releases: &[&str],
+    cluster: &Cluster,
+) -> Option<VerlDiagnostic> {
+    let auto = releases.iter().any(|release| {
+        let parts: Vec<u32> = release.split('.').map_while(|p| p.parse().ok()).collect();
+        parts.as_slice() >= AUTO_DEVICE_SINCE.as_slice()
+    });
+    if !auto || settings.accelerator() != Some(Accelerator::Gpu) {
+        return None;
+    }
+    let declares = |node: &crate::model::Node, name: &str| {
+        !node.available.get(name).is_zero()
+            || node.total.as_ref().is_some_and(|t| !t.get(name).is_zero())
+    };
+    let alive: Vec<_> = cluster.alive().collect();
+    let npu_nodes = alive.iter().filter(|n| declares(n, names::NPU)).count();
+    if npu_nodes == 0 || alive.iter().any(|n| declares(n, names::GPU)) {
+        return None;
+    }
+    Some(VerlDiagnostic::DeviceDetected {
+        value: settings.str(DEVICE).to_owned(),
+        nodes: AliveNodes(npu_nodes),
+        span: settings.span(DEVICE),
+        origin: settings.origin(DEVICE),
+    })
+}
+
 /// What the cluster says about verl's settings: nodes against `trainer.nnodes`, uneven
-/// nodes. The generic slot/node checks of [`crate::inventory`] come on top.
-pub fn cluster_findings(settings: &VerlSettings, cluster: &Cluster) -> Vec<VerlDiagnostic> {
+/// nodes (counting `accelerator`, the one verl runs with). The generic slot/node checks of
+/// [`crate::inventory`] come on top.
+pub fn cluster_findings(
+    settings: &VerlSettings,
+    accelerator: Accelerator,
+    cluster: &Cluster,
+) -> Vec<VerlDiagnostic> {
     let mut out = Vec::new();
     let alive: Vec<_> = cluster.alive().collect();
     let nnodes = settings.int(NNODES);
@@ -26,7 +70,6 @@ pub fn cluster_findings(settings: &VerlSettings, cluster: &Cluster) -> Vec<VerlD
             origin: settings.origin(NNODES),
         });
     }
-    let accelerator = settings.accelerator().unwrap_or(Accelerator::Gpu);
     let name = match accelerator {
         Accelerator::Gpu => names::GPU,
         Accelerator::Npu => names::NPU,

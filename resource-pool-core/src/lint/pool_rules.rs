@@ -127,10 +127,9 @@ pub fn lint_pool(
     lint_bundle_resources(pool, out);
     if out[start..].iter().all(|d| !d.is_error())
         && let Some(spec) = pool.build(defaults)
-        && spec
-            .process_on_nodes
-            .iter()
-            .any(|&n| spec.slot_demand(n).is_err())
+        // The largest slot overflows first: demand grows with the bundles.
+        && let Some(&largest) = spec.process_on_nodes.iter().max()
+        && spec.slot_demand(largest).is_err()
     {
         out.push(ConfigDiagnostic::DemandOverflow {
             pool: name.clone(),

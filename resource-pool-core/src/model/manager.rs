@@ -113,8 +113,9 @@ impl<R: RoleKey> ResourcePoolManager<R> {
             if spec.max_colocate_count == 0 {
                 return Err(ManagerError::ZeroColocate(pool.name.clone()));
             }
-            for &bundles in &spec.process_on_nodes {
-                spec.slot_demand(bundles)
+            // The largest slot overflows first: demand grows with the bundles.
+            if let Some(&largest) = spec.process_on_nodes.iter().max() {
+                spec.slot_demand(largest)
                     .map_err(|_| ManagerError::Overflow(pool.name.clone()))?;
             }
         }

@@ -220,7 +220,10 @@ impl SourceFile {
             )));
         }
         let file = std::fs::File::open(path).map_err(io)?;
-        let mut bytes = Vec::new();
+        // Sized from the metadata (capped by the limit), so a large file is read without
+        // growing and copying the buffer again and again.
+        let expected = meta.len().min(limits.max_file_bytes).saturating_add(1);
+        let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
         // Read one byte past the limit to tell "at the limit" from "over it", whatever the
         // metadata says (pipes and /proc files report no size).
         file.take(limits.max_file_bytes.saturating_add(1))

@@ -468,6 +468,32 @@ pub enum VerlDiagnostic {
         origin: OriginKind,
     },
 
+    /// GPU bundles asked on a cluster of NPUs only: verl 0.7 and later set `trainer.device`
+    /// from the machine they start on (`verl.utils.device.auto_set_device`), so on Ascend
+    /// they ask for NPUs.
+    #[error(
+        "`trainer.device={value}` asks for GPUs, but the cluster has {nodes} with NPUs and none with a GPU: checked with NPU bundles, as verl 0.7 and later run it there"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::device_detected),
+        help(
+            "verl 0.7 and later switch to `npu` by themselves where `torch_npu` is installed (`auto_set_device`); earlier releases ask for GPUs here and wait forever: write `trainer.device=npu`"
+        )
+    )]
+    DeviceDetected {
+        /// `trainer.device` as set (`cuda` by default).
+        value: String,
+        /// The alive nodes that declare NPUs.
+        nodes: AliveNodes,
+        /// `trainer.device`, when written.
+        #[label("{origin}")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+        /// Where it came from.
+        origin: OriginKind,
+    },
+
     /// Nodes with different accelerator counts: verl's `[n] * nnodes` cannot say so.
     #[error(
         "the alive nodes have {counts} {accelerator}s, and verl's node-slots of `trainer.n_gpus_per_node={per_node}` cannot fill some of them"

@@ -108,12 +108,7 @@ impl CheckRun {
 
     /// The run with the cluster's findings against the node-slots added.
     fn from_report(mut findings: Vec<Finding>, report: CheckReport, cluster: Cluster) -> CheckRun {
-        findings.extend(
-            check_against_slots(&cluster, &report.slots)
-                .into_iter()
-                .filter(|f| !said_by_type_name(f, &report))
-                .map(Finding::bare),
-        );
+        findings.extend(slot_findings(&cluster, &report));
         CheckRun {
             findings,
             report: Some(report),
@@ -209,6 +204,17 @@ fn suggestion_findings(
             Some(source) => Finding::in_file(d, source),
             None => Finding::bare(d),
         })
+        .collect()
+}
+
+/// The cluster's findings against the report's node-slots (a slot no node could ever
+/// hold, a resource no alive node declares, ...), as every front end reports them: a
+/// resource whose spelling the check already corrects is said once, by the check.
+pub fn slot_findings(cluster: &Cluster, report: &CheckReport) -> Vec<Finding> {
+    check_against_slots(cluster, &report.slots)
+        .into_iter()
+        .filter(|f| !said_by_type_name(f, report))
+        .map(Finding::bare)
         .collect()
 }
 

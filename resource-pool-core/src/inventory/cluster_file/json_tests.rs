@@ -220,6 +220,92 @@ proptest! {
     }
 }
 
+/// A plain node entry's JSON, in one of the ways files write it: keys in any order,
+/// optional keys left out, numbers of every form, labels, escapes, odd spacing.
+fn plain_node_json() -> impl Strategy<Value = String> {
+    let id = prop::sample::select(vec!["\"a\"", "\"b\"", "\"n\\u0031\"", "\"é\""]);
+    let amounts = || {
+        prop::collection::vec(
+            (
+                prop::sample::select(vec![
+                    "\"GPU\"",
+                    "\"CPU\"",
+                    "\"NPU\"",
+                    "\"x\"",
+                    "\"G\\u0050U\"",
+                ]),
+                number(),
+            ),
+            0..4,
+        )
+        .prop_map(|entries| {
+            let entries: Vec<String> = entries.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            format!("{{{}}}", entries.join(", "))
+        })
+    };
+    let member = prop_oneof![
+        id.prop_map(|v| format!("\"id\": {v}")),
+        amounts().prop_map(|v| format!("\"available\": {v}")),
+        amounts().prop_map(|v| format!("\"total\": {v}")),
+        Just("\"address\": \"10.0.0.1\"".to_owned()),
+        any::<bool>().prop_map(|b| format!("\"alive\": {b}")),
+        Just("\"labels\": {\"zone\": \"a\", \"rack\": \"r\\n1\"}".to_owned()),
+        Just("\"labels\": {}".to_owned()),
+    ];
+    (
+        prop::collection::vec(member, 0..7),
+        prop::sample::select(vec!["", " ", "\n  "]),
+    )
+        .prop_map(|(members, gap)| format!("{{{gap}{}{gap}}}", members.join(&format!(",{gap}"))))
+}
+
+proptest! {
+    #![proptest_config(Config::with_cases(1500))]
+
+    /// The fast path for plain node entries reads what the general reading does: the
+    /// same cluster, spans and problems, on generated files (plain and not, with one edit
+    /// that may break them) and under a node limit that the file may pass.
+    #[test]
+    fn the_fast_path_reads_as_the_general_reading(
+        plain in prop::collection::vec(plain_node_json(), 0..6),
+        doc in document(),
+        at in any::<prop::sample::Index>(),
+        edit in 0..3u8,
+        c in prop::sample::select(vec!['{', '}', ',', ':', '"', '\\', '0', '-', '.', 'e', ' ']),
+        limit in 1..8usize,
+    ) {
+        let others: Vec<String> = match doc.iter().find(|(k, _)| k == "nodes") {
+            Some((_, Item::List(items))) => items.iter().map(Item::json).collect(),
+            _ => Vec::new(),
+        };
+        let entries: Vec<String> = plain.into_iter().chain(others).collect();
+        let mut json = format!("{{\"nodes\": [{}]}}", entries.join(", "));
+        let mut i = at.index(json.len() + 1);
+        while !json.is_char_boundary(i) {
+            i -= 1;
+        }
+        match edit {
+            1 => json.insert(i, c),
+            2 if i < json.len() => {
+                let mut end = i + 1;
+                while !json.is_char_boundary(end) {
+                    end += 1;
+                }
+                json.replace_range(i..end, "");
+            }
+            _ => {}
+        }
+        let source = SourceFile::new("c.json", json.as_str());
+        for limits in [ClusterLimits::default(), ClusterLimits { max_nodes: limit }] {
+            let fast = load_cluster(&source, &limits);
+            let general = load_json_general(&source, &limits);
+            prop_assert_eq!(&fast.cluster, &general.cluster, "{}", json);
+            prop_assert_eq!(&fast.spans, &general.spans, "{}", json);
+            prop_assert_eq!(&fast.diagnostics, &general.diagnostics, "{}", json);
+        }
+    }
+}
+
 #[test]
 fn nesting_stops_where_serde_json_s_does() {
     for depth in [126, 127, 128, 129, 200_000] {

@@ -98,6 +98,13 @@ pub fn load_cluster(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluste
     load_cluster_as(source, format, limits)
 }
 
+/// Reads cluster JSON without the JSON reader's fast path for plain node entries: the
+/// reading the fast path must agree with (the tests and the fuzz target compare them).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn load_json_general(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluster {
+    json_reader::read_json_with(source, limits, false)
+}
+
 /// Reads a cluster file in the given format, collecting every problem.
 pub fn load_cluster_as(
     source: &SourceFile,

@@ -3,7 +3,8 @@
 //! in total), the same for TOML and JSON. Entries arrive one at a time and leave only the
 //! node behind: its resources shared with every equal node's, its id and the id's span.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::{BuildHasher, RandomState};
 
@@ -81,6 +82,44 @@ impl NodeReader {
         self.check_totals(&node, &id_span, item);
         self.nodes.push(node);
         self.spans.push(NodeSpans { id: id_span });
+    }
+
+    /// Takes a node entry of the plain shape, read straight from the text; false, with
+    /// nothing taken, when it has no id or no `available`, lists more available than in
+    /// total, or would pass the limit: the caller then pushes the entry's value, whose
+    /// reading words every problem.
+    pub(super) fn push_plain(&mut self, entry: &mut PlainEntry<'_>) -> bool {
+        let Some((id, id_span)) = entry.id.take() else {
+            return false;
+        };
+        if !entry.has_available || self.count >= self.limit {
+            return false;
+        }
+        let available = self.read.share(&mut entry.available);
+        let total = entry.has_total.then(|| self.read.share(&mut entry.total));
+        if let Some(total) = &total
+            && available
+                .iter()
+                .any(|(name, amount)| amount > total.get(name))
+        {
+            return false;
+        }
+        self.count += 1;
+        let labels: BTreeMap<String, String> = entry
+            .labels
+            .drain(..)
+            .map(|(name, text)| (name.into_owned(), text.into_owned()))
+            .collect();
+        self.nodes.push(Node {
+            id: id.into_owned(),
+            address: entry.address.take().map(Cow::into_owned),
+            alive: entry.alive.take().unwrap_or(true),
+            available,
+            total,
+            labels,
+        });
+        self.spans.push(NodeSpans { id: id_span });
+        true
     }
 
     /// More of a resource available than in total: a warning on the available amount.
@@ -310,6 +349,49 @@ fn read_node(
     }
     let readable = out.len() == after_keys;
     (readable && has_id && has_available).then_some((node, id_span))
+}
+
+/// A node entry of the plain shape: only known keys, each once and of its type, every
+/// amount readable, no key twice in a table. A reader's fast path fills it from the text
+/// (reusing its lists entry after entry) and [`NodeReader::push_plain`] makes of it the
+/// node that [`NodeReader::push`] makes of the entry's value.
+#[derive(Default)]
+pub(super) struct PlainEntry<'i> {
+    /// The id and the span of its value.
+    pub(super) id: Option<(Cow<'i, str>, Span)>,
+    pub(super) address: Option<Cow<'i, str>>,
+    pub(super) alive: Option<bool>,
+    /// The amounts in file order, and whether the entry has the key.
+    available: Vec<(ResourceName, Amount)>,
+    has_available: bool,
+    total: Vec<(ResourceName, Amount)>,
+    has_total: bool,
+    /// The labels in file order.
+    pub(super) labels: Vec<(Cow<'i, str>, Cow<'i, str>)>,
+}
+
+impl PlainEntry<'_> {
+    /// Empties the entry for the next, keeping the lists' memory.
+    pub(super) fn clear(&mut self) {
+        self.id = None;
+        self.address = None;
+        self.alive = None;
+        self.has_available = false;
+        self.has_total = false;
+        self.labels.clear();
+    }
+
+    /// The empty list of `available` (of `total` when `total`), the key marked present.
+    pub(super) fn amounts(&mut self, total: bool) -> &mut Vec<(ResourceName, Amount)> {
+        let (list, present) = if total {
+            (&mut self.total, &mut self.has_total)
+        } else {
+            (&mut self.available, &mut self.has_available)
+        };
+        *present = true;
+        list.clear();
+        list
+    }
 }
 
 /// A key inside a table, as messages name it: `available.GPU`.

@@ -11,10 +11,12 @@
 use std::borrow::Cow;
 
 use super::document::{Array, ClusterFormat, Key, Kind, Table, Value};
-use super::nodes::{NodeReader, NodesKey, check_root};
+use super::nodes::{NodeReader, NodesKey, PlainEntry, check_root};
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster};
 use crate::source::{SourceFile, Span, to_source_span};
 use crate::toml_walk::StructureError;
+
+mod plain_node;
 
 /// serde_json's nesting limit: 127 arrays and objects in one another are read, not 128.
 const NESTING_LIMIT: usize = 128;
@@ -29,12 +31,23 @@ type Step<T> = Result<T, SyntaxError>;
 
 /// Reads a cluster JSON file.
 pub(super) fn read_json(source: &SourceFile, limits: &ClusterLimits) -> LoadedCluster {
+    read_json_with(source, limits, true)
+}
+
+/// Reads a cluster JSON file, node entries of the plain shape through the fast path
+/// ([`plain_node`]) when `plain`: the tests read with it and without.
+pub(super) fn read_json_with(
+    source: &SourceFile,
+    limits: &ClusterLimits,
+    plain: bool,
+) -> LoadedCluster {
     let mut nodes = NodeReader::new(ClusterFormat::Json, limits);
     let text = source.base_text();
     let mut scanner = Scanner {
         text,
         bytes: text.as_bytes(),
         pos: 0,
+        plain,
     };
     match scanner.document(&mut nodes) {
         Ok(root) => {
@@ -72,6 +85,8 @@ struct Scanner<'i> {
     text: &'i str,
     bytes: &'i [u8],
     pos: usize,
+    /// Whether node entries of the plain shape take the fast path.
+    plain: bool,
 }
 
 impl<'i> Scanner<'i> {
@@ -231,11 +246,20 @@ impl<'i> Scanner<'i> {
         if self.peek() == Some(b']') {
             self.pos += 1;
         } else {
+            let mut plain = PlainEntry::default();
             loop {
-                let item = self.value(depth + 1)?;
                 match nodes.as_deref_mut() {
-                    Some(reader) => reader.push(&item),
-                    None => items.push(item),
+                    Some(reader) => {
+                        let start = self.pos;
+                        let fast = self.plain
+                            && self.plain_node(&mut plain).is_some()
+                            && reader.push_plain(&mut plain);
+                        if !fast {
+                            self.pos = start;
+                            reader.push(&self.value(depth + 1)?);
+                        }
+                    }
+                    None => items.push(self.value(depth + 1)?),
                 }
                 self.whitespace();
                 match self.peek() {
