@@ -101,6 +101,11 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     if args.replicas.is_some() && args.kuberay.is_none() {
         return Err(vec![Finding::bare(ReplicasWithoutKubeRay)]);
     }
+    // The same for `--kubectl-pods` beside `--cluster`, `--ray`, ...: the pods would be
+    // read by no one and their requests silently left out.
+    if args.kubectl_pods.is_some() && args.kubectl.is_none() {
+        return Err(vec![Finding::bare(PodsWithoutKubectl)]);
+    }
     if let Some(path) = &args.cluster {
         return from_path(path, context);
     }
@@ -318,6 +323,15 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
     )
 )]
 pub struct NoCluster;
+
+/// `--kubectl-pods` without `--kubectl`, where it would change nothing.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("--kubectl-pods applies to `kubectl get nodes` only")]
+#[diagnostic(
+    code(resource_pool::cli::pods_without_kubectl),
+    help("pass the nodes with --kubectl FILE, or drop --kubectl-pods")
+)]
+pub struct PodsWithoutKubectl;
 
 /// `--replicas` without `--kuberay`, where it would change nothing.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]

@@ -145,4 +145,35 @@ fn pods_without_nodes_and_mixed_sources_are_usage_errors() {
         None,
     );
     assert_eq!(output.status.code(), Some(2));
+    // Beside another source, where clap lets `requires` go: said, not ignored.
+    for (option, value, code) in [
+        (
+            "--kubectl-pods",
+            PODS,
+            "resource_pool::cli::pods_without_kubectl",
+        ),
+        (
+            "--replicas",
+            "max",
+            "resource_pool::cli::replicas_without_kuberay",
+        ),
+    ] {
+        let output = run(
+            &[
+                "inventory",
+                "--cluster",
+                "examples/clusters/three_nodes.toml",
+                option,
+                value,
+            ],
+            None,
+        );
+        assert_eq!(output.status.code(), Some(2), "{option}");
+        assert!(
+            text(&output.stderr).contains(code),
+            "{}",
+            text(&output.stderr)
+        );
+        assert!(output.stdout.is_empty(), "{option}");
+    }
 }

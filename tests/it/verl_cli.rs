@@ -516,3 +516,47 @@ fn gpu_scripts_on_ascend_are_checked_as_verl_0_7_runs_them() {
     assert_eq!(value["pools"][0]["accelerator"], "GPU");
     assert!(!codes(&value).contains(&"resource_pool::verl::device_detected"));
 }
+
+/// Distillation (verl 0.8 and later) adds teacher_pool after the other pools; a layout
+/// that does not fit is fixed in its own keys.
+#[test]
+fn distillation_checks_the_teacher_pool_too() {
+    let cluster = cluster_file("distill", 3, 8, "GPU");
+    let cluster = cluster.to_str().expect("utf-8 path");
+    let line = [
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "trainer.nnodes=2",
+        "distillation.enabled=True",
+        "distillation.n_gpus_per_node=8",
+    ];
+    let with = |teacher_nodes: &str| {
+        let mut args = vec!["--cluster", cluster, "--"];
+        args.extend_from_slice(&line);
+        let nnodes = format!("distillation.nnodes={teacher_nodes}");
+        args.push(&nnodes);
+        json_of(&args)
+    };
+    let (code, value) = with("1");
+    assert_eq!(code, Some(0), "{value}");
+    assert_eq!(value["pools"][1]["name"], "teacher_pool");
+    assert_eq!(value["pools"][1]["process_on_nodes"], json!([8]));
+    assert_eq!(value["mapping"]["teacher"], "teacher_pool");
+
+    // One teacher node-slot more than the cluster holds: not placeable, and the suggested
+    // layout keeps global_pool and gives the teacher one node-slot.
+    let (code, value) = with("2");
+    assert_eq!(code, Some(1), "{value}");
+    assert_eq!(value["feasible"], false);
+    let suggestion = &value["suggestions"][0];
+    assert_eq!(
+        suggestion["pools"],
+        json!({"global_pool": [8, 8], "teacher_pool": [8]})
+    );
+    assert_eq!(suggestion["overrides"], json!(["distillation.nnodes=1"]));
+
+    let (code, value) = with("0");
+    assert_eq!(code, Some(1), "{value}");
+    assert!(codes(&value).contains(&"resource_pool::verl::teacher_pool_size"));
+}

@@ -85,11 +85,11 @@ pub fn cluster_findings(
     }
     counts.retain(|(c, _)| *c > 0);
     // Uneven nodes matter when verl's node-slot sizes cannot fill some node.
-    let (switch, gpus, _) = settings.reward_keys();
-    let mut sizes = vec![settings.int(N_GPUS_PER_NODE)];
-    if settings.bool(switch) {
-        sizes.push(settings.int(gpus));
-    }
+    let sizes: Vec<i64> = settings
+        .pool_keys()
+        .iter()
+        .map(|p| settings.int(p.gpus))
+        .collect();
     let fillable = |c: u64| sizes.iter().any(|&s| s > 0 && c.is_multiple_of(s as u64));
     if counts.len() > 1 && counts.iter().any(|(c, _)| !fillable(*c)) {
         counts.sort_unstable_by_key(|&(c, _)| std::cmp::Reverse(c));
@@ -145,11 +145,12 @@ pub fn ray_findings(
     let Some((pending_slot, pending)) = branch.first_pending() else {
         return (report.diagnostics.clone(), Vec::new());
     };
-    let (_, gpus, nnodes) = settings.reward_keys();
-    let mut keys = vec![NNODES, N_GPUS_PER_NODE];
-    if report.pools.len() > 1 {
-        keys.extend([nnodes, gpus]);
-    }
+    let keys: Vec<_> = settings
+        .pool_keys()
+        .iter()
+        .take(report.pools.len())
+        .flat_map(|p| [p.nnodes, p.gpus])
+        .collect();
     let shown = keys
         .iter()
         .map(|&k| KeyValue {
@@ -211,12 +212,10 @@ pub fn ray_findings(
 /// Placement diagnostics point at the settings that size each pool.
 impl SlotSpans for VerlSettings {
     fn pool_span(&self, pool: PoolId) -> Option<Span> {
-        let (_, gpus, nnodes) = self.reward_keys();
-        let candidates = match pool {
-            0 => [NNODES, N_GPUS_PER_NODE],
-            _ => [nnodes, gpus],
-        };
-        candidates.iter().find_map(|&k| self.get(k).origin.span())
+        let keys = self.pool_keys().get(pool).copied()?;
+        [keys.nnodes, keys.gpus]
+            .iter()
+            .find_map(|&k| self.get(k).origin.span())
     }
 
     fn slot_span(&self, pool: PoolId, _slot: usize) -> Option<Span> {

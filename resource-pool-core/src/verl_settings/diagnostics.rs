@@ -256,6 +256,31 @@ pub enum VerlDiagnostic {
         enable: Option<SourceSpan>,
     },
 
+    /// Distillation's teacher pool without a size: verl raises `ValueError`.
+    #[error(
+        "distillation is enabled but `{key}={value}`: verl raises ValueError (\"config.{key} must be greater than 0\")"
+    )]
+    #[diagnostic(
+        code(resource_pool::verl::teacher_pool_size),
+        help(
+            "give the teacher pool a size, for example `{key}=1`, or set `distillation.enabled=False`"
+        )
+    )]
+    TeacherPoolWithoutSize {
+        /// The size key.
+        key: &'static str,
+        /// The value as verl would read it.
+        value: i64,
+        /// The size's value, when given.
+        #[label("the size")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+        /// `distillation.enabled`.
+        #[label("enabled here")]
+        #[serde(skip)]
+        enable: Option<SourceSpan>,
+    },
+
     /// A reward pool that no worker uses.
     #[error(
         "`{enable_key}=True` but `reward_model.enable` is False: verl still reserves reward_pool, for no worker"

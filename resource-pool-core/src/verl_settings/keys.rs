@@ -134,6 +134,9 @@ keys! {
     NEW_RM_NNODES = "reward.reward_model.nnodes": Int = DefaultValue::Int(0);
     KL_IN_REWARD = "algorithm.use_kl_in_reward": Bool = DefaultValue::Bool(false);
     KL_LOSS = "actor_rollout_ref.actor.use_kl_loss": Bool = DefaultValue::Bool(false);
+    DISTILL_ENABLE = "distillation.enabled": Bool = DefaultValue::Bool(false);
+    DISTILL_GPUS = "distillation.n_gpus_per_node": Int = DefaultValue::Int(8);
+    DISTILL_NNODES = "distillation.nnodes": Int = DefaultValue::Int(0);
 }
 
 /// The key of that dotted path.

@@ -2,13 +2,13 @@
 
 use super::keys::*;
 use super::settings::VerlSettings;
-use super::{GLOBAL_POOL, REWARD_POOL};
+use super::{GLOBAL_POOL, REWARD_POOL, TEACHER_POOL};
 use crate::model::{PoolSpec, ResourcePool};
 
 /// The pools and mapping verl builds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerlLayout {
-    /// `global_pool`, then `reward_pool` when verl creates it.
+    /// `global_pool`, then `reward_pool` and `teacher_pool` when verl creates them.
     pub pools: Vec<ResourcePool>,
     /// Every role verl creates a worker group for, by verl's string, and its pool.
     pub mapping: Vec<(&'static str, &'static str)>,
@@ -25,18 +25,14 @@ pub(super) fn layout(s: &VerlSettings) -> Option<VerlLayout> {
             ..PoolSpec::with_slots(vec![per_node; nodes])
         })
     };
-    let mut pools = vec![ResourcePool::new(
-        GLOBAL_POOL,
-        pool(s.int(N_GPUS_PER_NODE), s.int(NNODES))?,
-    )];
-    let (switch, gpus, nnodes) = s.reward_keys();
-    let reward_pool = s.bool(switch);
-    if reward_pool {
+    let mut pools = Vec::new();
+    for keys in s.pool_keys() {
         pools.push(ResourcePool::new(
-            REWARD_POOL,
-            pool(s.int(gpus), s.int(nnodes))?,
+            keys.name,
+            pool(s.int(keys.gpus), s.int(keys.nnodes))?,
         ));
     }
+    let reward_pool = pools.iter().any(|p| p.name == REWARD_POOL);
     let kl = s.bool(KL_IN_REWARD) || s.bool(KL_LOSS);
     let new_engine = s.str(LEGACY_WORKER_IMPL) == "disable";
     let mut mapping = vec![(
@@ -60,6 +56,9 @@ pub(super) fn layout(s: &VerlSettings) -> Option<VerlLayout> {
     }
     if !new_engine && kl {
         mapping.push(("ref", GLOBAL_POOL));
+    }
+    if pools.iter().any(|p| p.name == TEACHER_POOL) {
+        mapping.push(("teacher", TEACHER_POOL));
     }
     Some(VerlLayout { pools, mapping })
 }

@@ -49,7 +49,7 @@ pub use fields::{
 };
 pub use layout::VerlLayout;
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl, user_config_file};
-pub use settings::{Origin, OriginKind, Setting, VerlSettings};
+pub use settings::{Origin, OriginKind, PoolKeys, Setting, VerlSettings};
 
 /// The verl whose defaults and rules are followed.
 pub const VERL_VERSION: &str = "verl main, late 2025 (commit 006cebf8 of verl/trainer/main_ppo.py)";
@@ -58,6 +58,8 @@ pub const VERL_VERSION: &str = "verl main, late 2025 (commit 006cebf8 of verl/tr
 pub const GLOBAL_POOL: &str = "global_pool";
 /// verl's reward pool.
 pub const REWARD_POOL: &str = "reward_pool";
+/// verl's teacher pool (0.8 and later, with `distillation.enabled`).
+pub const TEACHER_POOL: &str = "teacher_pool";
 
 /// Where a launch's spans point: the YAML's bytes first, then, one byte further, the
 /// command line's (the pasted words joined by spaces). This is the layout of

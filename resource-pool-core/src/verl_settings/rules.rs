@@ -38,6 +38,19 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             });
         }
     }
+    if s.bool(DISTILL_ENABLE) {
+        for key in [DISTILL_GPUS, DISTILL_NNODES] {
+            let value = s.int(key);
+            if value <= 0 {
+                out.push(VerlDiagnostic::TeacherPoolWithoutSize {
+                    key: KEYS[key].path,
+                    value,
+                    span: s.span(key),
+                    enable: s.span(DISTILL_ENABLE),
+                });
+            }
+        }
+    }
     if switch == NEW_RM_POOL {
         for (legacy, newer) in [
             (RM_POOL, NEW_RM_POOL),
@@ -61,16 +74,21 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             origin: s.origin(DEVICE),
         });
     }
-    let mut slots = s.int(NNODES).max(0) as u64;
-    if s.bool(switch) {
-        slots = slots.saturating_add(s.int(nnodes).max(0) as u64);
-    }
+    // Every pool's node-slots together; the largest pool's count is the one to lower.
+    let counts: Vec<(KeyId, u64)> = s
+        .pool_keys()
+        .iter()
+        .map(|p| (p.nnodes, s.int(p.nnodes).max(0) as u64))
+        .collect();
+    let slots = counts
+        .iter()
+        .fold(0u64, |sum, (_, n)| sum.saturating_add(*n));
     if slots > max_slots {
-        let key = if s.int(NNODES).max(0) as u64 > max_slots / 2 || !s.bool(switch) {
-            NNODES
-        } else {
-            nnodes
-        };
+        let key = counts
+            .iter()
+            .rev()
+            .max_by_key(|(_, n)| *n)
+            .map_or(NNODES, |(key, _)| *key);
         out.push(VerlDiagnostic::TooManySlots {
             key: KEYS[key].path,
             value: s.int(key),
@@ -79,7 +97,11 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             origin: s.origin(key),
         });
     }
-    for key in [N_GPUS_PER_NODE, gpus] {
+    let mut sizes = vec![N_GPUS_PER_NODE, gpus];
+    if s.bool(DISTILL_ENABLE) {
+        sizes.push(DISTILL_GPUS);
+    }
+    for key in sizes {
         if s.int(key) > i64::from(u32::MAX) {
             out.push(VerlDiagnostic::TooManySlots {
                 key: KEYS[key].path,

@@ -134,6 +134,37 @@ impl VerlSettings {
         self.settings[key].origin != Origin::Default
     }
 
+    /// The pools verl creates, in its order, each with the keys that size it: global_pool
+    /// (`trainer.*`), reward_pool when its switch is on ([`VerlSettings::reward_keys`]),
+    /// teacher_pool when `distillation.enabled` (verl 0.8 and later, `main_ppo.py`:
+    /// `[distillation.n_gpus_per_node] * distillation.nnodes`).
+    pub fn pool_keys(&self) -> Vec<PoolKeys> {
+        let mut pools = vec![PoolKeys {
+            name: super::GLOBAL_POOL,
+            switch: None,
+            gpus: N_GPUS_PER_NODE,
+            nnodes: NNODES,
+        }];
+        let (switch, gpus, nnodes) = self.reward_keys();
+        if self.bool(switch) {
+            pools.push(PoolKeys {
+                name: super::REWARD_POOL,
+                switch: Some(switch),
+                gpus,
+                nnodes,
+            });
+        }
+        if self.bool(DISTILL_ENABLE) {
+            pools.push(PoolKeys {
+                name: super::TEACHER_POOL,
+                switch: Some(DISTILL_ENABLE),
+                gpus: DISTILL_GPUS,
+                nnodes: DISTILL_NNODES,
+            });
+        }
+        pools
+    }
+
     /// The reward pool's keys verl reads: the newer `reward.reward_model.*` when any is
     /// given, else `reward_model.*`. (switch, n_gpus_per_node, nnodes)
     pub fn reward_keys(&self) -> (KeyId, KeyId, KeyId) {
@@ -165,4 +196,17 @@ impl VerlSettings {
     pub fn origin(&self, key: KeyId) -> OriginKind {
         self.settings[key].origin.kind()
     }
+}
+
+/// A pool verl creates and the keys that size it ([`VerlSettings::pool_keys`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolKeys {
+    /// The pool's name (`reward_pool`).
+    pub name: &'static str,
+    /// The key that creates it (`None` for global_pool, always created).
+    pub switch: Option<KeyId>,
+    /// Its accelerators per node-slot.
+    pub gpus: KeyId,
+    /// Its node-slots.
+    pub nnodes: KeyId,
 }

@@ -193,6 +193,55 @@ fn interpolations_follow_known_keys() {
 }
 
 #[test]
+fn distillation_adds_the_teacher_pool_after_the_reward_pool() {
+    // verl 0.8.0 and 0.9.1 (`main_ppo.py`, `trainer_base.py`): global_pool, reward_pool,
+    // then `[distillation.n_gpus_per_node] * distillation.nnodes` as teacher_pool.
+    let loaded = load(
+        None,
+        &[
+            "trainer.nnodes=2",
+            "reward.reward_model.enable_resource_pool=True",
+            "reward.reward_model.nnodes=1",
+            "reward_model.enable=True",
+            "distillation.enabled=True",
+            "distillation.nnodes=3",
+            "distillation.n_gpus_per_node=4",
+        ],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let layout = loaded.layout.unwrap();
+    assert_eq!(
+        slots(&layout),
+        [
+            ("global_pool", vec![8, 8]),
+            ("reward_pool", vec![8]),
+            ("teacher_pool", vec![4, 4, 4])
+        ]
+    );
+    assert_eq!(layout.mapping.last(), Some(&("teacher", "teacher_pool")));
+
+    // Disabled (verl's default), its sizes build nothing; enabled without a size, verl's
+    // ValueError, labelled on the switch.
+    let loaded = load(None, &["distillation.nnodes=3"]);
+    assert_eq!(slots(&loaded.layout.unwrap()), [("global_pool", vec![8])]);
+    let loaded = load(None, &["distillation.enabled=True"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::teacher_pool_size"]);
+    assert!(loaded.layout.is_none());
+    let loaded = load(
+        None,
+        &["distillation.enabled=True", "distillation.nnodes=99999999"],
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::too_many_slots"]);
+    assert!(
+        loaded.diagnostics[0]
+            .to_string()
+            .contains("distillation.nnodes"),
+        "{}",
+        loaded.diagnostics[0]
+    );
+}
+
+#[test]
 fn huge_counts_are_refused_before_allocating() {
     let loaded = load(None, &["trainer.nnodes=9223372036854775807"]);
     assert_eq!(codes(&loaded), ["resource_pool::verl::too_many_slots"]);

@@ -9,7 +9,7 @@ use crate::config::{PoolDefaults, SlotSource};
 use crate::load::LoadedConfig;
 use crate::model::PoolId;
 use crate::verl_settings::VerlSettings;
-use crate::verl_settings::keys::{KEYS, KeyId, N_GPUS_PER_NODE, NNODES};
+use crate::verl_settings::keys::{KEYS, KeyId};
 
 /// How the overrides of a suggestion are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -120,12 +120,10 @@ impl LayoutTerms for VerlSettings {
         OverrideStyle::Hydra
     }
     fn overrides(&self, pool: PoolId, _: &str, choice: &PoolChoice, _: &[u32]) -> Vec<String> {
-        let (gpus, nnodes): (KeyId, KeyId) = if pool == 0 {
-            (N_GPUS_PER_NODE, NNODES)
-        } else {
-            let (_, gpus, nnodes) = self.reward_keys();
-            (gpus, nnodes)
+        let Some(keys) = self.pool_keys().get(pool).copied() else {
+            return Vec::new();
         };
+        let (gpus, nnodes): (KeyId, KeyId) = (keys.gpus, keys.nnodes);
         let current = |key: KeyId| match &self.get(key).value {
             crate::verl_settings::keys::Value::Int(n) => Some(*n),
             _ => None,
