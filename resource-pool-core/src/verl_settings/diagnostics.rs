@@ -283,18 +283,20 @@ pub enum VerlDiagnostic {
 
     /// A reward pool that no worker uses.
     #[error(
-        "`{enable_key}=True` but `reward_model.enable` is False: verl still reserves reward_pool, for no worker"
+        "`{enable_key}=True` but `{model_key}` is False: verl still reserves reward_pool, for no worker"
     )]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::reward_pool_unused),
         help(
-            "set `reward_model.enable=True` to run a reward model there, or drop `{enable_key}` to free its accelerators"
+            "set `{model_key}=True` to run a reward model there, or drop `{enable_key}` to free its accelerators"
         )
     )]
     RewardPoolUnused {
         /// The switch's key.
         enable_key: &'static str,
+        /// The reward model's switch, in the same spelling.
+        model_key: &'static str,
         /// The switch.
         #[label("reward_pool reserved here")]
         #[serde(skip)]

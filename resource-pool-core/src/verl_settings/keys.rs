@@ -129,6 +129,7 @@ keys! {
     RM_POOL = "reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
     RM_GPUS = "reward_model.n_gpus_per_node": Int = DefaultValue::Int(8);
     RM_NNODES = "reward_model.nnodes": Int = DefaultValue::Int(0);
+    NEW_RM_ENABLE = "reward.reward_model.enable": Bool = DefaultValue::Bool(false);
     NEW_RM_POOL = "reward.reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
     NEW_RM_GPUS = "reward.reward_model.n_gpus_per_node": Int = DefaultValue::Int(8);
     NEW_RM_NNODES = "reward.reward_model.nnodes": Int = DefaultValue::Int(0);

@@ -44,7 +44,7 @@ pub(super) fn layout(s: &VerlSettings) -> Option<VerlLayout> {
         GLOBAL_POOL,
     )];
     mapping.push(("critic", GLOBAL_POOL));
-    if s.bool(RM_ENABLE) {
+    if s.bool(s.reward_model_key()) {
         mapping.push((
             "rm",
             if reward_pool {

@@ -31,9 +31,11 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
                 });
             }
         }
-        if !s.bool(RM_ENABLE) {
+        let model = s.reward_model_key();
+        if !s.bool(model) {
             out.push(VerlDiagnostic::RewardPoolUnused {
                 enable_key: KEYS[switch].path,
+                model_key: KEYS[model].path,
                 span: s.span(switch),
             });
         }
@@ -53,6 +55,7 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
     }
     if switch == NEW_RM_POOL {
         for (legacy, newer) in [
+            (RM_ENABLE, NEW_RM_ENABLE),
             (RM_POOL, NEW_RM_POOL),
             (RM_GPUS, NEW_RM_GPUS),
             (RM_NNODES, NEW_RM_NNODES),

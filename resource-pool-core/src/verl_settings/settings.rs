@@ -168,14 +168,30 @@ impl VerlSettings {
     /// The reward pool's keys verl reads: the newer `reward.reward_model.*` when any is
     /// given, else `reward_model.*`. (switch, n_gpus_per_node, nnodes)
     pub fn reward_keys(&self) -> (KeyId, KeyId, KeyId) {
-        if [NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES]
-            .iter()
-            .any(|&k| self.given(k))
-        {
+        if self.newer_reward_spelling() {
             (NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES)
         } else {
             (RM_POOL, RM_GPUS, RM_NNODES)
         }
+    }
+
+    /// The reward model's switch verl reads: `reward.reward_model.enable` when given (verl
+    /// 0.8 and later read it; 0.9 ignores the older key), else `reward_model.enable` when
+    /// given (what 0.7 and earlier read, and 0.8 copies over the newer one), else the
+    /// spelling of the other reward keys ([`VerlSettings::reward_keys`]).
+    pub fn reward_model_key(&self) -> KeyId {
+        if self.given(NEW_RM_ENABLE) || (!self.given(RM_ENABLE) && self.newer_reward_spelling()) {
+            NEW_RM_ENABLE
+        } else {
+            RM_ENABLE
+        }
+    }
+
+    /// Whether any reward key is given in the newer `reward.reward_model.*` spelling.
+    fn newer_reward_spelling(&self) -> bool {
+        [NEW_RM_ENABLE, NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES]
+            .iter()
+            .any(|&k| self.given(k))
     }
 
     /// `trainer.device` as an accelerator, if it is one verl knows.

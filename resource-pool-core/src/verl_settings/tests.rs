@@ -137,6 +137,43 @@ fn npu_and_the_newer_reward_keys() {
 }
 
 #[test]
+fn the_newer_reward_model_switch_maps_rm() {
+    // verl 0.8 and later read `reward.reward_model.enable`: with it, the reward pool has
+    // its worker, and no warning says the pool is unused.
+    let loaded = load(
+        None,
+        &[
+            "reward.reward_model.enable=True",
+            "reward.reward_model.enable_resource_pool=True",
+            "reward.reward_model.nnodes=1",
+        ],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let layout = loaded.layout.unwrap();
+    assert!(
+        layout.mapping.contains(&("rm", "reward_pool")),
+        "{:?}",
+        layout.mapping
+    );
+    // Without it, the unused pool is said in the spelling used.
+    let loaded = load(
+        None,
+        &[
+            "reward.reward_model.enable_resource_pool=True",
+            "reward.reward_model.nnodes=1",
+        ],
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::reward_pool_unused"]);
+    assert!(
+        loaded.diagnostics[0]
+            .to_string()
+            .contains("`reward.reward_model.enable` is False"),
+        "{}",
+        loaded.diagnostics[0]
+    );
+}
+
+#[test]
 fn what_verl_rejects_is_an_error() {
     let loaded = load(
         None,
