@@ -348,7 +348,7 @@ pub enum VerlDiagnostic {
         origin: OriginKind,
     },
 
-    /// `+key=value` for a key the YAML already has: Hydra refuses it.
+    /// `+key=value` for a key the YAML (or verl's own config) already has: Hydra refuses it.
     #[error(
         "`+{key}` adds a key the config already has: Hydra stops with \"Could not append to config. An item is already at '{key}'\""
     )]
@@ -363,7 +363,7 @@ pub enum VerlDiagnostic {
         #[label("on the command line")]
         #[serde(skip)]
         span: SourceSpan,
-        /// The key in the YAML.
+        /// The key in the YAML (none when it is verl's own config that has it).
         #[label("already here")]
         #[serde(skip)]
         existing: Option<SourceSpan>,

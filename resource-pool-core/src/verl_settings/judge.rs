@@ -242,6 +242,22 @@ impl Judge {
         }
     }
 
+    /// Whether `o` is `+key=value` (a scalar) for a key verl's own config sets in every
+    /// release judged: Hydra stops at it (it adds to a null or missing key only). Never
+    /// said when part of the config is unread, nor when a YAML of the user's holds the
+    /// config (its keys are not verl's).
+    pub(super) fn adds_existing(&self, o: &Override, own_yaml: bool) -> bool {
+        let scalar = o
+            .value
+            .as_ref()
+            .is_some_and(|v| v.quoted || !(v.text.starts_with('[') || v.text.starts_with('{')));
+        o.op == Op::Add
+            && scalar
+            && self.judged
+            && !own_yaml
+            && key_set::set_in_every_view(self.set, &self.views, &o.key)
+    }
+
     pub(super) fn is_choice(&self, o: &Override) -> bool {
         self.choice_entries.contains(&o.key)
     }

@@ -311,6 +311,15 @@ pub fn status(set: &KeySet, views: &[ReleaseView], key: &str) -> KeyStatus {
     KeyStatus::Unknown
 }
 
+/// Whether every view has `key` with a value (not an open map: `{}`, null or a free-form
+/// dict): where Hydra refuses `+key=value` ("An item is already at ...").
+pub fn set_in_every_view(set: &KeySet, views: &[ReleaseView], key: &str) -> bool {
+    !views.is_empty()
+        && views
+            .iter()
+            .all(|v| v.holds(set, key, false) && !v.holds(set, key, true))
+}
+
 /// The releases (of the same config) whose default composition has `key`, when the views
 /// do not: what `--verl-version` narrowed away.
 pub fn other_releases<'s>(

@@ -216,6 +216,13 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         if key_id(&o.key).is_none() {
             judge.judge(o, &line_span, &mut diagnostics);
         }
+        if judge.adds_existing(o, yaml.is_some()) {
+            diagnostics.push(VerlDiagnostic::AddExisting {
+                key: o.key.clone(),
+                span: line_span(&o.span),
+                existing: None,
+            });
+        }
         apply_override(o, space, &in_yaml, &mut raw, &mut diagnostics);
     }
     let mut settings = VerlSettings {

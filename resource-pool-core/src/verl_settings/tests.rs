@@ -220,6 +220,41 @@ fn hydra_rules_and_misspelt_keys() {
 }
 
 #[test]
+fn adding_a_key_verls_own_config_sets_is_refused_as_hydra_does() {
+    // Checked against Hydra 1.3.2 composing verl 0.5.0's and 0.9.1's trainer configs:
+    // `+key=value` fails for a key set in every release, and adds to an open map.
+    let loaded = load(
+        None,
+        &[
+            "+trainer.nnodes=2",
+            "+trainer.val_before_train=False",
+            "++trainer.total_epochs=3",
+            "trainer.n_gpus_per_node=8",
+            "+actor_rollout_ref.model.override_config.attention_dropout=0.",
+            "+data.my_extra_field=1",
+        ],
+    );
+    assert_eq!(
+        codes(&loaded),
+        [
+            "resource_pool::verl::add_existing",
+            "resource_pool::verl::add_existing"
+        ]
+    );
+    assert!(
+        loaded.diagnostics[1]
+            .to_string()
+            .contains("trainer.val_before_train")
+    );
+    // With a config of the user's, only its own keys are known to exist.
+    let loaded = load(
+        Some("data:\n  x: 1\n"),
+        &["+trainer.val_before_train=False"],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+}
+
+#[test]
 fn interpolations_follow_known_keys() {
     let yaml = "trainer:\n  nnodes: 3\nreward_model:\n  enable: true\n  enable_resource_pool: true\n  nnodes: ${trainer.nnodes}\n  n_gpus_per_node: ${oc.env:GPUS}\n";
     let loaded = load(Some(yaml), &[]);
