@@ -56,16 +56,40 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     let plan_svg = super::plan_file::svg_target(args.plan.as_deref());
     let config_name = args.config.display().to_string();
     let config = Some(config_name.as_str());
-    let source = match read(&args.config, context) {
-        Ok(source) => source,
-        Err(finding) => return unreadable(vec![finding], args.format, context, config),
+    let load_config = || {
+        let source = read(&args.config, context).map_err(|finding| vec![finding])?;
+        load(&source, &args.set, &context.lint_options(args.roles))
     };
-    let loaded = match load(&source, &args.set, &context.lint_options(args.roles)) {
+    let read_cluster = || {
+        let mut notes = Vec::new();
+        let input = read_cluster_noting(&args.cluster, context, &mut notes);
+        (input, notes)
+    };
+    // A cluster file is read on a thread of its own while the config is read: for large
+    // files the two reads are most of the wait, and a file read has nothing to undo when
+    // the config turns out unreadable. Other sources (stdin, a live cluster, a command
+    // run) are read only once the config is.
+    let beside = args
+        .cluster
+        .cluster
+        .as_ref()
+        .is_some_and(|path| path.as_os_str() != "-");
+    let (loaded, cluster) = std::thread::scope(|scope| {
+        let cluster = beside.then(|| scope.spawn(read_cluster));
+        let loaded = load_config();
+        let cluster = cluster.map(|thread| {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (loaded, cluster)
+    });
+    let loaded = match loaded {
         Ok(loaded) => loaded,
         Err(findings) => return unreadable(findings, args.format, context, config),
     };
-    let mut notes = Vec::new();
-    let Some(input) = read_cluster_noting(&args.cluster, context, &mut notes) else {
+    let (input, notes) = cluster.unwrap_or_else(read_cluster);
+    let Some(input) = input else {
         let mut findings: Vec<Finding> = loaded
             .diagnostics
             .iter()

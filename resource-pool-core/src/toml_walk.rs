@@ -2,6 +2,7 @@
 //! cluster files. Every problem is collected; nothing stops at the first.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use miette::SourceSpan;
 use toml::de::{DeTable, DeValue};
@@ -191,9 +192,9 @@ pub(crate) fn get<'t, 'i>(
     table.get_key_value(key)
 }
 
-fn wrong_type(key: &str, expected: &'static str, value: &Value<'_>) -> StructureError {
+fn wrong_type(key: &dyn fmt::Display, expected: &'static str, value: &Value<'_>) -> StructureError {
     StructureError::WrongType {
-        key: key.to_owned(),
+        key: key.to_string(),
         expected,
         found: value.get_ref().type_str(),
         span: to_source_span(&value.span()),
@@ -209,7 +210,7 @@ pub(crate) fn table<'t, 'i>(
     match value.get_ref() {
         DeValue::Table(t) => Some(t),
         _ => {
-            out.push(wrong_type(key, "a table", value));
+            out.push(wrong_type(&key, "a table", value));
             None
         }
     }
@@ -224,7 +225,7 @@ pub(crate) fn string(
     match value.get_ref() {
         DeValue::String(s) => Some(Spanned::new(s.to_string(), value.span())),
         _ => {
-            out.push(wrong_type(key, "a string", value));
+            out.push(wrong_type(&key, "a string", value));
             None
         }
     }
@@ -237,7 +238,7 @@ pub(crate) fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError
     match value.get_ref() {
         DeValue::Boolean(b) => Some(*b),
         _ => {
-            out.push(wrong_type(key, "true or false", value));
+            out.push(wrong_type(&key, "true or false", value));
             None
         }
     }
@@ -252,20 +253,23 @@ pub(crate) fn array<'t, 'i>(
     match value.get_ref() {
         DeValue::Array(items) => Some(items.as_ref()),
         _ => {
-            out.push(wrong_type(key, "an array", value));
+            out.push(wrong_type(&key, "an array", value));
             None
         }
     }
 }
 
 /// A whole number that fits `u32` (zero allowed: the lint says what zero means).
+///
+/// `key` is formatted only for a problem: a long array's items name themselves
+/// (`process_on_nodes[7]`) without a string made for each.
 pub(crate) fn count(
-    key: &str,
+    key: impl fmt::Display,
     value: &Value<'_>,
     out: &mut Vec<StructureError>,
 ) -> Option<Spanned<u32>> {
     let bad = |problem: &str, help: &str| StructureError::BadNumber {
-        key: key.to_owned(),
+        key: key.to_string(),
         problem: problem.to_owned(),
         help: help.to_owned(),
         span: to_source_span(&value.span()),
@@ -302,7 +306,7 @@ pub(crate) fn count(
             None
         }
         _ => {
-            out.push(wrong_type(key, "a whole number", value));
+            out.push(wrong_type(&key, "a whole number", value));
             None
         }
     }
@@ -318,7 +322,7 @@ pub(crate) fn amount(
         DeValue::Integer(int) => integer_amount(int.as_str(), int.radix()),
         DeValue::Float(f) => float_amount(f.as_str()),
         _ => {
-            out.push(wrong_type(key, "a number", value));
+            out.push(wrong_type(&key, "a number", value));
             return None;
         }
     };

@@ -2,7 +2,7 @@
 //! nodes than the slots need, the other accelerator than the one asked for, a resource no
 //! alive node declares. Cheap, and said even when the exact check cannot decide.
 
-use crate::model::{Cluster, NodeSlot, names};
+use crate::model::{Cluster, NodeSlot, Resources, names};
 
 /// A finding of the cluster against the node-slots (warnings: the placement check gives
 /// the verdict).
@@ -77,23 +77,27 @@ fn dead_suffix(dead: usize) -> String {
 /// [`Inventory`](crate::inventory::Inventory) contract): the messages count them.
 pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<ClusterFinding> {
     let mut notes = Vec::new();
-    let alive: Vec<_> = cluster.alive().collect();
-    let dead = cluster.nodes.len() - alive.len();
-    let declares = |name: &str| {
-        alive.iter().any(|node| {
-            !node
-                .total
-                .as_ref()
-                .unwrap_or(&node.available)
-                .get(name)
-                .is_zero()
-        })
+    let alive = cluster.alive().count();
+    let dead = cluster.nodes.len() - alive;
+    let held = runs(
+        cluster
+            .alive()
+            .map(|node| node.total.as_ref().unwrap_or(&node.available)),
+    );
+    let demands = runs(slots.iter().map(|s| &s.demand));
+    let declares = |name: &str| held.iter().any(|(r, _)| !r.get(name).is_zero());
+    let asking = |name: &str| {
+        demands
+            .iter()
+            .filter(|(d, _)| !d.get(name).is_zero())
+            .map(|(_, n)| n)
+            .sum::<usize>()
     };
 
-    let needed = nodes_needed(cluster, slots);
-    if needed > alive.len() {
+    let needed = nodes_needed_of(&held, &demands, !slots.is_empty());
+    if needed > alive {
         notes.push(ClusterFinding::TooFewAliveNodes {
-            alive: alive.len(),
+            alive,
             needed,
             dead,
         });
@@ -102,10 +106,7 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
     let pairs = [(names::GPU, names::NPU), (names::NPU, names::GPU)];
     let mut mismatched = Vec::new();
     for (wanted, other) in pairs {
-        let asking = slots
-            .iter()
-            .filter(|s| !s.demand.get(wanted).is_zero())
-            .count();
+        let asking = asking(wanted);
         if asking > 0 && !declares(wanted) && declares(other) {
             mismatched.push(wanted);
             notes.push(ClusterFinding::AcceleratorMismatch {
@@ -116,22 +117,14 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
         }
     }
 
-    let mut asked: Vec<&str> = slots
-        .iter()
-        .flat_map(|s| s.demand.iter().map(|(name, _)| name))
-        .filter(|name| !mismatched.contains(name) && !names::is_ray_internal(name))
-        .collect();
-    asked.sort_unstable();
-    asked.dedup();
-    for resource in asked {
+    for resource in names_of(&demands) {
+        if mismatched.contains(&resource) || names::is_ray_internal(resource) {
+            continue;
+        }
         if !declares(resource) {
-            let slots = slots
-                .iter()
-                .filter(|s| !s.demand.get(resource).is_zero())
-                .count();
             notes.push(ClusterFinding::MissingResource {
                 resource: resource.to_owned(),
-                slots,
+                slots: asking(resource),
             });
         }
     }
@@ -143,31 +136,72 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
 /// a node (each asks for more than half of the largest node), and the summed demand over
 /// the largest node's amount, rounded up.
 pub fn nodes_needed(cluster: &Cluster, slots: &[NodeSlot]) -> usize {
-    let mut needed = usize::from(!slots.is_empty());
-    let mut resources: Vec<&str> = slots
-        .iter()
-        .flat_map(|s| s.demand.iter().map(|(name, _)| name))
-        .collect();
-    resources.sort_unstable();
-    resources.dedup();
-    for name in resources {
-        let largest = cluster
+    let held = runs(
+        cluster
             .alive()
-            .map(|n| n.total.as_ref().unwrap_or(&n.available).get(name).units())
+            .map(|node| node.total.as_ref().unwrap_or(&node.available)),
+    );
+    nodes_needed_of(
+        &held,
+        &runs(slots.iter().map(|s| &s.demand)),
+        !slots.is_empty(),
+    )
+}
+
+/// [`nodes_needed`] over runs ([`runs`]) of what the alive nodes hold and the slots ask.
+fn nodes_needed_of(
+    held: &[(&Resources, usize)],
+    demands: &[(&Resources, usize)],
+    any_slot: bool,
+) -> usize {
+    let mut needed = usize::from(any_slot);
+    for name in names_of(demands) {
+        let largest = held
+            .iter()
+            .map(|(r, _)| r.get(name).units())
             .max()
             .unwrap_or(0);
         if largest == 0 {
             // Nothing can host it: the missing-resource note says so.
             continue;
         }
-        let demands = slots.iter().map(|s| s.demand.get(name).units());
-        let exclusive = demands.clone().filter(|&d| d > largest / 2).count();
-        let sum: u128 = demands.map(u128::from).sum();
+        let demands = demands.iter().map(|(d, n)| (d.get(name).units(), *n));
+        let exclusive: usize = demands
+            .clone()
+            .filter(|&(d, _)| d > largest / 2)
+            .map(|(_, n)| n)
+            .sum();
+        let sum: u128 = demands.map(|(d, n)| u128::from(d) * n as u128).sum();
         let by_sum = sum.div_ceil(u128::from(largest));
         let by_sum = usize::try_from(by_sum).unwrap_or(usize::MAX);
         needed = needed.max(exclusive).max(by_sum);
     }
     needed
+}
+
+/// Consecutive resource lists that are one shared list (see [`Resources::shares_with`]),
+/// each once with how many times it came: nodes of one shape and slots of one size share
+/// their lists, so a cluster of 100,000 equal nodes is a run or a few.
+fn runs<'a>(lists: impl Iterator<Item = &'a Resources>) -> Vec<(&'a Resources, usize)> {
+    let mut runs: Vec<(&Resources, usize)> = Vec::new();
+    for list in lists {
+        match runs.last_mut() {
+            Some((last, count)) if last.shares_with(list) => *count += 1,
+            _ => runs.push((list, 1)),
+        }
+    }
+    runs
+}
+
+/// The names in any of the lists, sorted, each once.
+fn names_of<'a>(lists: &[(&'a Resources, usize)]) -> Vec<&'a str> {
+    let mut names: Vec<&str> = lists
+        .iter()
+        .flat_map(|(r, _)| r.iter().map(|(name, _)| name))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 #[cfg(test)]
@@ -194,6 +228,67 @@ mod tests {
         ResourcePoolManager::<RoleName>::new(vec![ResourcePool::new("p", spec)], [])
             .map(|m| m.node_slots())
             .unwrap_or_default()
+    }
+
+    proptest::proptest! {
+        /// Nodes of one shape and slots of one size share their resource lists, and the
+        /// cluster findings (and Ray's simulation) read a shared list once per run of it:
+        /// the answers are those of the same cluster with every list its own.
+        #[test]
+        fn shared_lists_answer_as_unshared_ones(
+            nodes in proptest::collection::vec((0..4usize, proptest::bool::weighted(0.9), proptest::bool::ANY), 1..10),
+            pools in proptest::collection::vec(
+                (proptest::collection::vec(proptest::sample::select(vec![1u32, 4, 8]), 1..5), proptest::bool::weighted(0.2), 1..3u32),
+                1..3,
+            ),
+        ) {
+            let shape = |s: usize| match s {
+                0 => Resources::new().with("GPU", whole(8)).with("CPU", whole(32)),
+                1 => Resources::new().with("GPU", whole(4)).with("CPU", whole(96)),
+                2 => Resources::new().with("NPU", whole(8)).with("CPU", whole(32)),
+                _ => Resources::new().with("GPU", whole(8)).with("CPU", whole(4)).with("x", whole(1)),
+            };
+            let palette: Vec<Resources> = (0..4).map(shape).collect();
+            let build = |shared: bool| {
+                let nodes = nodes.iter().enumerate().map(|(i, &(s, alive, with_total))| {
+                    let list = if shared { palette[s].clone() } else { shape(s) };
+                    let mut node = Node::new(format!("n{i}"), list.clone());
+                    if with_total {
+                        node = node.with_total(if shared { list } else { shape(s) });
+                    }
+                    node.alive = alive;
+                    node
+                });
+                // Not `Cluster::new`, which shares equal lists.
+                Cluster { nodes: nodes.collect() }
+            };
+            let (shared, unshared) = (build(true), build(false));
+            let specs: Vec<ResourcePool> = pools.iter().enumerate().map(|(i, (sizes, npu, colocate))| {
+                let mut spec = PoolSpec::with_slots(sizes.clone());
+                if *npu {
+                    spec.accelerator = Accelerator::Npu;
+                }
+                spec.max_colocate_count = *colocate;
+                ResourcePool::new(format!("p{i}"), spec)
+            }).collect();
+            let slots = ResourcePoolManager::<RoleName>::new(specs, [])
+                .map(|m| m.node_slots())
+                .unwrap_or_default();
+            let own_lists: Vec<NodeSlot> = slots.iter().map(|s| NodeSlot {
+                demand: s.demand.entries().map(|(n, a)| (n.clone(), a)).collect(),
+                ..s.clone()
+            }).collect();
+            proptest::prop_assert_eq!(
+                check_against_slots(&shared, &slots),
+                check_against_slots(&unshared, &own_lists)
+            );
+            proptest::prop_assert_eq!(nodes_needed(&shared, &slots), nodes_needed(&unshared, &own_lists));
+            let options = crate::ray_sim::RaySimOptions::default();
+            proptest::prop_assert_eq!(
+                crate::ray_sim::simulate(&slots, &shared, &options),
+                crate::ray_sim::simulate(&own_lists, &unshared, &options)
+            );
+        }
     }
 
     #[test]

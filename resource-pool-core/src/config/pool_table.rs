@@ -101,7 +101,7 @@ impl PoolDoc {
                             .iter()
                             .enumerate()
                             .filter_map(|(i, item)| {
-                                toml_walk::count(&format!("process_on_nodes[{i}]"), item, out)
+                                toml_walk::count(format_args!("process_on_nodes[{i}]"), item, out)
                             })
                             .collect();
                         doc.process_on_nodes = Some(Spanned::new(counts, value.span()));

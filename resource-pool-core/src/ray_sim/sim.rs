@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::fix::CapTable;
 use super::*;
-use crate::model::ResourceName;
+use crate::model::{ResourceName, Resources};
 use crate::placement::{FxBuild, VecMap, fill_vector, fits, intern_slots, nearest};
 
 const PENDING: u32 = u32::MAX;
@@ -122,21 +122,35 @@ impl<'a> Sim<'a> {
         let mut totals: Option<Vec<Vec<u64>>> = Some(Vec::new());
         let mut index: VecMap<usize> = VecMap::default();
         let mut init: Vec<(Vec<u64>, u64)> = Vec::new();
+        // The last node's resources and where they went: a node that shares them (see
+        // `Resources::shares_with`) is not read again.
+        let mut previous: Option<(&Resources, usize)> = None;
+        let mut previous_total: Option<&Resources> = None;
         for node in cluster.alive() {
-            fill_vector(&node.available, &names, &mut buf);
-            match index.get(buf.as_slice()) {
-                Some(&c) => init[c].1 += 1,
-                None => {
-                    index.insert(buf.clone(), init.len());
-                    init.push((buf.clone(), 1));
+            let c = match previous {
+                Some((available, c)) if available.shares_with(&node.available) => c,
+                _ => {
+                    fill_vector(&node.available, &names, &mut buf);
+                    match index.get(buf.as_slice()) {
+                        Some(&c) => c,
+                        None => {
+                            index.insert(buf.clone(), init.len());
+                            init.push((buf.clone(), 0));
+                            init.len() - 1
+                        }
+                    }
                 }
-            }
+            };
+            init[c].1 += 1;
+            previous = Some((&node.available, c));
             match (&mut totals, &node.total) {
+                (Some(_), Some(total)) if previous_total.is_some_and(|p| p.shares_with(total)) => {}
                 (Some(list), Some(total)) => {
                     fill_vector(total, &names, &mut buf);
                     if !list.contains(&buf) {
                         list.push(buf.clone());
                     }
+                    previous_total = Some(total);
                 }
                 _ => totals = None,
             }
@@ -309,10 +323,21 @@ impl<'a> Sim<'a> {
         let dims = self.names.len();
         let mut buckets: VecMap<BinaryHeap<Reverse<usize>>> = VecMap::default();
         let mut buf = vec![0u64; dims];
+        // A node that shares its resources with the last one read has its vector.
+        let mut previous: Option<&Resources> = None;
         for (i, node) in self.cluster.nodes.iter().enumerate() {
-            if node.alive {
+            if !node.alive {
+                continue;
+            }
+            if !previous.is_some_and(|p| p.shares_with(&node.available)) {
                 fill_vector(&node.available, &self.names, &mut buf);
-                buckets.entry(buf.clone()).or_default().push(Reverse(i));
+                previous = Some(&node.available);
+            }
+            match buckets.get_mut(buf.as_slice()) {
+                Some(heap) => heap.push(Reverse(i)),
+                None => {
+                    buckets.insert(buf.clone(), BinaryHeap::from([Reverse(i)]));
+                }
             }
         }
         let mut groups: Vec<Option<GroupFate>> = vec![None; self.slots.len()];

@@ -124,7 +124,9 @@ pub const STDIN_NAME: &str = "<stdin>";
 #[derive(Clone)]
 pub struct SourceFile {
     name: Arc<str>,
-    text: Arc<str>,
+    /// A `String`, not an `Arc<str>`: a file read is kept as read, where making an
+    /// `Arc<str>` of it would copy it (megabytes for a large cluster file).
+    text: Arc<String>,
     layer: Option<(usize, Arc<str>)>,
     /// Built on the first line or snippet asked for; shared by clones.
     lines: Arc<OnceLock<LineIndex>>,
@@ -143,10 +145,10 @@ impl fmt::Debug for SourceFile {
 
 impl SourceFile {
     /// A file from text in memory.
-    pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> SourceFile {
+    pub fn new(name: impl Into<Arc<str>>, text: impl Into<String>) -> SourceFile {
         SourceFile {
             name: name.into(),
-            text: text.into(),
+            text: Arc::new(text.into()),
             layer: None,
             lines: Arc::default(),
             windows: Arc::default(),
@@ -163,7 +165,7 @@ impl SourceFile {
         text.push_str(layer_text);
         SourceFile {
             name: self.name.clone(),
-            text: text.into(),
+            text: Arc::new(text),
             layer: Some((start, layer_name.into())),
             lines: Arc::default(),
             windows: Arc::default(),

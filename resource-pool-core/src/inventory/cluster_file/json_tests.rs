@@ -243,6 +243,21 @@ fn plain_node_json() -> impl Strategy<Value = String> {
             format!("{{{}}}", entries.join(", "))
         })
     };
+    // Tables of a few texts, so that entries repeat the text of an earlier one (which the
+    // fast path does not read again), or nearly: one byte more or less, or not plain.
+    let repeated = || {
+        prop::sample::select(vec![
+            "{\"GPU\": 8}",
+            "{\"GPU\": 80}",
+            "{\"GPU\": 8, \"CPU\": 96}",
+            "{\"GPU\": 8,\"CPU\": 96}",
+            "{\"GPU\": 8, \"CPU\": 9}",
+            "{\"GPU\": 8, \"GPU\": 8}",
+            "{\"GPU\": -8}",
+            "{}",
+        ])
+    };
+    let amounts = move || prop_oneof![amounts(), repeated().prop_map(str::to_owned)];
     let member = prop_oneof![
         id.prop_map(|v| format!("\"id\": {v}")),
         amounts().prop_map(|v| format!("\"available\": {v}")),

@@ -92,11 +92,14 @@ impl NodeReader {
         let Some((id, id_span)) = entry.id.take() else {
             return false;
         };
-        if !entry.has_available || self.count >= self.limit {
+        if !entry.available.present || self.count >= self.limit {
             return false;
         }
-        let available = self.read.share(&mut entry.available);
-        let total = entry.has_total.then(|| self.read.share(&mut entry.total));
+        let available = self.read.share_table(&mut entry.available);
+        let total = entry
+            .total
+            .present
+            .then(|| self.read.share_table(&mut entry.total));
         if let Some(total) = &total
             && available
                 .iter()
@@ -361,36 +364,64 @@ pub(super) struct PlainEntry<'i> {
     pub(super) id: Option<(Cow<'i, str>, Span)>,
     pub(super) address: Option<Cow<'i, str>>,
     pub(super) alive: Option<bool>,
-    /// The amounts in file order, and whether the entry has the key.
-    available: Vec<(ResourceName, Amount)>,
-    has_available: bool,
-    total: Vec<(ResourceName, Amount)>,
-    has_total: bool,
+    available: PlainTable<'i>,
+    total: PlainTable<'i>,
     /// The labels in file order.
     pub(super) labels: Vec<(Cow<'i, str>, Cow<'i, str>)>,
 }
 
-impl PlainEntry<'_> {
+impl<'i> PlainEntry<'i> {
     /// Empties the entry for the next, keeping the lists' memory.
     pub(super) fn clear(&mut self) {
         self.id = None;
         self.address = None;
         self.alive = None;
-        self.has_available = false;
-        self.has_total = false;
+        self.available.present = false;
+        self.total.present = false;
         self.labels.clear();
     }
 
-    /// The empty list of `available` (of `total` when `total`), the key marked present.
-    pub(super) fn amounts(&mut self, total: bool) -> &mut Vec<(ResourceName, Amount)> {
-        let (list, present) = if total {
-            (&mut self.total, &mut self.has_total)
+    /// The table of `available` (of `total` when `total`), marked present and emptied.
+    pub(super) fn table(&mut self, total: bool) -> &mut PlainTable<'i> {
+        let table = if total {
+            &mut self.total
         } else {
-            (&mut self.available, &mut self.has_available)
+            &mut self.available
         };
-        *present = true;
-        list.clear();
-        list
+        table.present = true;
+        table.repeated = false;
+        table.items.clear();
+        table
+    }
+}
+
+/// One resources table of a plain entry (`available` or `total`).
+///
+/// Nearly every node of a large file repeats the text of the previous node's table
+/// (`{"CPU": 96, "GPU": 8}`). Such a text is not read again: a JSON object is over at
+/// its closing brace, so text that starts with the same bytes as a table read before
+/// holds that very table, and its resources are the ones made of it then.
+#[derive(Default)]
+pub(super) struct PlainTable<'i> {
+    /// The entry has the key.
+    present: bool,
+    /// The amounts read, in file order (none when `repeated`).
+    pub(super) items: Vec<(ResourceName, Amount)>,
+    /// The table's text, when read this entry.
+    pub(super) text: &'i [u8],
+    /// The text is `last`'s, and was not read.
+    repeated: bool,
+    /// The text last made into resources, and those resources.
+    last: Option<(&'i [u8], Resources)>,
+}
+
+impl PlainTable<'_> {
+    /// The length of the table at the start of `rest` when its text is the one last made
+    /// into resources (the table is then marked repeated); `None` otherwise.
+    pub(super) fn repeats(&mut self, rest: &[u8]) -> Option<usize> {
+        let (text, _) = self.last.as_ref()?;
+        self.repeated = rest.starts_with(text);
+        self.repeated.then_some(text.len())
     }
 }
 
@@ -531,6 +562,19 @@ impl Read {
         let resources = self.share(&mut items);
         self.items = items;
         Some(resources)
+    }
+
+    /// The resources of a plain entry's table: those of the last text when it repeats
+    /// it, else its items [`share`](Read::share)d, which are then the table's last.
+    fn share_table<'i>(&mut self, table: &mut PlainTable<'i>) -> Resources {
+        if table.repeated
+            && let Some((_, resources)) = &table.last
+        {
+            return resources.clone();
+        }
+        let resources = self.share(&mut table.items);
+        table.last = Some((table.text, resources.clone()));
+        resources
     }
 
     /// The resources of `items` (sorted here; the last amount of a name counts, zero

@@ -60,7 +60,17 @@ impl<'i> Scanner<'i> {
                 }
                 ADDRESS => entry.address = Some(scanner.plain_string()?.0),
                 ALIVE => entry.alive = Some(scanner.plain_boolean()?),
-                AVAILABLE | TOTAL => scanner.plain_amounts(entry.amounts(key == TOTAL))?,
+                AVAILABLE | TOTAL => {
+                    let table = entry.table(key == TOTAL);
+                    let start = scanner.pos;
+                    match table.repeats(&scanner.bytes[start..]) {
+                        Some(length) => scanner.pos += length,
+                        None => {
+                            scanner.plain_amounts(&mut table.items)?;
+                            table.text = &scanner.bytes[start..scanner.pos];
+                        }
+                    }
+                }
                 _ => {
                     let labels = &mut entry.labels;
                     scanner.plain_object(|scanner, name| {
