@@ -295,7 +295,8 @@ fn to_stderr(text: &str) {
 /// memory; a closed stdout ends the writing, as [`to_stdout`] ignores it).
 fn print_serialized(value: &impl serde::Serialize) {
     use std::io::Write;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // Large buffers: a 100,000-slot result is megabytes, written in fewer system calls.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if serde_json::to_writer_pretty(&mut out, value).is_ok() {
         let _ = out.write_all(b"\n");
     }

@@ -321,6 +321,35 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(Config::with_cases(500))]
+
+    /// Entries whose tables repeat earlier texts, in every pairing of `available` and
+    /// `total` (more available than in total among them): the fast path, which reads a
+    /// repeated text and checks a repeated pair only once, reads them as the general
+    /// reading does.
+    #[test]
+    fn repeated_tables_read_as_the_general_reading(
+        pairs in prop::collection::vec((0..5usize, prop::option::of(0..5usize)), 1..10),
+    ) {
+        let tables = ["{\"GPU\": 8}", "{\"GPU\": 80}", "{\"GPU\": 8, \"CPU\": 96}", "{\"CPU\": 96}", "{}"];
+        let entries: Vec<String> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, (available, total))| match total {
+                Some(t) => format!("{{\"id\": \"n{i}\", \"available\": {}, \"total\": {}}}", tables[*available], tables[*t]),
+                None => format!("{{\"id\": \"n{i}\", \"available\": {}}}", tables[*available]),
+            })
+            .collect();
+        let json = format!("{{\"nodes\": [{}]}}", entries.join(", "));
+        let source = SourceFile::new("c.json", json.as_str());
+        let fast = load_cluster(&source, &ClusterLimits::default());
+        let general = load_json_general(&source, &ClusterLimits::default());
+        prop_assert_eq!(&fast.cluster, &general.cluster, "{}", json);
+        prop_assert_eq!(&fast.diagnostics, &general.diagnostics, "{}", json);
+    }
+}
+
 #[test]
 fn nesting_stops_where_serde_json_s_does() {
     for depth in [126, 127, 128, 129, 200_000] {

@@ -26,6 +26,7 @@ mod diagnostics;
 mod document;
 mod json_reader;
 mod nodes;
+mod plain_entry;
 mod toml_reader;
 #[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]

@@ -9,6 +9,7 @@ use std::fmt;
 use std::hash::{BuildHasher, RandomState};
 
 use super::document::{ClusterFormat, Kind, Table, Value};
+use super::plain_entry::{Amounts, PlainEntry};
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster, NodeSpans};
 use crate::file_keys::{CLUSTER_KEYS, NODE_KEYS};
 use crate::model::{Amount, Cluster, Node, ResourceName, Resources};
@@ -40,6 +41,9 @@ pub(super) struct NodeReader {
     read: Read,
     /// Some entry did not make a node.
     unreadable: bool,
+    /// The last `available` and `total` of a plain entry found to hold no more available
+    /// than in total.
+    within: Option<(Resources, Resources)>,
 }
 
 impl NodeReader {
@@ -54,6 +58,7 @@ impl NodeReader {
             over_total: Vec::new(),
             read: Read::new(format),
             unreadable: false,
+            within: None,
         }
     }
 
@@ -92,20 +97,29 @@ impl NodeReader {
         let Some((id, id_span)) = entry.id.take() else {
             return false;
         };
-        if !entry.available.present || self.count >= self.limit {
+        if !entry.has(Amounts::Available) || self.count >= self.limit {
             return false;
         }
-        let available = self.read.share_table(&mut entry.available);
+        let read = &mut self.read;
+        let available = entry.resources(Amounts::Available, |items| read.share(items));
         let total = entry
-            .total
-            .present
-            .then(|| self.read.share_table(&mut entry.total));
-        if let Some(total) = &total
-            && available
-                .iter()
-                .any(|(name, amount)| amount > total.get(name))
-        {
-            return false;
+            .has(Amounts::Total)
+            .then(|| entry.resources(Amounts::Total, |items| read.share(items)));
+        if let Some(total) = &total {
+            // The pair of lists last found within each other needs no second look.
+            let checked = self
+                .within
+                .as_ref()
+                .is_some_and(|(a, t)| a.shares_with(&available) && t.shares_with(total));
+            if !checked {
+                if available
+                    .iter()
+                    .any(|(name, amount)| amount > total.get(name))
+                {
+                    return false;
+                }
+                self.within = Some((available.clone(), total.clone()));
+            }
         }
         self.count += 1;
         let labels: BTreeMap<String, String> = entry
@@ -153,18 +167,17 @@ impl NodeReader {
         let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(self.nodes.len());
         let mut found = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
-            match first_use.get(node.id.as_str()) {
-                Some(&first) => found.push((
+            // One hash per id: the entry, not a look-up and then an insert.
+            let first = *first_use.entry(node.id.as_str()).or_insert(i);
+            if first != i {
+                found.push((
                     i,
                     ClusterDiagnostic::DuplicateNode {
                         id: node.id.clone(),
                         span: to_source_span(&self.spans[i].id),
                         first: to_source_span(&self.spans[first].id),
                     },
-                )),
-                None => {
-                    first_use.insert(&node.id, i);
-                }
+                ));
             }
         }
         found
@@ -354,77 +367,6 @@ fn read_node(
     (readable && has_id && has_available).then_some((node, id_span))
 }
 
-/// A node entry of the plain shape: only known keys, each once and of its type, every
-/// amount readable, no key twice in a table. A reader's fast path fills it from the text
-/// (reusing its lists entry after entry) and [`NodeReader::push_plain`] makes of it the
-/// node that [`NodeReader::push`] makes of the entry's value.
-#[derive(Default)]
-pub(super) struct PlainEntry<'i> {
-    /// The id and the span of its value.
-    pub(super) id: Option<(Cow<'i, str>, Span)>,
-    pub(super) address: Option<Cow<'i, str>>,
-    pub(super) alive: Option<bool>,
-    available: PlainTable<'i>,
-    total: PlainTable<'i>,
-    /// The labels in file order.
-    pub(super) labels: Vec<(Cow<'i, str>, Cow<'i, str>)>,
-}
-
-impl<'i> PlainEntry<'i> {
-    /// Empties the entry for the next, keeping the lists' memory.
-    pub(super) fn clear(&mut self) {
-        self.id = None;
-        self.address = None;
-        self.alive = None;
-        self.available.present = false;
-        self.total.present = false;
-        self.labels.clear();
-    }
-
-    /// The table of `available` (of `total` when `total`), marked present and emptied.
-    pub(super) fn table(&mut self, total: bool) -> &mut PlainTable<'i> {
-        let table = if total {
-            &mut self.total
-        } else {
-            &mut self.available
-        };
-        table.present = true;
-        table.repeated = false;
-        table.items.clear();
-        table
-    }
-}
-
-/// One resources table of a plain entry (`available` or `total`).
-///
-/// Nearly every node of a large file repeats the text of the previous node's table
-/// (`{"CPU": 96, "GPU": 8}`). Such a text is not read again: a JSON object is over at
-/// its closing brace, so text that starts with the same bytes as a table read before
-/// holds that very table, and its resources are the ones made of it then.
-#[derive(Default)]
-pub(super) struct PlainTable<'i> {
-    /// The entry has the key.
-    present: bool,
-    /// The amounts read, in file order (none when `repeated`).
-    pub(super) items: Vec<(ResourceName, Amount)>,
-    /// The table's text, when read this entry.
-    pub(super) text: &'i [u8],
-    /// The text is `last`'s, and was not read.
-    repeated: bool,
-    /// The text last made into resources, and those resources.
-    last: Option<(&'i [u8], Resources)>,
-}
-
-impl PlainTable<'_> {
-    /// The length of the table at the start of `rest` when its text is the one last made
-    /// into resources (the table is then marked repeated); `None` otherwise.
-    pub(super) fn repeats(&mut self, rest: &[u8]) -> Option<usize> {
-        let (text, _) = self.last.as_ref()?;
-        self.repeated = rest.starts_with(text);
-        self.repeated.then_some(text.len())
-    }
-}
-
 /// A key inside a table, as messages name it: `available.GPU`.
 struct Member<'a>(&'a str, &'a str);
 
@@ -564,22 +506,9 @@ impl Read {
         Some(resources)
     }
 
-    /// The resources of a plain entry's table: those of the last text when it repeats
-    /// it, else its items [`share`](Read::share)d, which are then the table's last.
-    fn share_table<'i>(&mut self, table: &mut PlainTable<'i>) -> Resources {
-        if table.repeated
-            && let Some((_, resources)) = &table.last
-        {
-            return resources.clone();
-        }
-        let resources = self.share(&mut table.items);
-        table.last = Some((table.text, resources.clone()));
-        resources
-    }
-
     /// The resources of `items` (sorted here; the last amount of a name counts, zero
     /// amounts are dropped, as [`Resources`] collects them), shared when seen before.
-    fn share(&mut self, items: &mut Vec<(ResourceName, Amount)>) -> Resources {
+    pub(super) fn share(&mut self, items: &mut Vec<(ResourceName, Amount)>) -> Resources {
         items.sort_by(|a, b| a.0.cmp(&b.0));
         let mut kept = 0;
         for i in 0..items.len() {

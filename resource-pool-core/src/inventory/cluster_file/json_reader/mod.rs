@@ -11,7 +11,8 @@
 use std::borrow::Cow;
 
 use super::document::{Array, ClusterFormat, Key, Kind, Table, Value};
-use super::nodes::{NodeReader, NodesKey, PlainEntry, check_root};
+use super::nodes::{NodeReader, NodesKey, check_root};
+use super::plain_entry::PlainEntry;
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster};
 use crate::source::{SourceFile, Span, to_source_span};
 use crate::toml_walk::StructureError;

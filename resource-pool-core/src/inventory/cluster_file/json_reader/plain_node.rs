@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 
 use super::super::document::Kind;
-use super::super::nodes::PlainEntry;
+use super::super::plain_entry::{Amounts, PlainEntry};
 use super::Scanner;
 use crate::model::{Amount, ResourceName};
 use crate::source::Span;
@@ -61,13 +61,17 @@ impl<'i> Scanner<'i> {
                 ADDRESS => entry.address = Some(scanner.plain_string()?.0),
                 ALIVE => entry.alive = Some(scanner.plain_boolean()?),
                 AVAILABLE | TOTAL => {
-                    let table = entry.table(key == TOTAL);
+                    let which = if key == TOTAL {
+                        Amounts::Total
+                    } else {
+                        Amounts::Available
+                    };
                     let start = scanner.pos;
-                    match table.repeats(&scanner.bytes[start..]) {
-                        Some(length) => scanner.pos += length,
-                        None => {
-                            scanner.plain_amounts(&mut table.items)?;
-                            table.text = &scanner.bytes[start..scanner.pos];
+                    match entry.start(which, &scanner.bytes[start..]) {
+                        Ok(length) => scanner.pos += length,
+                        Err(items) => {
+                            scanner.plain_amounts(items)?;
+                            entry.read(which, &scanner.bytes[start..scanner.pos]);
                         }
                     }
                 }

@@ -1,0 +1,177 @@
+//! A node entry of the plain shape, as a reader's fast path fills it straight from the
+//! text, and the resources tables it has read before.
+//!
+//! Plain: only known keys, each once and of its type, every amount readable, no key twice
+//! in a table. The JSON reader's fast path fills a [`PlainEntry`] (its lists reused entry
+//! after entry) and [`NodeReader::push_plain`](super::nodes::NodeReader::push_plain)
+//! makes of it the node that the general reading makes of the entry's value.
+//!
+//! Nodes of one shape repeat one text (`{"CPU": 96, "GPU": 8}`), and a file of busy nodes
+//! a few hundred. A text read before is not read again: a JSON object is over at its
+//! closing brace, so text that starts with the very bytes of a table read before holds
+//! that table, and its resources are the ones made of it then.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::model::{Amount, ResourceName, Resources};
+use crate::source::Span;
+
+/// The most table texts remembered: a file of that many distinct tables gains nothing
+/// from more, and memory stays bounded whatever the file.
+const REMEMBERED: usize = 4096;
+
+/// Which resources table of an entry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Amounts {
+    /// `available`.
+    Available,
+    /// `total`.
+    Total,
+}
+
+/// A node entry of the plain shape (see the module's text).
+#[derive(Default)]
+pub(super) struct PlainEntry<'i> {
+    /// The id and the span of its value.
+    pub(super) id: Option<(Cow<'i, str>, Span)>,
+    pub(super) address: Option<Cow<'i, str>>,
+    pub(super) alive: Option<bool>,
+    available: PlainTable<'i>,
+    total: PlainTable<'i>,
+    /// The labels in file order.
+    pub(super) labels: Vec<(Cow<'i, str>, Cow<'i, str>)>,
+    /// The tables read before.
+    memory: TableMemory<'i>,
+}
+
+/// One resources table of the entry being read.
+#[derive(Default)]
+struct PlainTable<'i> {
+    /// The entry has the key.
+    present: bool,
+    /// The amounts read, in file order (none when `recalled`).
+    items: Vec<(ResourceName, Amount)>,
+    /// The table's text, when read this entry.
+    text: &'i [u8],
+    /// The resources of a text read before.
+    recalled: Option<Resources>,
+}
+
+/// Table texts read before and their resources: the last one (most files repeat it
+/// node after node), and up to [`REMEMBERED`] by text.
+#[derive(Default)]
+struct TableMemory<'i> {
+    last: Option<(&'i [u8], Resources)>,
+    by_text: HashMap<&'i [u8], Resources>,
+}
+
+impl<'i> PlainEntry<'i> {
+    /// Empties the entry for the next, keeping the lists' memory and the tables read.
+    pub(super) fn clear(&mut self) {
+        self.id = None;
+        self.address = None;
+        self.alive = None;
+        self.available.present = false;
+        self.total.present = false;
+        self.labels.clear();
+    }
+
+    /// Whether the entry has the table.
+    pub(super) fn has(&self, which: Amounts) -> bool {
+        self.table(which).present
+    }
+
+    fn table(&self, which: Amounts) -> &PlainTable<'i> {
+        match which {
+            Amounts::Available => &self.available,
+            Amounts::Total => &self.total,
+        }
+    }
+
+    fn table_mut(&mut self, which: Amounts) -> &mut PlainTable<'i> {
+        match which {
+            Amounts::Available => &mut self.available,
+            Amounts::Total => &mut self.total,
+        }
+    }
+
+    /// Starts the table `which` at the start of `rest` (the table marked present): the
+    /// length of its text when it is a text read before (the table then has its
+    /// resources), else `None` and the empty list to read its amounts into, followed by
+    /// [`PlainEntry::read`] with the text they were read from.
+    pub(super) fn start(
+        &mut self,
+        which: Amounts,
+        rest: &'i [u8],
+    ) -> Result<usize, &mut Vec<(ResourceName, Amount)>> {
+        let recalled = self.memory.recall(rest);
+        let table = self.table_mut(which);
+        table.present = true;
+        table.items.clear();
+        match recalled {
+            Some((length, resources)) => {
+                table.recalled = Some(resources);
+                Ok(length)
+            }
+            None => {
+                table.recalled = None;
+                Err(&mut table.items)
+            }
+        }
+    }
+
+    /// The text the amounts of `which` were read from.
+    pub(super) fn read(&mut self, which: Amounts, text: &'i [u8]) {
+        self.table_mut(which).text = text;
+    }
+
+    /// The resources of the table `which`: recalled, or its items made into resources by
+    /// `share` (which may sort and empty them), remembered by their text.
+    pub(super) fn resources(
+        &mut self,
+        which: Amounts,
+        share: impl FnOnce(&mut Vec<(ResourceName, Amount)>) -> Resources,
+    ) -> Resources {
+        let table = match which {
+            Amounts::Available => &mut self.available,
+            Amounts::Total => &mut self.total,
+        };
+        if let Some(resources) = &table.recalled {
+            return resources.clone();
+        }
+        let resources = share(&mut table.items);
+        self.memory.remember(table.text, &resources);
+        resources
+    }
+}
+
+impl<'i> TableMemory<'i> {
+    /// A table text read before at the start of `rest`: its length and resources.
+    fn recall(&mut self, rest: &'i [u8]) -> Option<(usize, Resources)> {
+        if let Some((text, resources)) = &self.last
+            && rest.starts_with(text)
+        {
+            return Some((text.len(), resources.clone()));
+        }
+        if self.by_text.is_empty() {
+            return None;
+        }
+        // The text up to the first closing brace: if it is a table read before, the
+        // table is that text (see the module's text), whatever the rest holds.
+        let end = rest.iter().position(|&b| b == b'}')?;
+        let (text, resources) = self.by_text.get_key_value(&rest[..=end])?;
+        self.last = Some((text, resources.clone()));
+        Some((text.len(), resources.clone()))
+    }
+
+    /// Remembers a table's text and its resources.
+    fn remember(&mut self, text: &'i [u8], resources: &Resources) {
+        if self.by_text.len() < REMEMBERED {
+            self.by_text
+                .entry(text)
+                .or_insert_with(|| resources.clone());
+        }
+        self.last = Some((text, resources.clone()));
+    }
+}
