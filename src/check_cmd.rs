@@ -69,13 +69,11 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     // files the two reads are most of the wait, and a file read has nothing to undo when
     // the config turns out unreadable. Other sources (stdin, a live cluster, a command
     // run) are read only once the config is.
-    let beside = args
-        .cluster
-        .cluster
-        .as_ref()
-        .is_some_and(|path| path.as_os_str() != "-");
     let (loaded, cluster) = std::thread::scope(|scope| {
-        let cluster = beside.then(|| scope.spawn(read_cluster));
+        let cluster = args
+            .cluster
+            .is_a_named_file()
+            .then(|| scope.spawn(read_cluster));
         let loaded = load_config();
         let cluster = cluster.map(|thread| {
             thread

@@ -95,6 +95,19 @@ pub fn with_ray_version(value: &mut serde_json::Value, ray_version: Option<&str>
     }
 }
 
+/// Whether a path names stdin (`-`), as every file option of the CLI reads it.
+pub fn is_stdin(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+impl ClusterArgs {
+    /// Whether the cluster is a file named by `--cluster` (not stdin, not a live cluster,
+    /// not a command run): reading it has no effect outside this process.
+    pub fn is_a_named_file(&self) -> bool {
+        self.cluster.as_deref().is_some_and(|path| !is_stdin(path))
+    }
+}
+
 /// Reads the cluster, or says why not (exit 2).
 pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     // clap drops `requires` when another source conflicting with `--kuberay` is given.
@@ -179,7 +192,7 @@ fn read_file_or_stdin(
     path: &std::path::Path,
     context: &Context,
 ) -> Result<SourceFile, Vec<Finding>> {
-    if path.as_os_str() == "-" {
+    if is_stdin(path) {
         use std::io::Read;
         let mut bytes = Vec::new();
         let limit = context.read_limits.max_file_bytes;
@@ -229,7 +242,7 @@ fn from_kubectl(
     pods_path: Option<&std::path::Path>,
     context: &Context,
 ) -> Result<ClusterInput, Vec<Finding>> {
-    if pods_path.is_some_and(|p| p.as_os_str() == "-") && nodes_path.as_os_str() == "-" {
+    if pods_path.is_some_and(is_stdin) && is_stdin(nodes_path) {
         return Err(vec![Finding::unreadable(StdinError(
             "--kubectl and --kubectl-pods cannot both be `-`".to_owned(),
         ))]);

@@ -79,11 +79,7 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
     let mut notes = Vec::new();
     let alive = cluster.alive().count();
     let dead = cluster.nodes.len() - alive;
-    let held = runs(
-        cluster
-            .alive()
-            .map(|node| node.total.as_ref().unwrap_or(&node.available)),
-    );
+    let held = held_runs(cluster);
     let demands = runs(slots.iter().map(|s| &s.demand));
     let declares = |name: &str| held.iter().any(|(r, _)| !r.get(name).is_zero());
     let asking = |name: &str| {
@@ -136,13 +132,8 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
 /// a node (each asks for more than half of the largest node), and the summed demand over
 /// the largest node's amount, rounded up.
 pub fn nodes_needed(cluster: &Cluster, slots: &[NodeSlot]) -> usize {
-    let held = runs(
-        cluster
-            .alive()
-            .map(|node| node.total.as_ref().unwrap_or(&node.available)),
-    );
     nodes_needed_of(
-        &held,
+        &held_runs(cluster),
         &runs(slots.iter().map(|s| &s.demand)),
         !slots.is_empty(),
     )
@@ -191,6 +182,15 @@ fn runs<'a>(lists: impl Iterator<Item = &'a Resources>) -> Vec<(&'a Resources, u
         }
     }
     runs
+}
+
+/// The runs of what the alive nodes hold: the idle total where known, else what is free.
+fn held_runs(cluster: &Cluster) -> Vec<(&Resources, usize)> {
+    runs(
+        cluster
+            .alive()
+            .map(|node| node.total.as_ref().unwrap_or(&node.available)),
+    )
 }
 
 /// The names in any of the lists, sorted, each once.

@@ -508,7 +508,7 @@ impl Read {
 
     /// The resources of `items` (sorted here; the last amount of a name counts, zero
     /// amounts are dropped, as [`Resources`] collects them), shared when seen before.
-    pub(super) fn share(&mut self, items: &mut Vec<(ResourceName, Amount)>) -> Resources {
+    fn share(&mut self, items: &mut Vec<(ResourceName, Amount)>) -> Resources {
         items.sort_by(|a, b| a.0.cmp(&b.0));
         let mut kept = 0;
         for i in 0..items.len() {

@@ -98,7 +98,7 @@ impl<'i> PlainEntry<'i> {
 
     /// Starts the table `which` at the start of `rest` (the table marked present): the
     /// length of its text when it is a text read before (the table then has its
-    /// resources), else `None` and the empty list to read its amounts into, followed by
+    /// resources), else the empty list to read its amounts into, to be followed by
     /// [`PlainEntry::read`] with the text they were read from.
     pub(super) fn start(
         &mut self,
@@ -133,6 +133,7 @@ impl<'i> PlainEntry<'i> {
         which: Amounts,
         share: impl FnOnce(&mut Vec<(ResourceName, Amount)>) -> Resources,
     ) -> Resources {
+        // Not `table_mut`: the table and the memory are borrowed at once.
         let table = match which {
             Amounts::Available => &mut self.available,
             Amounts::Total => &mut self.total,
