@@ -10,8 +10,8 @@ use resource_pool::ray_sim::RaySimOptions;
 
 use super::cluster_input::{ClusterArgs, read_cluster_noting};
 use super::{
-    Context, Format, Outcome, Roles, SetArgs, load, print_for_ci, print_human, print_serialized,
-    read, to_stderr, to_stdout,
+    Context, Format, Outcome, Roles, SetArgs, drop_aside, load, print_for_ci, print_human,
+    print_result, read, to_stderr, to_stdout,
 };
 use resource_pool::report::json::{check_result_of, suggestions};
 use resource_pool::report::{CheckRun, Finding, human_report_with};
@@ -129,11 +129,13 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         ray_version.as_deref(),
         config,
     );
-    if run.passes() {
+    let outcome = if run.passes() {
         written
     } else {
         written.max(Outcome::Failed)
-    }
+    };
+    drop_aside((run, loaded));
+    outcome
 }
 
 /// Writes the SVG plan when asked; `Unreadable` (exit 2) with a finding when it fails.
@@ -164,11 +166,9 @@ pub(super) fn unreadable(
 ) -> Outcome {
     match format {
         Format::Github | Format::Sarif => print_for_ci(format, &findings, main_file),
-        Format::Json => print_serialized(&check_result_of(
-            &findings,
-            None,
-            &resource_pool::Cluster::default(),
-        )),
+        Format::Json => print_result(|out| {
+            check_result_of(&findings, None, &resource_pool::Cluster::default()).write_json(out)
+        }),
         Format::Human => print_human(&findings, context),
     }
     Outcome::Unreadable
@@ -195,7 +195,7 @@ pub(super) fn emit(
             if let Some(found) = suggested {
                 result.suggestions = suggestions(found);
             }
-            print_serialized(&result);
+            print_result(|out| result.write_json(out));
         }
         Format::Github | Format::Sarif => print_for_ci(format, findings, main_file),
         Format::Human => {

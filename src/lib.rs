@@ -291,15 +291,27 @@ fn to_stderr(text: &str) {
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
-/// Prints a value as JSON on stdout, written as it is serialised (no text of it all in
-/// memory; a closed stdout ends the writing, as [`to_stdout`] ignores it).
-fn print_serialized(value: &impl serde::Serialize) {
+/// Frees what a command has done with on a thread of its own, once its answer is out:
+/// freeing a large check (100,000 nodes and node-slots) takes milliseconds of returning
+/// pages, which are no part of the answer. The process's exit cuts the thread short (the
+/// system takes the memory back); where the command runs inside another process (the
+/// Python entry point) it frees everything as a drop would.
+fn drop_aside<T: Send + 'static>(value: T) {
+    // When no thread can be started, the closure (and the value) is dropped right here.
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}
+
+/// Prints a result object (`check`'s, `verl`'s) as JSON on stdout, in its layout
+/// ([`report::json::write_value`]). `write` gets a buffered stdout; what it writes goes out as it
+/// is written (no text of it all in memory), and a closed stdout ends the writing, as
+/// [`to_stdout`] ignores it.
+fn print_result(
+    write: impl FnOnce(&mut std::io::BufWriter<std::io::StdoutLock<'static>>) -> std::io::Result<()>,
+) {
     use std::io::Write;
     // Large buffers: a 100,000-slot result is megabytes, written in fewer system calls.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    if serde_json::to_writer_pretty(&mut out, value).is_ok() {
-        let _ = out.write_all(b"\n");
-    }
+    let _ = write(&mut out);
     let _ = out.flush();
 }
 

@@ -22,7 +22,7 @@ use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
-use super::{Context, Format, Outcome, print_for_ci, print_json, read, to_stdout};
+use super::{Context, Format, Outcome, print_for_ci, print_result, read, to_stdout};
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
 use resource_pool::report::{Finding, slot_findings};
 
@@ -97,7 +97,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         Format::Json => {
             let mut value = run.json();
             with_ray_version(&mut value, ray_version.as_deref());
-            print_json(&value);
+            print_result(|out| resource_pool::report::json::write_value(out, &value));
         }
         Format::Github | Format::Sarif => print_for_ci(args.format, &run.findings, yaml_name),
         Format::Human => {

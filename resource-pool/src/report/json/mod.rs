@@ -10,7 +10,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Finding;
+
+mod layout;
+
 use crate::render::{ray_assignment, witness_assignment};
+pub use layout::{ROW_ARRAYS, write_value};
 
 /// One diagnostic of the JSON contract.
 #[derive(Serialize)]
