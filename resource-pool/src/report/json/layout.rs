@@ -53,9 +53,9 @@ impl CheckResult<'_> {
         let mut top = Top::new(out)?;
         top.field("diagnostics", &self.diagnostics)?;
         top.field("feasible", &self.feasible)?;
-        top.rows("placement", &self.placement, placed_row)?;
+        top.rows("placement", self.placement.iter(), placed_row)?;
         top.field("ray", &self.ray)?;
-        top.rows("ray_placement", &self.ray_placement, placed_row)?;
+        top.rows("ray_placement", self.ray_placement.iter(), placed_row)?;
         if let Some(version) = self.ray_version {
             top.field("ray_version", version)?;
         }
@@ -104,16 +104,17 @@ impl<'w, W: Write> Top<'w, W> {
     fn rows<R>(
         &mut self,
         key: &str,
-        rows: &[R],
-        mut write_row: impl FnMut(&mut Vec<u8>, &R),
+        rows: impl IntoIterator<Item = R>,
+        mut write_row: impl FnMut(&mut Vec<u8>, R),
     ) -> io::Result<()> {
         self.key(key)?;
-        if rows.is_empty() {
+        let mut rows = rows.into_iter().peekable();
+        if rows.peek().is_none() {
             return self.out.write_all(b"[]");
         }
         let mut buffer = Vec::with_capacity(CHUNK + 256);
         buffer.push(b'[');
-        for (i, row) in rows.iter().enumerate() {
+        for (i, row) in rows.enumerate() {
             buffer.extend_from_slice(if i == 0 { b"\n    " } else { b",\n    " });
             write_row(&mut buffer, row);
             if buffer.len() >= CHUNK {
@@ -157,7 +158,7 @@ fn row_of(buffer: &mut Vec<u8>, row: &(impl Serialize + ?Sized)) {
 }
 
 /// A placed slot as a row, written piece by piece: the bytes [`row_of`] writes for it.
-fn placed_row(buffer: &mut Vec<u8>, row: &Placed<'_>) {
+fn placed_row(buffer: &mut Vec<u8>, row: Placed<'_>) {
     buffer.extend_from_slice(b"{\"node\": ");
     match row.node {
         Some(node) => string(buffer, node),

@@ -13,7 +13,6 @@ use super::Finding;
 
 mod layout;
 
-use crate::render::{ray_assignment, witness_assignment};
 pub use layout::{ROW_ARRAYS, write_value};
 
 /// One diagnostic of the JSON contract.
@@ -74,7 +73,7 @@ impl Finding {
 }
 
 /// One placed slot: `{node, pool, slot}`.
-#[derive(Serialize)]
+#[derive(Clone, Copy, Debug, Serialize)]
 pub struct Placed<'a> {
     /// The node's id (`None` past the cluster's end, which a witness never is).
     pub node: Option<&'a str>,
@@ -84,25 +83,61 @@ pub struct Placed<'a> {
     pub slot: usize,
 }
 
-/// Each placed slot of an assignment, borrowed from the report and the cluster.
-fn placements<'a>(
-    report: &'a CheckReport,
+/// The placed slots of one of a report's placements, in slot order, each read from the
+/// report as it is written: a 100,000-slot check lists each slot twice, and holding those
+/// rows (or a node per slot) in lists first cost megabytes of fresh memory (page faults
+/// are the costliest part of a large check's output).
+#[derive(Clone, Copy)]
+pub struct Placements<'a> {
+    report: Option<&'a CheckReport>,
     cluster: &'a Cluster,
-    assignment: &[Option<usize>],
-) -> Vec<Placed<'a>> {
-    assignment
-        .iter()
-        .enumerate()
-        .filter_map(|(i, node)| {
-            let node = (*node)?;
-            let slot = &report.slots[i];
+    which: Which,
+}
+
+/// Which placement of a report.
+#[derive(Clone, Copy)]
+enum Which {
+    /// The exact check's witness (none unless feasible).
+    Witness,
+    /// Where Ray's simulated scheduler puts each group it places, on the representative branch.
+    Ray,
+}
+
+impl<'a> Placements<'a> {
+    /// The placed slots, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = Placed<'a>> + 'a {
+        let Placements {
+            report,
+            cluster,
+            which,
+        } = *self;
+        let nodes: Box<dyn Iterator<Item = (usize, usize)>> = match (report, which) {
+            (None, _) => Box::new(std::iter::empty()),
+            (Some(report), Which::Witness) => Box::new(
+                report
+                    .placement
+                    .witness()
+                    .into_iter()
+                    .flat_map(|w| w.nodes.iter().copied().enumerate()),
+            ),
+            (Some(report), Which::Ray) => Box::new(report.ray.representative.placed()),
+        };
+        nodes.filter_map(move |(i, node)| {
+            let report = report?;
+            let slot = report.slots.get(i)?;
             Some(Placed {
                 node: cluster.nodes.get(node).map(|n| n.id.as_str()),
-                pool: &report.pools[slot.pool].name,
+                pool: &report.pools.get(slot.pool)?.name,
                 slot: slot.slot,
             })
         })
-        .collect()
+    }
+}
+
+impl Serialize for Placements<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
 }
 
 /// The result object of `check`, borrowed: it serialises as [`check_result`]'s value does
@@ -115,11 +150,11 @@ pub struct CheckResult<'a> {
     /// The exact check's verdict.
     pub feasible: Option<bool>,
     /// The witness placement.
-    pub placement: Vec<Placed<'a>>,
+    pub placement: Placements<'a>,
     /// Ray's verdict, `None` when undecided.
     pub ray: Option<String>,
     /// Where Ray's simulated scheduler put each slot.
-    pub ray_placement: Vec<Placed<'a>>,
+    pub ray_placement: Placements<'a>,
     /// The live Ray cluster's version, when its dashboard said (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ray_version: Option<&'a str>,
@@ -139,16 +174,20 @@ pub fn check_result_of<'a>(
             .map(|f| serde_json::to_value(f.to_json()).unwrap_or_default())
             .collect(),
         feasible: report.and_then(CheckReport::feasible),
-        placement: report
-            .map(|r| placements(r, cluster, &witness_assignment(r)))
-            .unwrap_or_default(),
+        placement: Placements {
+            report,
+            cluster,
+            which: Which::Witness,
+        },
         ray: report.and_then(|r| match r.ray.verdict {
             RayVerdict::Undecided => None,
             verdict => Some(verdict.to_string()),
         }),
-        ray_placement: report
-            .map(|r| placements(r, cluster, &ray_assignment(r)))
-            .unwrap_or_default(),
+        ray_placement: Placements {
+            report,
+            cluster,
+            which: Which::Ray,
+        },
         ray_version: None,
         suggestions: Value::Array(Vec::new()),
     }

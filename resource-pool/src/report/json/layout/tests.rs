@@ -1,7 +1,13 @@
 use proptest::prelude::*;
+use resource_pool_core::check::CheckOptions;
+use resource_pool_core::model::{
+    Amount, Cluster, Node, PoolSpec, ResourcePool, ResourcePoolManager, Resources, RoleName,
+};
 use serde_json::{Value, json};
 
+use super::super::check_result_of;
 use super::*;
+use crate::report::CheckRun;
 
 fn written(write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> String {
     let mut out = Vec::new();
@@ -15,52 +21,67 @@ fn row_text(row: &(impl Serialize + ?Sized)) -> String {
     String::from_utf8(out).expect("JSON is UTF-8")
 }
 
+fn gpu_node(id: &str, gpus: u64, cpus: u64) -> Node {
+    let whole = |n| Amount::from_whole(n).expect("small amounts");
+    Node::new(
+        id,
+        Resources::new()
+            .with("GPU", whole(gpus))
+            .with("CPU", whole(cpus)),
+    )
+}
+
+/// `check`'s report of pools (name, node-slots) on a cluster, every role mapped to the first.
+fn checked(pools: &[(&str, Vec<u32>)], cluster: Cluster) -> CheckRun {
+    let pools = pools
+        .iter()
+        .map(|(name, slots)| ResourcePool::new(*name, PoolSpec::with_slots(slots.clone())))
+        .collect();
+    let first = "pool0";
+    let manager = ResourcePoolManager::new(pools, [(RoleName("actor_rollout".to_owned()), first)])
+        .expect("a valid layout");
+    CheckRun::check_manager(&manager, cluster, &CheckOptions::default())
+}
+
+fn result_of(run: &CheckRun) -> CheckResult<'_> {
+    check_result_of(&run.findings, run.report.as_ref(), &run.cluster)
+}
+
 #[test]
 fn placements_stand_one_per_line_and_the_rest_is_pretty() {
-    let placed = [
-        Placed {
-            node: Some("big"),
-            pool: "global_pool",
-            slot: 0,
-        },
-        Placed {
-            node: Some("small"),
-            pool: "reward_pool",
-            slot: 0,
-        },
-    ];
-    let result = CheckResult {
-        diagnostics: vec![
-            json!({"code": "resource_pool::ray::hangs", "data": {"pool": "global_pool"}}),
-        ],
-        feasible: Some(true),
-        placement: placed.into(),
-        ray: Some("hangs".to_owned()),
-        ray_placement: Vec::new(),
-        ray_version: Some("2.60.0"),
-        suggestions: Value::Array(Vec::new()),
-    };
+    // verl's hang: the small pool first takes the big node.
+    let cluster = Cluster::new(vec![gpu_node("big", 8, 32), gpu_node("small", 4, 16)]);
+    let run = checked(&[("pool0", vec![8]), ("pool1", vec![4])], cluster);
+    let mut result = result_of(&run);
+    result.diagnostics =
+        vec![json!({"code": "resource_pool::ray::hangs", "data": {"pool": "pool0"}})];
+    result.ray_version = Some("2.60.0");
     let expected = r#"{
   "diagnostics": [
     {
       "code": "resource_pool::ray::hangs",
       "data": {
-        "pool": "global_pool"
+        "pool": "pool0"
       }
     }
   ],
   "feasible": true,
   "placement": [
-    {"node": "big", "pool": "global_pool", "slot": 0},
-    {"node": "small", "pool": "reward_pool", "slot": 0}
+    {"node": "big", "pool": "pool0", "slot": 0},
+    {"node": "small", "pool": "pool1", "slot": 0}
   ],
-  "ray": "hangs",
-  "ray_placement": [],
+  "ray": "places",
+  "ray_placement": [
+    {"node": "big", "pool": "pool0", "slot": 0},
+    {"node": "small", "pool": "pool1", "slot": 0}
+  ],
   "ray_version": "2.60.0",
   "suggestions": []
 }
 "#;
     assert_eq!(written(|out| result.write_json(out)), expected);
+    let nothing = check_result_of(&[], None, &run.cluster);
+    assert!(written(|out| nothing.write_json(out)).contains("\"placement\": [],\n"));
 }
 
 #[test]
@@ -104,23 +125,33 @@ fn placed_rows() -> impl Strategy<Value = Vec<(Option<String>, String, usize)>> 
     prop::collection::vec((prop::option::of(text()), text(), any::<usize>()), 0..6)
 }
 
-fn as_placed(rows: &[(Option<String>, String, usize)]) -> Vec<Placed<'_>> {
-    rows.iter()
-        .map(|(node, pool, slot)| Placed {
-            node: node.as_deref(),
-            pool,
-            slot: *slot,
-        })
-        .collect()
+/// Small clusters (ids with what JSON escapes among them) and layouts of up to three
+/// pools: feasible and not, Ray placing and hanging.
+fn layouts() -> impl Strategy<Value = (Vec<(String, Vec<u32>)>, Cluster)> {
+    let node = (text(), 0u64..9, 0u64..40);
+    let pools = prop::collection::vec(prop::collection::vec(1u32..9, 1..4), 1..4);
+    (prop::collection::vec(node, 0..5), pools).prop_map(|(nodes, pools)| {
+        let nodes = nodes
+            .iter()
+            .map(|(id, gpus, cpus)| gpu_node(id, *gpus, *cpus))
+            .collect();
+        let pools = pools
+            .into_iter()
+            .enumerate()
+            .map(|(i, slots)| (format!("pool{i}"), slots))
+            .collect();
+        (pools, Cluster::new(nodes))
+    })
 }
 
 proptest! {
     /// The fast row of a placed slot is the row serde writes for it.
     #[test]
     fn placed_rows_are_the_rows_serde_writes(rows in placed_rows()) {
-        for row in as_placed(&rows) {
+        for (node, pool, slot) in &rows {
+            let row = Placed { node: node.as_deref(), pool, slot: *slot };
             let mut fast = Vec::new();
-            placed_row(&mut fast, &row);
+            placed_row(&mut fast, row);
             prop_assert_eq!(String::from_utf8(fast).unwrap(), row_text(&row));
         }
     }
@@ -139,23 +170,18 @@ proptest! {
     /// back as that value.
     #[test]
     fn a_check_result_is_written_as_its_value(
+        (pools, cluster) in layouts(),
         diagnostics in prop::collection::vec(json_value(), 0..3),
-        feasible in prop::option::of(any::<bool>()),
-        placement in placed_rows(),
-        ray in prop::option::of(text()),
-        ray_placement in placed_rows(),
         ray_version in prop::option::of(text()),
         suggestions in json_value(),
     ) {
-        let result = CheckResult {
-            diagnostics,
-            feasible,
-            placement: as_placed(&placement),
-            ray,
-            ray_placement: as_placed(&ray_placement),
-            ray_version: ray_version.as_deref(),
-            suggestions,
-        };
+        let pools: Vec<(&str, Vec<u32>)> =
+            pools.iter().map(|(name, slots)| (name.as_str(), slots.clone())).collect();
+        let run = checked(&pools, cluster);
+        let mut result = result_of(&run);
+        result.diagnostics.extend(diagnostics);
+        result.ray_version = ray_version.as_deref();
+        result.suggestions = suggestions;
         let value = serde_json::to_value(&result).unwrap();
         let text = written(|out| result.write_json(out));
         prop_assert_eq!(&text, &written(|out| write_value(out, &value)));
