@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::config::config_to_toml;
+use crate::config::count_arrays::Arrays;
 use crate::inventory::cluster_file::{
     ClusterDiagnostic, ClusterFormat, ClusterLimits, cluster_to_json, cluster_to_toml,
     load_cluster, load_cluster_as,
@@ -18,7 +19,7 @@ use crate::inventory::local::{
 };
 use crate::inventory::{kubectl, ray_json, slurm};
 use crate::lint::LintOptions;
-use crate::load::{load_config, load_config_from_tree, load_config_with};
+use crate::load::{load_config, load_config_reading, load_config_with};
 use crate::model::{Amount, Cluster, NodeSlot, Resources};
 use crate::placement::{PlacementOptions, PlacementOutcome, check_placement};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RaySimOptions, RayVerdict, simulate};
@@ -86,22 +87,29 @@ pub fn config_toml(bytes: &[u8]) {
     );
 }
 
-/// The config load and the tree reader's agree on everything they say.
+/// The config load, with arrays of counts read ahead when worth it and always, and the
+/// tree reader's agree on everything they say.
 fn assert_same_as_tree(source: &SourceFile, overrides: &[String], options: &LintOptions) {
-    let fast = load_config_with(source, overrides, options);
-    let tree = load_config_from_tree(source, overrides, options);
-    match (fast, tree) {
-        (Ok(fast), Ok(tree)) => {
-            assert_eq!(fast.doc, tree.doc, "the documents differ");
-            assert_eq!(fast.diagnostics, tree.diagnostics, "the diagnostics differ");
-            assert_eq!(fast.manager, tree.manager, "the managers differ");
+    let tree = || load_config_reading(source, overrides, options, Arrays::FromTree);
+    for fast in [
+        load_config_with(source, overrides, options),
+        load_config_reading(source, overrides, options, Arrays::Always),
+    ] {
+        match (fast, tree()) {
+            (Ok(fast), Ok(tree)) => {
+                assert_eq!(fast.doc, tree.doc, "the documents differ");
+                assert_eq!(fast.diagnostics, tree.diagnostics, "the diagnostics differ");
+                assert_eq!(fast.manager, tree.manager, "the managers differ");
+            }
+            (Err(fast), Err(tree)) => {
+                assert_eq!(fast.errors, tree.errors, "override errors differ")
+            }
+            (fast, tree) => panic!(
+                "one load fails on its overrides, the other not: {:?} / {:?}",
+                fast.map(|l| l.diagnostics),
+                tree.map(|l| l.diagnostics)
+            ),
         }
-        (Err(fast), Err(tree)) => assert_eq!(fast.errors, tree.errors, "override errors differ"),
-        (fast, tree) => panic!(
-            "one load fails on its overrides, the other not: {:?} / {:?}",
-            fast.map(|l| l.diagnostics),
-            tree.map(|l| l.diagnostics)
-        ),
     }
 }
 

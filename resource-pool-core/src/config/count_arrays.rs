@@ -7,7 +7,9 @@
 //! parsing, each array that stands after `=` and holds nothing but counts is read here,
 //! and blanked to spaces in a copy of the text: `[8, 8]` becomes `[    ]`, an empty array
 //! with the same span. The parser reads the copy; the pool reader takes the counts of such
-//! an array from [`CountArrays::take`] by the array's offset.
+//! an array from [`CountArrays::take`] by the array's offset. A file whose lists of counts
+//! are short (`[8, 8]`) is not read ahead: the extra pass would cost more than it saves
+//! ([`worth_reading_ahead`]).
 //!
 //! A count here is what the tree reader reads without a problem: decimal digits without a
 //! leading zero, at most `u32::MAX`. Between them: spaces, tabs, newlines and one comma
@@ -37,8 +39,12 @@ use crate::toml_walk::{self, StructureError};
 /// Whether arrays of counts are read ahead of the parser, or all from its tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Arrays {
-    /// Read arrays of counts from the text (the fast way).
-    ReadAhead,
+    /// Read ahead when the file's lists of counts are long enough for it to pay
+    /// ([`worth_reading_ahead`]): what the loaders do.
+    WhenWorthIt,
+    /// Always read ahead: the tests and fuzzing, whose files are short.
+    #[cfg(any(test, feature = "fuzzing"))]
+    Always,
     /// Read every array from the parser's tree: how the reader worked before, kept as the
     /// oracle the read-ahead is tested against.
     #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
@@ -73,8 +79,10 @@ pub(crate) fn parse<'a>(
     arrays: Arrays,
 ) -> (toml::Spanned<DeTable<'a>>, Vec<StructureError>, CountArrays) {
     let found = match arrays {
-        Arrays::ReadAhead => find(text),
-        Arrays::FromTree => Vec::new(),
+        Arrays::WhenWorthIt if worth_reading_ahead(text) => find(text),
+        #[cfg(any(test, feature = "fuzzing"))]
+        Arrays::Always => find(text),
+        Arrays::WhenWorthIt | Arrays::FromTree => Vec::new(),
     };
     if !found.is_empty()
         && let Some(copy) = blank(text, found.iter().map(|(span, _)| span))
@@ -95,6 +103,42 @@ pub(crate) fn parse<'a>(
     }
     let (root, errors) = toml_walk::parse_text(text);
     (root, errors, CountArrays::default())
+}
+
+/// Bytes of count lists below which a file is not read ahead.
+const MIN_COUNT_BYTES: usize = 256;
+
+/// Whether reading ahead can pay for itself, judged from the bytes alone (what is read
+/// ahead is [`find`]'s to decide, and either way the result is the tree reader's).
+///
+/// Its cost is toml's lexer run once more over the file outside the lists (about 20
+/// instructions a byte, callgrind) and a copy; its gain, the parser's work on each count
+/// (about 270 instructions a byte of `8, 8, ...`, less the reading here). So the runs of
+/// digits, commas and blanks that follow a `[` must make a sixteenth of the file, and at
+/// least [`MIN_COUNT_BYTES`] (85 counts of `8, `): short lists are not worth a pass, and a
+/// file shorter than that is not even looked at.
+fn worth_reading_ahead(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() < MIN_COUNT_BYTES {
+        return false;
+    }
+    let needed = MIN_COUNT_BYTES.max(bytes.len() / 16);
+    let mut count_bytes = 0;
+    let mut at = 0;
+    while let Some(open) = bytes
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'['))
+    {
+        at += open + 1;
+        while let Some(b'0'..=b'9' | b',' | b' ' | b'\t' | b'\r' | b'\n') = bytes.get(at) {
+            count_bytes += 1;
+            if count_bytes == needed {
+                return true;
+            }
+            at += 1;
+        }
+    }
+    false
 }
 
 /// Every array of counts after an `=`: its span (brackets included) and its counts.
@@ -186,11 +230,9 @@ fn skip_blanks(bytes: &[u8], mut at: usize) -> Option<usize> {
 fn blank<'s>(text: &str, spans: impl Iterator<Item = &'s Span>) -> Option<String> {
     let mut bytes = text.as_bytes().to_vec();
     for span in spans {
-        // The brackets stay.
+        // The brackets stay. (Every byte written, so that the loop is vectorised.)
         for byte in &mut bytes[span.start + 1..span.end - 1] {
-            if *byte != b'\n' {
-                *byte = b' ';
-            }
+            *byte = if *byte == b'\n' { b'\n' } else { b' ' };
         }
     }
     String::from_utf8(bytes).ok()

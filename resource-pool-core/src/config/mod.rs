@@ -67,7 +67,7 @@ impl ConfigDoc {
 
 /// Reads a config file's TOML into a document, with every syntax and structure problem.
 pub fn parse_config(source: &SourceFile) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
-    parse_config_as(source, Arrays::ReadAhead)
+    parse_config_as(source, Arrays::WhenWorthIt)
 }
 
 /// [`parse_config`], its arrays of counts read ahead of the parser or not.

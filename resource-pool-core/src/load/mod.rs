@@ -69,7 +69,7 @@ impl LoadedConfig {
 
 /// Reads, lints and builds a config file.
 pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
-    let (doc, diagnostics) = parse_config_as(source, Arrays::ReadAhead);
+    let (doc, diagnostics) = parse_config_as(source, Arrays::WhenWorthIt);
     finish_load(source.clone(), doc, diagnostics, options)
 }
 
@@ -91,19 +91,20 @@ pub fn load_config_with(
     overrides: &[String],
     options: &LintOptions,
 ) -> Result<LoadedConfig, OverrideFailure> {
-    load_config_as(source, overrides, options, Arrays::ReadAhead)
+    load_config_as(source, overrides, options, Arrays::WhenWorthIt)
 }
 
-/// [`load_config_with`] reading every array from the `toml` crate's tree: how configs
-/// were read before arrays of counts were read ahead of the parser, kept as the oracle
-/// that reading is compared with (tests and fuzzing).
+/// [`load_config_with`] with arrays of counts always read ahead of the parser, or never
+/// (every array read from the `toml` crate's tree, as configs were read before: the oracle
+/// the read-ahead is compared with, in tests and fuzzing).
 #[cfg(any(test, feature = "fuzzing"))]
-pub(crate) fn load_config_from_tree(
+pub(crate) fn load_config_reading(
     source: &SourceFile,
     overrides: &[String],
     options: &LintOptions,
+    arrays: Arrays,
 ) -> Result<LoadedConfig, OverrideFailure> {
-    load_config_as(source, overrides, options, Arrays::FromTree)
+    load_config_as(source, overrides, options, arrays)
 }
 
 fn load_config_as(

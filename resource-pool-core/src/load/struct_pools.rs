@@ -27,7 +27,7 @@ pub fn load_struct_pools(
     source: &SourceFile,
     fields: &[PoolField],
 ) -> Result<LoadedPools, ConfigErrors> {
-    load_struct_pools_as(source, fields, Arrays::ReadAhead)
+    load_struct_pools_as(source, fields, Arrays::WhenWorthIt)
 }
 
 /// [`load_struct_pools`], its arrays of counts read ahead of the parser or not (the

@@ -6,9 +6,9 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 
-use super::find;
+use super::{Arrays, find, worth_reading_ahead};
 use crate::lint::LintOptions;
-use crate::load::{load_config_from_tree, load_config_with};
+use crate::load::load_config_reading;
 use crate::source::SourceFile;
 
 /// The arrays read ahead in `text`, as the text of each.
@@ -80,6 +80,20 @@ fn anything_else_is_left_to_the_parser() {
         .collect();
     assert_eq!(found, [14]);
     assert_eq!(read_ahead("\u{feff}a = [8]"), ["[8]"]);
+}
+
+#[test]
+fn files_are_read_ahead_when_their_lists_of_counts_are_long_enough() {
+    let two_slots = "[pools.global_pool]\nprocess_on_nodes = [8, 8]\n\n[mapping]\nactor_rollout = \"global_pool\"\n";
+    assert!(!worth_reading_ahead(two_slots));
+    let long = format!("[pools.p]\nprocess_on_nodes = [{}8]\n", "8, ".repeat(90));
+    assert!(worth_reading_ahead(&long));
+    // The same list in a file sixteen times its size is not worth the lexer's pass.
+    let padded = format!(
+        "{long}{}",
+        "# a comment line of no count at all\n".repeat(150)
+    );
+    assert!(!worth_reading_ahead(&padded));
 }
 
 #[test]
@@ -311,8 +325,8 @@ fn overrides() -> impl Strategy<Value = Vec<String>> {
 fn assert_same(text: &str, overrides: &[String]) -> Result<(), TestCaseError> {
     let source = SourceFile::new("c.toml", text);
     let options = LintOptions::default();
-    let fast = load_config_with(&source, overrides, &options);
-    let tree = load_config_from_tree(&source, overrides, &options);
+    let fast = load_config_reading(&source, overrides, &options, Arrays::Always);
+    let tree = load_config_reading(&source, overrides, &options, Arrays::FromTree);
     match (fast, tree) {
         (Ok(fast), Ok(tree)) => {
             prop_assert_eq!(&fast.doc, &tree.doc, "documents differ: {:?}", text);
@@ -418,8 +432,8 @@ proptest! {
             },
         ];
         let source = SourceFile::new("p.toml", text.as_str());
-        let fast = load_struct_pools_as(&source, &fields, super::Arrays::ReadAhead);
-        let tree = load_struct_pools_as(&source, &fields, super::Arrays::FromTree);
+        let fast = load_struct_pools_as(&source, &fields, Arrays::Always);
+        let tree = load_struct_pools_as(&source, &fields, Arrays::FromTree);
         match (fast, tree) {
             (Ok(fast), Ok(tree)) => {
                 prop_assert_eq!(fast.specs, tree.specs, "{:?}", text);
