@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::config::config_to_toml;
+use crate::config::count_arrays::Arrays;
 use crate::inventory::cluster_file::{
     ClusterDiagnostic, ClusterFormat, ClusterLimits, cluster_to_json, cluster_to_toml,
     load_cluster, load_cluster_as,
@@ -18,7 +19,7 @@ use crate::inventory::local::{
 };
 use crate::inventory::{kubectl, ray_json, slurm};
 use crate::lint::LintOptions;
-use crate::load::load_config;
+use crate::load::{load_config, load_config_reading, load_config_with};
 use crate::model::{Amount, Cluster, NodeSlot, Resources};
 use crate::placement::{PlacementOptions, PlacementOutcome, check_placement};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RaySimOptions, RayVerdict, simulate};
@@ -41,12 +42,28 @@ fn assert_labels_in_file(diagnostic: &dyn miette::Diagnostic, source: &SourceFil
 }
 
 /// Config TOML bytes: parse, lint and build with the default options. A built manager
-/// has no error, and its printed TOML loads back, without error, to an equal manager.
+/// has no error, and its printed TOML loads back, without error, to an equal manager. The
+/// bytes after a NUL, if any, are overrides, one per line (`--set`). And the load that
+/// reads arrays of counts ahead of the parser gives what the tree reader gives, with and
+/// without the overrides: the same document, diagnostics and manager, or the same
+/// override errors.
 pub fn config_toml(bytes: &[u8]) {
-    let Ok(source) = SourceFile::from_bytes("fuzz.toml", bytes.to_vec()) else {
+    let (file, overrides) = match bytes.iter().position(|&b| b == 0) {
+        Some(at) => (&bytes[..at], &bytes[at + 1..]),
+        None => (bytes, &[][..]),
+    };
+    let Ok(source) = SourceFile::from_bytes("fuzz.toml", file.to_vec()) else {
         return;
     };
+    let overrides: Vec<String> = String::from_utf8_lossy(overrides)
+        .lines()
+        .map(str::to_owned)
+        .collect();
     let options = LintOptions::default();
+    assert_same_as_tree(&source, &[], &options);
+    if !overrides.is_empty() {
+        assert_same_as_tree(&source, &overrides, &options);
+    }
     let loaded = load_config(&source, &options);
     for diagnostic in &loaded.diagnostics {
         assert_labels_in_file(diagnostic, &source);
@@ -68,6 +85,32 @@ pub fn config_toml(bytes: &[u8]) {
         Some(manager),
         "the printed config differs:\n{printed}"
     );
+}
+
+/// The config load, with arrays of counts read ahead when worth it and always, and the
+/// tree reader's agree on everything they say.
+fn assert_same_as_tree(source: &SourceFile, overrides: &[String], options: &LintOptions) {
+    let tree = || load_config_reading(source, overrides, options, Arrays::FromTree);
+    for fast in [
+        load_config_with(source, overrides, options),
+        load_config_reading(source, overrides, options, Arrays::Always),
+    ] {
+        match (fast, tree()) {
+            (Ok(fast), Ok(tree)) => {
+                assert_eq!(fast.doc, tree.doc, "the documents differ");
+                assert_eq!(fast.diagnostics, tree.diagnostics, "the diagnostics differ");
+                assert_eq!(fast.manager, tree.manager, "the managers differ");
+            }
+            (Err(fast), Err(tree)) => {
+                assert_eq!(fast.errors, tree.errors, "override errors differ")
+            }
+            (fast, tree) => panic!(
+                "one load fails on its overrides, the other not: {:?} / {:?}",
+                fast.map(|l| l.diagnostics),
+                tree.map(|l| l.diagnostics)
+            ),
+        }
+    }
 }
 
 /// A verl launch: the bytes before the first NUL are the YAML, the lines after it the

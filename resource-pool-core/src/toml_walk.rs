@@ -104,7 +104,12 @@ pub enum StructureError {
 /// Parses a document, returning the tree (as much as could be recovered) and every
 /// syntax error.
 pub(crate) fn parse(source: &SourceFile) -> (toml::Spanned<DeTable<'_>>, Vec<StructureError>) {
-    let (table, errors) = DeTable::parse_recoverable(source.base_text());
+    parse_text(source.base_text())
+}
+
+/// [`parse`] of a text.
+pub(crate) fn parse_text(text: &str) -> (toml::Spanned<DeTable<'_>>, Vec<StructureError>) {
+    let (table, errors) = DeTable::parse_recoverable(text);
     let errors = errors
         .into_iter()
         .map(|e| {

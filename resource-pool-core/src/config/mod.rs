@@ -11,10 +11,14 @@
 //! ```
 //!
 //! This module parses: [`parse_config`] reads the TOML into a [`ConfigDoc`] that keeps
-//! every span, with every syntax and structure problem as a [`ConfigDiagnostic`]. Then
-//! [`crate::lint`] checks the document and [`crate::load`] builds the model when nothing is
-//! wrong. Pools are created in file order and slots in list order: the order Ray sees.
+//! every span, with every syntax and structure problem as a [`ConfigDiagnostic`]. The
+//! `toml` crate parses the file but for its arrays of plain counts, which are read
+//! straight from the text first (`count_arrays`: a pool of 100,000 node-slots then costs
+//! a count and a span per slot, not a tree value each). Then [`crate::lint`] checks the
+//! document and [`crate::load`] builds the model when nothing is wrong. Pools are created
+//! in file order and slots in list order: the order Ray sees.
 
+pub(crate) mod count_arrays;
 mod diagnostics;
 pub(crate) mod overrides;
 mod pool_table;
@@ -30,6 +34,7 @@ pub use write::config_to_toml;
 use crate::file_keys::CONFIG_KEYS;
 use crate::source::{SourceFile, Span, Spanned};
 use crate::toml_walk::{self, StructureError};
+use count_arrays::{Arrays, CountArrays};
 
 /// A config file as written, every value with its span.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -62,8 +67,17 @@ impl ConfigDoc {
 
 /// Reads a config file's TOML into a document, with every syntax and structure problem.
 pub fn parse_config(source: &SourceFile) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
-    let (root, errors) = toml_walk::parse(source);
-    read_doc(root.get_ref(), errors)
+    parse_config_as(source, Arrays::WhenWorthIt)
+}
+
+/// [`parse_config`], its arrays of counts read ahead of the parser or not.
+pub(crate) fn parse_config_as(
+    source: &SourceFile,
+    arrays: Arrays,
+) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
+    let mut blanked = String::new();
+    let (root, errors, mut counts) = count_arrays::parse(source.base_text(), &mut blanked, arrays);
+    read_doc(root.get_ref(), errors, &mut counts)
 }
 
 /// Reads a config file's TOML with overrides applied (see [`overrides`]); `Err` when an
@@ -71,19 +85,23 @@ pub fn parse_config(source: &SourceFile) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
 /// spans point into.
 pub(crate) fn parse_config_with(
     layered: &overrides::Layered,
+    arrays: Arrays,
 ) -> Result<(ConfigDoc, Vec<ConfigDiagnostic>), Vec<OverrideError>> {
-    let (mut root, errors) = toml_walk::parse(&layered.source);
+    let mut blanked = String::new();
+    let (mut root, errors, mut counts) =
+        count_arrays::parse(layered.source.base_text(), &mut blanked, arrays);
     let masks = layered.masks();
     let override_errors = layered.apply(&masks, root.get_mut());
     if !override_errors.is_empty() {
         return Err(override_errors);
     }
-    Ok(read_doc(root.get_ref(), errors))
+    Ok(read_doc(root.get_ref(), errors, &mut counts))
 }
 
 fn read_doc(
     root: &toml::de::DeTable<'_>,
     mut errors: Vec<StructureError>,
+    counts: &mut CountArrays,
 ) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
     let mut doc = ConfigDoc::default();
     if !errors.is_empty() {
@@ -100,7 +118,7 @@ fn read_doc(
                 if let Some(table) = toml_walk::table(&shown, pool, &mut errors) {
                     let table_name = format!("pool `{}`", name.value);
                     doc.pools
-                        .push(PoolDoc::read(name, table, &table_name, &mut errors));
+                        .push(PoolDoc::read(name, table, &table_name, counts, &mut errors));
                 }
             }
         }

@@ -8,6 +8,8 @@ use crate::model::{Accelerator, Amount, DEFAULT_MAX_COLOCATE_COUNT, PoolSpec, Re
 use crate::source::{Span, Spanned};
 use crate::toml_walk::{self, StructureError};
 
+use super::count_arrays::CountArrays;
+
 /// A pool's table as written, every value with its span. Keys that were absent or of the
 /// wrong type are `None` (the wrong type is reported when the table is read).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -79,11 +81,13 @@ pub enum SlotSource<'a> {
 }
 
 impl PoolDoc {
-    /// Reads a pool table, reporting unknown keys, wrong types and bad numbers.
+    /// Reads a pool table, reporting unknown keys, wrong types and bad numbers; the
+    /// `process_on_nodes` read ahead of the parser are taken from `counts`.
     pub(crate) fn read(
         name: Spanned<String>,
         table: &DeTable<'_>,
         table_name: &str,
+        counts: &mut CountArrays,
         out: &mut Vec<StructureError>,
     ) -> PoolDoc {
         toml_walk::check_keys(table, POOL_KEYS, table_name, out);
@@ -97,14 +101,19 @@ impl PoolDoc {
             match key {
                 "process_on_nodes" => {
                     if let Some(items) = toml_walk::array(key, value, out) {
-                        let counts = items
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(i, item)| {
-                                toml_walk::count(format_args!("process_on_nodes[{i}]"), item, out)
-                            })
-                            .collect();
-                        doc.process_on_nodes = Some(Spanned::new(counts, value.span()));
+                        // Read ahead of the parser when it is a plain array of counts (its
+                        // tree value is then empty).
+                        let read = counts.take(value.span().start).unwrap_or_else(|| {
+                            items
+                                .iter()
+                                .enumerate()
+                                .filter_map(|(i, item)| {
+                                    let key = format_args!("process_on_nodes[{i}]");
+                                    toml_walk::count(key, item, out)
+                                })
+                                .collect()
+                        });
+                        doc.process_on_nodes = Some(Spanned::new(read, value.span()));
                     }
                 }
                 "gpus_per_node" => doc.gpus_per_node = toml_walk::count(key, value, out),

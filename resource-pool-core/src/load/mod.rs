@@ -9,13 +9,16 @@ pub mod pool_serde;
 mod struct_pools;
 
 pub use pool_serde::{deserialize_struct_pools, serialize_struct_pools};
+#[cfg(test)]
+pub(crate) use struct_pools::load_struct_pools_as;
 pub use struct_pools::{LoadedPools, load_struct_pools};
 
 use std::fmt;
 
+use crate::config::count_arrays::Arrays;
 use crate::config::overrides::Layered;
 use crate::config::{
-    ConfigDiagnostic, ConfigDoc, OverrideError, PoolDefaults, parse_config, parse_config_with,
+    ConfigDiagnostic, ConfigDoc, OverrideError, PoolDefaults, parse_config_as, parse_config_with,
 };
 use crate::lint::{self, LintOptions};
 use crate::model::{PoolId, ResourcePool, ResourcePoolManager, RoleName};
@@ -66,7 +69,7 @@ impl LoadedConfig {
 
 /// Reads, lints and builds a config file.
 pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
-    let (doc, diagnostics) = parse_config(source);
+    let (doc, diagnostics) = parse_config_as(source, Arrays::WhenWorthIt);
     finish_load(source.clone(), doc, diagnostics, options)
 }
 
@@ -88,11 +91,34 @@ pub fn load_config_with(
     overrides: &[String],
     options: &LintOptions,
 ) -> Result<LoadedConfig, OverrideFailure> {
+    load_config_as(source, overrides, options, Arrays::WhenWorthIt)
+}
+
+/// [`load_config_with`] with arrays of counts always read ahead of the parser, or never
+/// (every array read from the `toml` crate's tree, as configs were read before: the oracle
+/// the read-ahead is compared with, in tests and fuzzing).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn load_config_reading(
+    source: &SourceFile,
+    overrides: &[String],
+    options: &LintOptions,
+    arrays: Arrays,
+) -> Result<LoadedConfig, OverrideFailure> {
+    load_config_as(source, overrides, options, arrays)
+}
+
+fn load_config_as(
+    source: &SourceFile,
+    overrides: &[String],
+    options: &LintOptions,
+    arrays: Arrays,
+) -> Result<LoadedConfig, OverrideFailure> {
     if overrides.is_empty() {
-        return Ok(load_config(source, options));
+        let (doc, diagnostics) = parse_config_as(source, arrays);
+        return Ok(finish_load(source.clone(), doc, diagnostics, options));
     }
     let layered = Layered::new(source, overrides);
-    match parse_config_with(&layered) {
+    match parse_config_with(&layered, arrays) {
         Ok((doc, diagnostics)) => Ok(finish_load(
             layered.source.clone(),
             doc,

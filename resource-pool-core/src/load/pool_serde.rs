@@ -23,6 +23,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
+use crate::config::count_arrays::CountArrays;
 use crate::config::write::toml_key;
 use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, PoolField};
 use crate::file_keys::{KeyDoc, POOL_KEYS};
@@ -272,7 +273,14 @@ impl<'a> PoolTable<'a> {
         let (root, mut structure) = toml_walk::parse(&source);
         let name = Spanned::new(self.name.to_owned(), 0..HEADER.len() - 1);
         let table_name = format!("pool `{}`", self.name);
-        let doc = PoolDoc::read(name, root.get_ref(), &table_name, &mut structure);
+        let mut counts = CountArrays::default();
+        let doc = PoolDoc::read(
+            name,
+            root.get_ref(),
+            &table_name,
+            &mut counts,
+            &mut structure,
+        );
         let mut diagnostics: Vec<ConfigDiagnostic> =
             structure.into_iter().map(ConfigDiagnostic::from).collect();
         let limits = ConfigLimits::default();

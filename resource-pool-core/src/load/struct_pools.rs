@@ -2,6 +2,7 @@
 //! ([`PoolDoc`]), lint it ([`lint_pool`], with the field's attribute values as defaults and
 //! its worker groups), build the pools.
 
+use crate::config::count_arrays::{self, Arrays};
 use crate::config::{
     ConfigDiagnostic, ConfigErrors, ConfigWarnings, PoolDoc, PoolField, structure,
 };
@@ -26,7 +27,18 @@ pub fn load_struct_pools(
     source: &SourceFile,
     fields: &[PoolField],
 ) -> Result<LoadedPools, ConfigErrors> {
-    let (root, errors) = toml_walk::parse(source);
+    load_struct_pools_as(source, fields, Arrays::WhenWorthIt)
+}
+
+/// [`load_struct_pools`], its arrays of counts read ahead of the parser or not (the
+/// tests compare the two).
+pub(crate) fn load_struct_pools_as(
+    source: &SourceFile,
+    fields: &[PoolField],
+    arrays: Arrays,
+) -> Result<LoadedPools, ConfigErrors> {
+    let mut blanked = String::new();
+    let (root, errors, mut counts) = count_arrays::parse(source.base_text(), &mut blanked, arrays);
     if !errors.is_empty() {
         // Recovered trees are guesses: report the syntax alone.
         return Err(ConfigErrors {
@@ -48,6 +60,7 @@ pub fn load_struct_pools(
                         name,
                         table,
                         &format!("pool `{}`", field.name),
+                        &mut counts,
                         &mut structure_errors,
                     )
                 })
