@@ -24,6 +24,8 @@
 
 mod diagnostics;
 mod document;
+mod duplicate_ids;
+mod hash_index;
 mod json_reader;
 mod nodes;
 mod plain_entry;

@@ -9,6 +9,7 @@ use std::fmt;
 use std::hash::{BuildHasher, RandomState};
 
 use super::document::{ClusterFormat, Kind, Table, Value};
+use super::duplicate_ids;
 use super::plain_entry::{Amounts, PlainEntry};
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster, NodeSpans};
 use crate::file_keys::{CLUSTER_KEYS, NODE_KEYS};
@@ -122,11 +123,16 @@ impl NodeReader {
             }
         }
         self.count += 1;
-        let labels: BTreeMap<String, String> = entry
-            .labels
-            .drain(..)
-            .map(|(name, text)| (name.into_owned(), text.into_owned()))
-            .collect();
+        // Collected only when there are any: an empty collect still costs a call.
+        let labels: BTreeMap<String, String> = if entry.labels.is_empty() {
+            BTreeMap::new()
+        } else {
+            entry
+                .labels
+                .drain(..)
+                .map(|(name, text)| (name.into_owned(), text.into_owned()))
+                .collect()
+        };
         self.nodes.push(Node {
             id: id.into_owned(),
             address: entry.address.take().map(Cow::into_owned),
@@ -164,23 +170,17 @@ impl NodeReader {
 
     /// Every id used before, on its second (and later) use, in node order.
     fn duplicates(&self) -> Vec<(usize, ClusterDiagnostic)> {
-        let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(self.nodes.len());
-        let mut found = Vec::new();
-        for (i, node) in self.nodes.iter().enumerate() {
-            // One hash per id: the entry, not a look-up and then an insert.
-            let first = *first_use.entry(node.id.as_str()).or_insert(i);
-            if first != i {
-                found.push((
-                    i,
-                    ClusterDiagnostic::DuplicateNode {
-                        id: node.id.clone(),
-                        span: to_source_span(&self.spans[i].id),
-                        first: to_source_span(&self.spans[first].id),
-                    },
-                ));
-            }
-        }
-        found
+        duplicate_ids::first_uses(&self.nodes)
+            .into_iter()
+            .map(|(i, first)| {
+                let diagnostic = ClusterDiagnostic::DuplicateNode {
+                    id: self.nodes[i].id.clone(),
+                    span: to_source_span(&self.spans[i].id),
+                    first: to_source_span(&self.spans[first].id),
+                };
+                (i, diagnostic)
+            })
+            .collect()
     }
 
     /// The file read: `root_errors` are the problems of the top level (unknown keys, a

@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 
 use super::super::document::Kind;
-use super::super::plain_entry::{Amounts, PlainEntry};
+use super::super::plain_entry::{Amounts, PlainEntry, starts_with};
 use super::Scanner;
 use crate::model::{Amount, ResourceName};
 use crate::source::Span;
@@ -29,9 +29,30 @@ const AVAILABLE: u8 = 8;
 const TOTAL: u8 = 16;
 const LABELS: u8 = 32;
 
+/// The key at the start of `rest` and its length, when it is one of a node entry's
+/// written without escapes (quotes included): a key of other text is not plain (an
+/// escape neither, though it may spell one of these).
+fn node_key(rest: &[u8]) -> Option<(u8, usize)> {
+    let (key, text): (u8, &[u8]) = match rest.get(1)? {
+        b'i' => (ID, b"\"id\""),
+        b'a' => match rest.get(2)? {
+            b'v' => (AVAILABLE, b"\"available\""),
+            b'd' => (ADDRESS, b"\"address\""),
+            _ => (ALIVE, b"\"alive\""),
+        },
+        b't' => (TOTAL, b"\"total\""),
+        _ => (LABELS, b"\"labels\""),
+    };
+    starts_with(rest, text).then_some((key, text.len()))
+}
+
 /// The most entries of a resources or labels table read here: above, the general path's
 /// index finds repeated keys without quadratic time.
 const MAX_ENTRIES: usize = 12;
+
+/// The most digits of an amount read here as a whole number: any 15 digits are below
+/// [`Amount::MAX_WHOLE`]; longer numbers take the general path.
+const MAX_DIGITS: usize = 15;
 
 impl<'i> Scanner<'i> {
     /// Reads the node entry at the current position into `entry` when it is of the plain
@@ -39,65 +60,65 @@ impl<'i> Scanner<'i> {
     pub(super) fn plain_node(&mut self, entry: &mut PlainEntry<'i>) -> Option<()> {
         entry.clear();
         let mut seen = 0u8;
-        self.plain_object(|scanner, name| {
-            let key = match name {
-                "id" => ID,
-                "address" => ADDRESS,
-                "alive" => ALIVE,
-                "available" => AVAILABLE,
-                "total" => TOTAL,
-                "labels" => LABELS,
-                _ => return None,
-            };
-            if seen & key != 0 {
-                return None;
-            }
-            seen |= key;
-            match key {
-                ID => {
-                    let (id, span) = scanner.plain_string()?;
-                    entry.id = Some((id, span));
+        self.plain_object(
+            |scanner| {
+                let (key, length) = node_key(&scanner.bytes[scanner.pos..])?;
+                scanner.pos += length;
+                Some(key)
+            },
+            |scanner, key| {
+                if seen & key != 0 {
+                    return None;
                 }
-                ADDRESS => entry.address = Some(scanner.plain_string()?.0),
-                ALIVE => entry.alive = Some(scanner.plain_boolean()?),
-                AVAILABLE | TOTAL => {
-                    let which = if key == TOTAL {
-                        Amounts::Total
-                    } else {
-                        Amounts::Available
-                    };
-                    let start = scanner.pos;
-                    match entry.start(which, &scanner.bytes[start..]) {
-                        Ok(length) => scanner.pos += length,
-                        Err(items) => {
-                            scanner.plain_amounts(items)?;
-                            entry.read(which, &scanner.bytes[start..scanner.pos]);
+                seen |= key;
+                match key {
+                    ID => {
+                        let (id, span) = scanner.plain_string()?;
+                        entry.id = Some((id, span));
+                    }
+                    ADDRESS => entry.address = Some(scanner.plain_string()?.0),
+                    ALIVE => entry.alive = Some(scanner.plain_boolean()?),
+                    AVAILABLE | TOTAL => {
+                        let which = if key == TOTAL {
+                            Amounts::Total
+                        } else {
+                            Amounts::Available
+                        };
+                        let start = scanner.pos;
+                        match entry.start(which, &scanner.bytes[start..]) {
+                            Ok(length) => scanner.pos += length,
+                            Err(items) => {
+                                scanner.plain_amounts(items)?;
+                                entry.read(which, &scanner.bytes[start..scanner.pos]);
+                            }
                         }
                     }
+                    _ => {
+                        let labels = &mut entry.labels;
+                        scanner.plain_object(Self::plain_key, |scanner, name| {
+                            if labels.len() == MAX_ENTRIES
+                                || labels.iter().any(|(seen, _)| *seen == name)
+                            {
+                                return None;
+                            }
+                            let (text, _) = scanner.plain_string()?;
+                            labels.push((Cow::Borrowed(name), text));
+                            Some(())
+                        })?;
+                    }
                 }
-                _ => {
-                    let labels = &mut entry.labels;
-                    scanner.plain_object(|scanner, name| {
-                        if labels.len() == MAX_ENTRIES
-                            || labels.iter().any(|(seen, _)| seen == name)
-                        {
-                            return None;
-                        }
-                        let (text, _) = scanner.plain_string()?;
-                        labels.push((Cow::Borrowed(name), text));
-                        Some(())
-                    })?;
-                }
-            }
-            Some(())
-        })
+                Some(())
+            },
+        )
     }
 
-    /// An object whose keys have no escapes, each value read by `member` (called with the
-    /// scanner at the value and the key); `None` at anything else.
-    fn plain_object(
+    /// An object whose keys `key` reads (after the whitespace before them), each value
+    /// read by `member` (called with the scanner at the value and the key); `None` at
+    /// anything else.
+    fn plain_object<K>(
         &mut self,
-        mut member: impl FnMut(&mut Self, &'i str) -> Option<()>,
+        mut key: impl FnMut(&mut Self) -> Option<K>,
+        mut member: impl FnMut(&mut Self, K) -> Option<()>,
     ) -> Option<()> {
         if self.peek() != Some(b'{') {
             return None;
@@ -109,17 +130,14 @@ impl<'i> Scanner<'i> {
             return Some(());
         }
         loop {
-            let (name, _) = self.plain_string()?;
-            let Cow::Borrowed(name) = name else {
-                return None;
-            };
+            let key = key(self)?;
             self.whitespace();
             if self.peek() != Some(b':') {
                 return None;
             }
             self.pos += 1;
             self.whitespace();
-            member(self, name)?;
+            member(self, key)?;
             self.whitespace();
             match self.peek() {
                 Some(b',') => {
@@ -135,12 +153,32 @@ impl<'i> Scanner<'i> {
         }
     }
 
-    /// A string, decoded as the general path decodes it.
+    /// A key without escapes.
+    fn plain_key(&mut self) -> Option<&'i str> {
+        match self.plain_string()? {
+            (Cow::Borrowed(name), _) => Some(name),
+            (Cow::Owned(_), _) => None,
+        }
+    }
+
+    /// A string, decoded as the general path decodes it: up to its closing quote
+    /// straight from the text, unless an escape comes first.
     fn plain_string(&mut self) -> Option<(Cow<'i, str>, Span)> {
         if self.peek() != Some(b'"') {
             return None;
         }
-        self.string().ok()
+        let start = self.pos;
+        let length = string_end(&self.bytes[start + 1..])?;
+        let end = start + 1 + length;
+        match self.bytes[end] {
+            b'"' => {
+                self.pos = end + 1;
+                // Both ends are at ASCII quotes, so on character boundaries.
+                Some((Cow::Borrowed(&self.text[start + 1..end]), start..end + 1))
+            }
+            b'\\' => self.string().ok(),
+            _ => None,
+        }
     }
 
     fn plain_boolean(&mut self) -> Option<bool> {
@@ -155,23 +193,70 @@ impl<'i> Scanner<'i> {
 
     /// A table of resource amounts, in file order, into `items`.
     fn plain_amounts(&mut self, items: &mut Vec<(ResourceName, Amount)>) -> Option<()> {
-        self.plain_object(|scanner, name| {
+        self.plain_object(Self::plain_key, |scanner, name| {
             if items.len() == MAX_ENTRIES || items.iter().any(|(seen, _)| seen.as_str() == name) {
                 return None;
             }
-            if !matches!(scanner.peek(), Some(b'-' | b'0'..=b'9')) {
-                return None;
-            }
-            let number = scanner.number().ok()?;
-            let amount = match &number.kind {
-                Kind::Integer { digits, radix } => toml_walk::integer_amount(digits, *radix),
-                Kind::Float(text) => toml_walk::float_amount(text),
-                _ => return None,
-            };
-            items.push((ResourceName::from(name), amount.ok()?));
+            items.push((ResourceName::from(name), scanner.plain_amount()?));
             Some(())
         })
     }
+
+    /// An amount: a whole number of a few digits read here, any other number as the
+    /// general path reads it.
+    fn plain_amount(&mut self) -> Option<Amount> {
+        let rest = &self.bytes[self.pos..];
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let whole = (1..=MAX_DIGITS).contains(&digits)
+            && (digits == 1 || rest[0] != b'0')
+            && !matches!(rest.get(digits), Some(b'.' | b'e' | b'E'));
+        if whole {
+            let value = rest[..digits]
+                .iter()
+                .fold(0, |value, digit| value * 10 + u64::from(digit - b'0'));
+            self.pos += digits;
+            return Amount::from_whole(value);
+        }
+        if !matches!(self.peek(), Some(b'-' | b'0'..=b'9')) {
+            return None;
+        }
+        let number = self.number().ok()?;
+        let amount = match &number.kind {
+            Kind::Integer { digits, radix } => toml_walk::integer_amount(digits, *radix),
+            Kind::Float(text) => toml_walk::float_amount(text),
+            _ => return None,
+        };
+        amount.ok()
+    }
+}
+
+/// Where the first `"`, `\\` or control character of `bytes` is: eight bytes at a time.
+///
+/// Each test flags a byte by the top bit of its byte in the word: `x - 1` borrows out of
+/// a zero byte (the quote or backslash xor-ed away) and `x - 0x20` out of a byte below
+/// 0x20, and `& !x` drops bytes whose own top bit was set. A borrow may flag bytes above a
+/// flagged one, never below, so the lowest flag is the first such byte.
+fn string_end(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut at = 0;
+    while let Some(word) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let flags = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (word.wrapping_sub(ONES * 0x20) & !word);
+        let flags = flags & TOPS;
+        if flags != 0 {
+            return Some(at + flags.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let rest = bytes[at..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    Some(at + rest)
 }
 
 #[cfg(test)]
@@ -188,6 +273,23 @@ mod tests {
             plain: true,
         };
         scanner.plain_node(&mut PlainEntry::default()).is_some()
+    }
+
+    proptest::proptest! {
+        /// The word-at-a-time search finds what a byte-at-a-time one does.
+        #[test]
+        fn string_end_finds_the_first_quote_backslash_or_control(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    4 => proptest::prelude::any::<u8>(),
+                    1 => proptest::sample::select(vec![b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xa0, 0xff]),
+                ],
+                0..40,
+            ),
+        ) {
+            let expected = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            proptest::prop_assert_eq!(string_end(&bytes), expected);
+        }
     }
 
     #[test]
