@@ -20,6 +20,9 @@ use std::hash::{BuildHasher, RandomState};
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Crowded;
 
+/// An empty slot: its position bits are all set, which no position is.
+const EMPTY: u32 = u32::MAX;
+
 /// How many probes an index may make.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Budget {
@@ -32,8 +35,8 @@ pub(super) enum Budget {
 
 /// Positions by the hash of their keys (see the module's text).
 pub(super) struct HashIndex {
-    /// A position plus one in the low `position_bits`, the hash's high bits above it
-    /// (its tag); zero is an empty slot.
+    /// A position in the low `position_bits`, the hash's high bits above it (its tag);
+    /// [`EMPTY`] is an empty slot.
     slots: Vec<u32>,
     /// The bits of a slot that hold its position.
     position_bits: u32,
@@ -59,7 +62,8 @@ impl HashIndex {
         // Filled at most to four fifths: a linear probe then looks at three slots on
         // average.
         let slots = (capacity + capacity / 4 + 1).next_power_of_two().max(8);
-        // Positions 0..capacity are stored plus one; the rest of the slot is the tag.
+        // Positions 0..capacity stay below the all-ones of an empty slot's position bits;
+        // the rest of the slot is the tag.
         let position_bits = (usize::BITS - capacity.saturating_add(1).leading_zeros()).min(31);
         let (probes_left, walk_limit) = match budget {
             Budget::PerKey(probes) => (
@@ -69,7 +73,9 @@ impl HashIndex {
             Budget::PerWalk(probes) => (usize::MAX, probes),
         };
         HashIndex {
-            slots: vec![0; slots],
+            // Not zero: slots read before they are written would each map the zero page
+            // first and fault again on the write.
+            slots: vec![EMPTY; slots],
             position_bits,
             len: 0,
             probes_left,
@@ -117,8 +123,8 @@ impl HashIndex {
                 if (self.len + 1) * 5 > self.slots.len() * 4 {
                     return Err(Crowded);
                 }
-                let stored = u32::try_from(position + 1).map_err(|_| Crowded)?;
-                if stored >> self.position_bits != 0 {
+                let stored = u32::try_from(position).map_err(|_| Crowded)?;
+                if stored >= self.positions() {
                     return Err(Crowded);
                 }
                 self.slots[at] = self.tag(hash) | stored;
@@ -131,7 +137,7 @@ impl HashIndex {
     /// The slots from the hash's on, up to the key's or an empty one.
     fn walk(&mut self, hash: u64, mut is_key: impl FnMut(usize) -> bool) -> Result<Walk, Crowded> {
         let tag = self.tag(hash);
-        let positions = (1 << self.position_bits) - 1;
+        let positions = self.positions();
         let mask = self.slots.len() - 1;
         let mut at = hash as usize & mask;
         for _ in 0..self.walk_limit {
@@ -140,11 +146,11 @@ impl HashIndex {
             }
             self.probes_left -= 1;
             let slot = self.slots[at];
-            if slot == 0 {
+            if slot == EMPTY {
                 return Ok(Walk::Empty(at));
             }
             if slot & !positions == tag {
-                let position = (slot & positions) as usize - 1;
+                let position = (slot & positions) as usize;
                 if is_key(position) {
                     return Ok(Walk::Found(position));
                 }
@@ -159,7 +165,12 @@ impl HashIndex {
     /// The bits of a slot above its position, from the hash's high bits (its low bits
     /// choose the slot).
     fn tag(&self, hash: u64) -> u32 {
-        ((hash >> 32) as u32) & !((1 << self.position_bits) - 1)
+        ((hash >> 32) as u32) & !self.positions()
+    }
+
+    /// The position bits of a slot, all set.
+    fn positions(&self) -> u32 {
+        (1 << self.position_bits) - 1
     }
 }
 

@@ -22,6 +22,7 @@
 //! guess), else unknown keys, wrong types, bad amounts, missing keys, ids used twice and
 //! more available than in total.
 
+mod byte_search;
 mod diagnostics;
 mod document;
 mod duplicate_ids;

@@ -113,10 +113,7 @@ impl NodeReader {
                 .as_ref()
                 .is_some_and(|(a, t)| a.shares_with(&available) && t.shares_with(total));
             if !checked {
-                if available
-                    .iter()
-                    .any(|(name, amount)| amount > total.get(name))
-                {
+                if !holds_no_more(&available, total) {
                     return false;
                 }
                 self.within = Some((available.clone(), total.clone()));
@@ -232,6 +229,22 @@ impl NodeReader {
             diagnostics,
         }
     }
+}
+
+/// Whether no amount of `available` is over its amount in `total`: both lists walked
+/// once in their order of names (a name missing from `total` has none there).
+fn holds_no_more(available: &Resources, total: &Resources) -> bool {
+    let mut total = total.entries().peekable();
+    available.entries().all(|(name, amount)| {
+        while total
+            .next_if(|(held, _)| *held != name && held.as_str() < name.as_str())
+            .is_some()
+        {}
+        match total.next_if(|(held, _)| *held == name) {
+            Some((_, all)) => amount <= all,
+            None => amount.is_zero(),
+        }
+    })
 }
 
 /// The problems of the top-level table: unknown keys, then a `nodes` that is no array.
@@ -590,4 +603,31 @@ fn toml_example_as_json(example: &str) -> String {
         .ok()
         .and_then(|table| table.get("x").map(json))
         .unwrap_or_else(|| example.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn resources() -> impl Strategy<Value = Resources> {
+        let name = prop::sample::select(vec!["CPU", "GPU", "NPU", "a", "accelerator_type:H100"]);
+        prop::collection::vec((name, 0..4u64), 0..5).prop_map(|entries| {
+            entries
+                .into_iter()
+                .fold(Resources::new(), |resources, (name, units)| {
+                    resources.with(name, Amount::from_units(units))
+                })
+        })
+    }
+
+    proptest! {
+        /// The walk of both lists answers as looking each amount up in `total` does.
+        #[test]
+        fn holds_no_more_is_each_amount_within_its_total(available in resources(), total in resources()) {
+            let expected = available.iter().all(|(name, amount)| amount <= total.get(name));
+            prop_assert_eq!(holds_no_more(&available, &total), expected);
+        }
+    }
 }

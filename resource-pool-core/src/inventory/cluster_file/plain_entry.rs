@@ -13,6 +13,7 @@
 
 use std::borrow::Cow;
 
+use super::byte_search::{find_byte, starts_with};
 use super::hash_index::{Budget, HashIndex};
 
 use crate::model::{Amount, ResourceName, Resources};
@@ -167,12 +168,14 @@ impl<'i> TableMemory<'i> {
         let index = self.index.as_mut()?;
         // The text up to the first closing brace: if it is a table read before, the
         // table is that text (see the module's text), whatever the rest holds.
-        let end = rest.iter().position(|&b| b == b'}')?;
+        let end = find_byte(rest, b'}')?;
         let text = &rest[..=end];
         let texts = &self.texts;
         // Crowded: a cache may forget.
         let found = index
-            .find(index.hash(text), |i| texts[i].0 == text)
+            .find(index.hash(text), |i| {
+                texts[i].0.len() == text.len() && starts_with(texts[i].0, text)
+            })
             .ok()??;
         let (text, resources) = &texts[found];
         *last = Some((text, resources.clone()));
@@ -191,48 +194,6 @@ impl<'i> TableMemory<'i> {
         let texts = &self.texts;
         if let Ok(None) = index.find_or_add(index.hash(text), texts.len(), |i| texts[i].0 == text) {
             self.texts.push((text, resources.clone()));
-        }
-    }
-}
-
-/// Whether `rest` starts with `text`, eight bytes at a time: keys and tables' texts are a
-/// few words long, shorter than a call to `memcmp` costs.
-pub(super) fn starts_with(rest: &[u8], text: &[u8]) -> bool {
-    let Some(head) = rest.get(..text.len()) else {
-        return false;
-    };
-    if text.len() < 8 {
-        return head == text;
-    }
-    let word = |bytes: &[u8], at: usize| {
-        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
-    };
-    let mut at = 0;
-    while at + 8 < text.len() {
-        if word(head, at) != word(text, at) {
-            return false;
-        }
-        at += 8;
-    }
-    // The last word, overlapping the one before unless the length is a multiple of 8.
-    let last = text.len() - 8;
-    word(head, last) == word(text, last)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    proptest::proptest! {
-        #[test]
-        fn starts_with_is_slice_starts_with(
-            rest in proptest::collection::vec(0..3u8, 0..40),
-            text in proptest::collection::vec(0..3u8, 0..40),
-        ) {
-            proptest::prop_assert_eq!(starts_with(&rest, &text), rest.starts_with(&text));
-            let mut longer = text.clone();
-            longer.extend_from_slice(&rest);
-            proptest::prop_assert!(starts_with(&longer, &text));
         }
     }
 }

@@ -14,9 +14,11 @@
 
 use std::borrow::Cow;
 
+use super::super::byte_search::{starts_with, string_end};
 use super::super::document::Kind;
-use super::super::plain_entry::{Amounts, PlainEntry, starts_with};
+use super::super::plain_entry::{Amounts, PlainEntry};
 use super::Scanner;
+use super::entry_shape::EntryShape;
 use crate::model::{Amount, ResourceName};
 use crate::source::Span;
 use crate::toml_walk;
@@ -56,10 +58,25 @@ const MAX_DIGITS: usize = 15;
 
 impl<'i> Scanner<'i> {
     /// Reads the node entry at the current position into `entry` when it is of the plain
-    /// shape; `None` (the position anywhere inside it) when it is not.
-    pub(super) fn plain_node(&mut self, entry: &mut PlainEntry<'i>) -> Option<()> {
+    /// shape; `None` (the position anywhere inside it) when it is not. An entry written as
+    /// the last plain one was (see [`EntryShape`]) is read value by value; any other is
+    /// read key by key, and its shape remembered.
+    pub(super) fn plain_node(
+        &mut self,
+        entry: &mut PlainEntry<'i>,
+        shape: &mut EntryShape<'i>,
+    ) -> Option<()> {
+        let start = self.pos;
         entry.clear();
+        if self.shaped_node(entry, shape).is_some() {
+            return Some(());
+        }
+        self.pos = start;
+        entry.clear();
+        shape.forget();
         let mut seen = 0u8;
+        // Where the text since the last value starts.
+        let mut after_value = start;
         self.plain_object(
             |scanner| {
                 let (key, length) = node_key(&scanner.bytes[scanner.pos..])?;
@@ -71,45 +88,68 @@ impl<'i> Scanner<'i> {
                     return None;
                 }
                 seen |= key;
-                match key {
-                    ID => {
-                        let (id, span) = scanner.plain_string()?;
-                        entry.id = Some((id, span));
-                    }
-                    ADDRESS => entry.address = Some(scanner.plain_string()?.0),
-                    ALIVE => entry.alive = Some(scanner.plain_boolean()?),
-                    AVAILABLE | TOTAL => {
-                        let which = if key == TOTAL {
-                            Amounts::Total
-                        } else {
-                            Amounts::Available
-                        };
-                        let start = scanner.pos;
-                        match entry.start(which, &scanner.bytes[start..]) {
-                            Ok(length) => scanner.pos += length,
-                            Err(items) => {
-                                scanner.plain_amounts(items)?;
-                                entry.read(which, &scanner.bytes[start..scanner.pos]);
-                            }
-                        }
-                    }
-                    _ => {
-                        let labels = &mut entry.labels;
-                        scanner.plain_object(Self::plain_key, |scanner, name| {
-                            if labels.len() == MAX_ENTRIES
-                                || labels.iter().any(|(seen, _)| *seen == name)
-                            {
-                                return None;
-                            }
-                            let (text, _) = scanner.plain_string()?;
-                            labels.push((Cow::Borrowed(name), text));
-                            Some(())
-                        })?;
-                    }
-                }
+                shape.member(&scanner.bytes[after_value..scanner.pos], key);
+                scanner.plain_value(key, entry)?;
+                after_value = scanner.pos;
                 Some(())
             },
-        )
+        )?;
+        shape.close(&self.bytes[after_value..self.pos]);
+        Some(())
+    }
+
+    /// The entry at the current position when its text outside its values is `shape`'s.
+    fn shaped_node(&mut self, entry: &mut PlainEntry<'i>, shape: &EntryShape<'i>) -> Option<()> {
+        let (members, close) = shape.texts()?;
+        for &(text, key) in members {
+            self.plain_text(text)?;
+            self.plain_value(key, entry)?;
+        }
+        self.plain_text(close)
+    }
+
+    /// Passes `text` when the text at the current position starts with it.
+    fn plain_text(&mut self, text: &[u8]) -> Option<()> {
+        starts_with(&self.bytes[self.pos..], text).then(|| self.pos += text.len())
+    }
+
+    /// The value of the node entry's `key` at the current position, into `entry`.
+    fn plain_value(&mut self, key: u8, entry: &mut PlainEntry<'i>) -> Option<()> {
+        match key {
+            ID => {
+                let (id, span) = self.plain_string()?;
+                entry.id = Some((id, span));
+            }
+            ADDRESS => entry.address = Some(self.plain_string()?.0),
+            ALIVE => entry.alive = Some(self.plain_boolean()?),
+            AVAILABLE | TOTAL => {
+                let which = if key == TOTAL {
+                    Amounts::Total
+                } else {
+                    Amounts::Available
+                };
+                let start = self.pos;
+                match entry.start(which, &self.bytes[start..]) {
+                    Ok(length) => self.pos += length,
+                    Err(items) => {
+                        self.plain_amounts(items)?;
+                        entry.read(which, &self.bytes[start..self.pos]);
+                    }
+                }
+            }
+            _ => {
+                let labels = &mut entry.labels;
+                self.plain_object(Self::plain_key, |scanner, name| {
+                    if labels.len() == MAX_ENTRIES || labels.iter().any(|(seen, _)| *seen == name) {
+                        return None;
+                    }
+                    let (text, _) = scanner.plain_string()?;
+                    labels.push((Cow::Borrowed(name), text));
+                    Some(())
+                })?;
+            }
+        }
+        Some(())
     }
 
     /// An object whose keys `key` reads (after the whitespace before them), each value
@@ -230,35 +270,6 @@ impl<'i> Scanner<'i> {
     }
 }
 
-/// Where the first `"`, `\\` or control character of `bytes` is: eight bytes at a time.
-///
-/// Each test flags a byte by the top bit of its byte in the word: `x - 1` borrows out of
-/// a zero byte (the quote or backslash xor-ed away) and `x - 0x20` out of a byte below
-/// 0x20, and `& !x` drops bytes whose own top bit was set. A borrow may flag bytes above a
-/// flagged one, never below, so the lowest flag is the first such byte.
-fn string_end(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
-    let mut at = 0;
-    while let Some(word) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let flags = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word);
-        let flags = flags & TOPS;
-        if flags != 0 {
-            return Some(at + flags.trailing_zeros() as usize / 8);
-        }
-        at += 8;
-    }
-    let rest = bytes[at..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-    Some(at + rest)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,24 +283,9 @@ mod tests {
             pos: at,
             plain: true,
         };
-        scanner.plain_node(&mut PlainEntry::default()).is_some()
-    }
-
-    proptest::proptest! {
-        /// The word-at-a-time search finds what a byte-at-a-time one does.
-        #[test]
-        fn string_end_finds_the_first_quote_backslash_or_control(
-            bytes in proptest::collection::vec(
-                proptest::prop_oneof![
-                    4 => proptest::prelude::any::<u8>(),
-                    1 => proptest::sample::select(vec![b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xa0, 0xff]),
-                ],
-                0..40,
-            ),
-        ) {
-            let expected = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            proptest::prop_assert_eq!(string_end(&bytes), expected);
-        }
+        scanner
+            .plain_node(&mut PlainEntry::default(), &mut EntryShape::default())
+            .is_some()
     }
 
     #[test]
