@@ -57,7 +57,8 @@ pub(super) fn starts_with(rest: &[u8], text: &[u8]) -> bool {
         return false;
     };
     if text.len() < 8 {
-        return head == text;
+        // A byte at a time: too short for a word, and too short to call `memcmp` for.
+        return head.iter().zip(text).all(|(a, b)| a == b);
     }
     let mut at = 0;
     while at + 8 < text.len() {

@@ -15,8 +15,8 @@ use crate::model::Node;
 /// std's `HashMap` answers instead.
 const ID_PROBES: usize = 16;
 
-/// How many ids ahead their slots are read.
-const WARM_AHEAD: usize = 8;
+/// How many ids' slots are read at once.
+const BATCH: usize = 16;
 
 /// Each node whose id a node before it has, with the first of those, in node order.
 pub(super) fn first_uses(nodes: &[Node]) -> Vec<(usize, usize)> {
@@ -27,23 +27,22 @@ pub(super) fn first_uses(nodes: &[Node]) -> Vec<(usize, usize)> {
 /// slots.
 fn first_uses_by_index(nodes: &[Node]) -> Result<Vec<(usize, usize)>, Crowded> {
     let mut index = HashIndex::new(nodes.len(), Budget::PerKey(ID_PROBES));
-    let hash = |index: &HashIndex, i: usize| nodes.get(i).map(|n| index.hash(n.id.as_bytes()));
-    // The ids' hashes a few nodes ahead, their slots read early (see `HashIndex::warm`).
-    let mut ahead = [0; WARM_AHEAD];
-    for (i, slot) in ahead.iter_mut().enumerate() {
-        *slot = hash(&index, i).unwrap_or(0);
-        index.warm(*slot);
-    }
     let mut found = Vec::new();
-    for (i, node) in nodes.iter().enumerate() {
-        let id = node.id.as_str();
-        let this = ahead[i % WARM_AHEAD];
-        if let Some(next) = hash(&index, i + WARM_AHEAD) {
-            ahead[i % WARM_AHEAD] = next;
-            index.warm(next);
+    let mut hashes = [0; BATCH];
+    for (batch, ids) in nodes.chunks(BATCH).enumerate() {
+        // The batch's slots are read one right after the other, so that their cache
+        // misses overlap, before any is walked (see `HashIndex::warm`).
+        for (hash, node) in hashes.iter_mut().zip(ids) {
+            *hash = index.hash(node.id.as_bytes());
         }
-        if let Some(first) = index.find_or_add(this, i, |j| nodes[j].id == id)? {
-            found.push((i, first));
+        for hash in &hashes[..ids.len()] {
+            index.warm(*hash);
+        }
+        for (k, (hash, node)) in hashes.iter().zip(ids).enumerate() {
+            let i = batch * BATCH + k;
+            if let Some(first) = index.find_or_add(*hash, i, |j| nodes[j].id == node.id)? {
+                found.push((i, first));
+            }
         }
     }
     Ok(found)

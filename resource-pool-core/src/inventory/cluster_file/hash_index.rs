@@ -190,23 +190,40 @@ impl HashKeys {
         }
     }
 
-    /// Each eight bytes (the last zero-padded) folded into the state with the keys, then
-    /// the state folded once more so that every bit of it reaches the tag and the slot.
+    /// Each eight bytes folded into the state with the keys (the last eight, which may
+    /// overlap the word before, for the rest; a short key read in two overlapping
+    /// halves), then the state folded once more so that every bit of it reaches the tag
+    /// and the slot. The length is in the state, so keys that read alike differ.
     fn hash(&self, key: &[u8]) -> u64 {
         let mut state = self.start ^ key.len() as u64;
-        let mut words = key.chunks_exact(8);
-        for word in &mut words {
-            let word: [u8; 8] = word.try_into().expect("eight bytes");
-            state = fold(state ^ u64::from_le_bytes(word), self.multiplier);
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            state = fold(state ^ u64::from_le_bytes(word), self.multiplier);
+        let mut fold_in = |word: u64| state = fold(state ^ word, self.multiplier);
+        match key.len() {
+            0 => {}
+            1..=3 => fold_in(
+                u64::from(key[0])
+                    | u64::from(key[key.len() / 2]) << 8
+                    | u64::from(key[key.len() - 1]) << 16,
+            ),
+            4..=7 => fold_in(u64::from(half(key, 0)) | u64::from(half(key, key.len() - 4)) << 32),
+            length => {
+                let mut at = 0;
+                while at + 8 < length {
+                    fold_in(word(key, at));
+                    at += 8;
+                }
+                fold_in(word(key, length - 8));
+            }
         }
         fold(state, 0x9e37_79b9_7f4a_7c15)
     }
+}
+
+fn word(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
+}
+
+fn half(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
 }
 
 /// The 128-bit product of `a` and `b`, its halves xor-ed: every bit of each reaches the

@@ -234,17 +234,27 @@ impl NodeReader {
 /// Whether no amount of `available` is over its amount in `total`: both lists walked
 /// once in their order of names (a name missing from `total` has none there).
 fn holds_no_more(available: &Resources, total: &Resources) -> bool {
-    let mut total = total.entries().peekable();
-    available.entries().all(|(name, amount)| {
-        while total
-            .next_if(|(held, _)| *held != name && held.as_str() < name.as_str())
-            .is_some()
-        {}
-        match total.next_if(|(held, _)| *held == name) {
-            Some((_, all)) => amount <= all,
-            None => amount.is_zero(),
+    let mut total = total.entries();
+    let mut held = total.next();
+    'available: for (name, amount) in available.entries() {
+        while let Some((held_name, all)) = held {
+            if held_name == name {
+                if amount > all {
+                    return false;
+                }
+                held = total.next();
+                continue 'available;
+            }
+            if held_name.as_str() > name.as_str() {
+                break;
+            }
+            held = total.next();
         }
-    })
+        if !amount.is_zero() {
+            return false;
+        }
+    }
+    true
 }
 
 /// The problems of the top-level table: unknown keys, then a `nodes` that is no array.

@@ -203,6 +203,7 @@ impl<'i> Scanner<'i> {
 
     /// A string, decoded as the general path decodes it: up to its closing quote
     /// straight from the text, unless an escape comes first.
+    #[inline(always)]
     fn plain_string(&mut self) -> Option<(Cow<'i, str>, Span)> {
         if self.peek() != Some(b'"') {
             return None;
