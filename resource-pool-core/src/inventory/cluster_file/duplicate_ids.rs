@@ -1,10 +1,10 @@
 //! Ids used twice: for each node whose id a node before it has, that first node.
 //!
 //! A file of 100,000 nodes has 100,000 ids to look up, so they go through a
-//! [`HashIndex`] (a quarter of std's memory, a cheaper hash) whose slots are read a few
-//! ids ahead, so that its cache misses overlap; should the ids crowd its slots, std's
-//! `HashMap` (SipHash, which no file can crowd) answers instead. Both give the same
-//! answer, which a test checks.
+//! [`HashIndex`] (a quarter of std's memory, a cheaper hash) whose slots are read
+//! sixteen ids at a time, so that their cache misses overlap; should the ids crowd its
+//! slots, std's `HashMap` (SipHash, which no file can crowd) answers instead. Both give
+//! the same answer, which a test checks.
 
 use std::collections::HashMap;
 

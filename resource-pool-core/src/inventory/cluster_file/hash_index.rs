@@ -57,7 +57,8 @@ enum Walk {
 }
 
 impl HashIndex {
-    /// An index for up to `capacity` positions; one for more than 2^30 adds none.
+    /// An index for up to `capacity` positions (positions from 2^31 - 1 on are not added:
+    /// [`Crowded`]).
     pub(super) fn new(capacity: usize, budget: Budget) -> HashIndex {
         // Filled at most to four fifths: a linear probe then looks at three slots on
         // average.
@@ -90,8 +91,9 @@ impl HashIndex {
     }
 
     /// Reads the slot a walk for `hash` starts at, so that its cache line is on the way
-    /// when the walk comes: a user that knows its next keys warms their slots a few keys
-    /// ahead, and the cache misses of a large index overlap instead of coming one by one.
+    /// when the walk comes: a user that knows its next keys reads their slots one right
+    /// after the other before walking for any, and the cache misses of a large index
+    /// overlap instead of coming one by one.
     pub(super) fn warm(&self, hash: u64) {
         std::hint::black_box(self.slots[hash as usize & (self.slots.len() - 1)]);
     }
@@ -159,9 +161,7 @@ impl HashIndex {
         }
         Err(Crowded)
     }
-}
 
-impl HashIndex {
     /// The bits of a slot above its position, from the hash's high bits (its low bits
     /// choose the slot).
     fn tag(&self, hash: u64) -> u32 {

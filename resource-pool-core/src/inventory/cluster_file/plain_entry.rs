@@ -15,7 +15,6 @@ use std::borrow::Cow;
 
 use super::byte_search::{find_byte, starts_with};
 use super::hash_index::{Budget, HashIndex};
-
 use crate::model::{Amount, ResourceName, Resources};
 use crate::source::Span;
 

@@ -8,7 +8,8 @@
 //! unreadable amount, a syntax error) makes this path give up; the reader then goes back
 //! to the entry's start and reads it the general way, which words every problem. So the
 //! two ways agree by construction on everything but speed, and a test checks that they
-//! do.
+//! do. An entry written as the one before it is read by that entry's shape (see
+//! [`EntryShape`]), the keys between its values not looked at again.
 //!
 //! [`Value`]: super::super::document::Value
 
