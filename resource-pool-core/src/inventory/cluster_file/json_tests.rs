@@ -294,31 +294,116 @@ proptest! {
             _ => Vec::new(),
         };
         let entries: Vec<String> = plain.into_iter().chain(others).collect();
-        let mut json = format!("{{\"nodes\": [{}]}}", entries.join(", "));
-        let mut i = at.index(json.len() + 1);
-        while !json.is_char_boundary(i) {
-            i -= 1;
-        }
-        match edit {
-            1 => json.insert(i, c),
-            2 if i < json.len() => {
-                let mut end = i + 1;
-                while !json.is_char_boundary(end) {
-                    end += 1;
-                }
-                json.replace_range(i..end, "");
-            }
-            _ => {}
-        }
-        let source = SourceFile::new("c.json", json.as_str());
-        for limits in [ClusterLimits::default(), ClusterLimits { max_nodes: limit }] {
-            let fast = load_cluster(&source, &limits);
-            let general = load_json_general(&source, &limits);
-            prop_assert_eq!(&fast.cluster, &general.cluster, "{}", json);
-            prop_assert_eq!(&fast.spans, &general.spans, "{}", json);
-            prop_assert_eq!(&fast.diagnostics, &general.diagnostics, "{}", json);
-        }
+        let json = edited(format!("{{\"nodes\": [{}]}}", entries.join(", ")), at, edit, c);
+        assert_fast_path_reads_as_general(&json, limit)?;
     }
+
+    /// Entries written alike, as a program writes them (one shape: the same keys in the
+    /// same order, the same spacing), with values of every kind, plain or not, some of
+    /// another shape, and one edit: the fast path, which reads an entry of the last
+    /// entry's shape value by value, reads them as the general reading does.
+    #[test]
+    fn entries_of_one_shape_read_as_the_general_reading(
+        (keys, entries) in shaped_entries(),
+        gap in prop::sample::select(vec!["", " ", "\n  "]),
+        colon in prop::sample::select(vec![":", ": ", " : "]),
+        at in any::<prop::sample::Index>(),
+        edit in 0..3u8,
+        c in prop::sample::select(vec!['{', '}', ',', ':', '"', '\\', '0', '-', '.', 'e', ' ']),
+        limit in 1..8usize,
+    ) {
+        let entries: Vec<String> = entries
+            .iter()
+            .map(|(values, other_gap)| {
+                let gap = if *other_gap { "  " } else { gap };
+                let members: Vec<String> = keys
+                    .iter()
+                    .zip(values)
+                    .map(|(key, value)| format!("\"{key}\"{colon}{value}"))
+                    .collect();
+                format!("{{{gap}{}{gap}}}", members.join(&format!(",{gap}")))
+            })
+            .collect();
+        let json = edited(format!("{{\"nodes\": [\n{}\n]}}", entries.join(",\n")), at, edit, c);
+        assert_fast_path_reads_as_general(&json, limit)?;
+    }
+}
+
+/// The keys of a shape (some of a node's, in any order) and entries of it: each key's
+/// value, and whether the entry is spaced otherwise.
+fn shaped_entries() -> impl Strategy<Value = (Vec<&'static str>, Vec<(Vec<&'static str>, bool)>)> {
+    let keys = prop::sample::subsequence(
+        vec!["id", "available", "total", "address", "alive", "labels"],
+        0..=6,
+    )
+    .prop_shuffle();
+    keys.prop_flat_map(|keys| {
+        let values: Vec<BoxedStrategy<&'static str>> = keys
+            .iter()
+            .map(|key| match *key {
+                "id" | "address" => prop::sample::select(vec![
+                    "\"a\"",
+                    "\"b\"",
+                    "\"node-10\"",
+                    "\"n\\u0031\"",
+                    "\"é\"",
+                    "1",
+                    "\"x",
+                ])
+                .boxed(),
+                "available" | "total" => prop::sample::select(vec![
+                    "{\"GPU\": 8}",
+                    "{\"GPU\": 8, \"CPU\": 96}",
+                    "{\"CPU\": 96, \"GPU\": 8}",
+                    "{\"GPU\": 4}",
+                    "{\"GPU\": 8.5, \"x\": 0}",
+                    "{\"GPU\": -8}",
+                    "{\"GPU\": 01}",
+                    "{}",
+                    "[]",
+                ])
+                .boxed(),
+                "alive" => prop::sample::select(vec!["true", "false", "null", "truex"]).boxed(),
+                _ => prop::sample::select(vec!["{}", "{\"zone\": \"a\"}", "{\"zone\": 1}"]).boxed(),
+            })
+            .collect();
+        let entry = (values, prop::bool::weighted(0.1));
+        (Just(keys), prop::collection::vec(entry, 1..8))
+    })
+}
+
+/// `json` with one edit at `at`: none, `c` inserted, or a character taken out.
+fn edited(mut json: String, at: prop::sample::Index, edit: u8, c: char) -> String {
+    let mut i = at.index(json.len() + 1);
+    while !json.is_char_boundary(i) {
+        i -= 1;
+    }
+    match edit {
+        1 => json.insert(i, c),
+        2 if i < json.len() => {
+            let mut end = i + 1;
+            while !json.is_char_boundary(end) {
+                end += 1;
+            }
+            json.replace_range(i..end, "");
+        }
+        _ => {}
+    }
+    json
+}
+
+/// The same cluster, spans and problems with the fast path and without, with no limit
+/// and with `limit` nodes.
+fn assert_fast_path_reads_as_general(json: &str, limit: usize) -> Result<(), TestCaseError> {
+    let source = SourceFile::new("c.json", json);
+    for limits in [ClusterLimits::default(), ClusterLimits { max_nodes: limit }] {
+        let fast = load_cluster(&source, &limits);
+        let general = load_json_general(&source, &limits);
+        prop_assert_eq!(&fast.cluster, &general.cluster, "{}", json);
+        prop_assert_eq!(&fast.spans, &general.spans, "{}", json);
+        prop_assert_eq!(&fast.diagnostics, &general.diagnostics, "{}", json);
+    }
+    Ok(())
 }
 
 proptest! {

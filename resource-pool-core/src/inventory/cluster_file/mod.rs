@@ -22,8 +22,11 @@
 //! guess), else unknown keys, wrong types, bad amounts, missing keys, ids used twice and
 //! more available than in total.
 
+mod byte_search;
 mod diagnostics;
 mod document;
+mod duplicate_ids;
+mod hash_index;
 mod json_reader;
 mod nodes;
 mod plain_entry;

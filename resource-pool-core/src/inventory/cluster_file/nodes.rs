@@ -9,6 +9,7 @@ use std::fmt;
 use std::hash::{BuildHasher, RandomState};
 
 use super::document::{ClusterFormat, Kind, Table, Value};
+use super::duplicate_ids;
 use super::plain_entry::{Amounts, PlainEntry};
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster, NodeSpans};
 use crate::file_keys::{CLUSTER_KEYS, NODE_KEYS};
@@ -112,21 +113,23 @@ impl NodeReader {
                 .as_ref()
                 .is_some_and(|(a, t)| a.shares_with(&available) && t.shares_with(total));
             if !checked {
-                if available
-                    .iter()
-                    .any(|(name, amount)| amount > total.get(name))
-                {
+                if !holds_no_more(&available, total) {
                     return false;
                 }
                 self.within = Some((available.clone(), total.clone()));
             }
         }
         self.count += 1;
-        let labels: BTreeMap<String, String> = entry
-            .labels
-            .drain(..)
-            .map(|(name, text)| (name.into_owned(), text.into_owned()))
-            .collect();
+        // Collected only when there are any: an empty collect still costs a call.
+        let labels: BTreeMap<String, String> = if entry.labels.is_empty() {
+            BTreeMap::new()
+        } else {
+            entry
+                .labels
+                .drain(..)
+                .map(|(name, text)| (name.into_owned(), text.into_owned()))
+                .collect()
+        };
         self.nodes.push(Node {
             id: id.into_owned(),
             address: entry.address.take().map(Cow::into_owned),
@@ -164,23 +167,17 @@ impl NodeReader {
 
     /// Every id used before, on its second (and later) use, in node order.
     fn duplicates(&self) -> Vec<(usize, ClusterDiagnostic)> {
-        let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(self.nodes.len());
-        let mut found = Vec::new();
-        for (i, node) in self.nodes.iter().enumerate() {
-            // One hash per id: the entry, not a look-up and then an insert.
-            let first = *first_use.entry(node.id.as_str()).or_insert(i);
-            if first != i {
-                found.push((
-                    i,
-                    ClusterDiagnostic::DuplicateNode {
-                        id: node.id.clone(),
-                        span: to_source_span(&self.spans[i].id),
-                        first: to_source_span(&self.spans[first].id),
-                    },
-                ));
-            }
-        }
-        found
+        duplicate_ids::first_uses(&self.nodes)
+            .into_iter()
+            .map(|(i, first)| {
+                let diagnostic = ClusterDiagnostic::DuplicateNode {
+                    id: self.nodes[i].id.clone(),
+                    span: to_source_span(&self.spans[i].id),
+                    first: to_source_span(&self.spans[first].id),
+                };
+                (i, diagnostic)
+            })
+            .collect()
     }
 
     /// The file read: `root_errors` are the problems of the top level (unknown keys, a
@@ -232,6 +229,32 @@ impl NodeReader {
             diagnostics,
         }
     }
+}
+
+/// Whether no amount of `available` is over its amount in `total`: both lists walked
+/// once in their order of names (a name missing from `total` has none there).
+fn holds_no_more(available: &Resources, total: &Resources) -> bool {
+    let mut total = total.entries();
+    let mut held = total.next();
+    'available: for (name, amount) in available.entries() {
+        while let Some((held_name, all)) = held {
+            if held_name == name {
+                if amount > all {
+                    return false;
+                }
+                held = total.next();
+                continue 'available;
+            }
+            if held_name.as_str() > name.as_str() {
+                break;
+            }
+            held = total.next();
+        }
+        if !amount.is_zero() {
+            return false;
+        }
+    }
+    true
 }
 
 /// The problems of the top-level table: unknown keys, then a `nodes` that is no array.
@@ -590,4 +613,31 @@ fn toml_example_as_json(example: &str) -> String {
         .ok()
         .and_then(|table| table.get("x").map(json))
         .unwrap_or_else(|| example.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn resources() -> impl Strategy<Value = Resources> {
+        let name = prop::sample::select(vec!["CPU", "GPU", "NPU", "a", "accelerator_type:H100"]);
+        prop::collection::vec((name, 0..4u64), 0..5).prop_map(|entries| {
+            entries
+                .into_iter()
+                .fold(Resources::new(), |resources, (name, units)| {
+                    resources.with(name, Amount::from_units(units))
+                })
+        })
+    }
+
+    proptest! {
+        /// The walk of both lists answers as looking each amount up in `total` does.
+        #[test]
+        fn holds_no_more_is_each_amount_within_its_total(available in resources(), total in resources()) {
+            let expected = available.iter().all(|(name, amount)| amount <= total.get(name));
+            prop_assert_eq!(holds_no_more(&available, &total), expected);
+        }
+    }
 }

@@ -12,8 +12,9 @@
 //! that table, and its resources are the ones made of it then.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
+use super::byte_search::{find_byte, starts_with};
+use super::hash_index::{Budget, HashIndex};
 use crate::model::{Amount, ResourceName, Resources};
 use crate::source::Span;
 
@@ -21,13 +22,16 @@ use crate::source::Span;
 /// from more, and memory stays bounded whatever the file.
 const REMEMBERED: usize = 4096;
 
+/// The most slots looked at for a text: a remembered text past them is forgotten.
+const WALK: usize = 32;
+
 /// Which resources table of an entry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Amounts {
     /// `available`.
-    Available,
+    Available = 0,
     /// `total`.
-    Total,
+    Total = 1,
 }
 
 /// A node entry of the plain shape (see the module's text).
@@ -58,12 +62,15 @@ struct PlainTable<'i> {
     recalled: Option<Resources>,
 }
 
-/// Table texts read before and their resources: the last one (most files repeat it
-/// node after node), and up to [`REMEMBERED`] by text.
+/// Table texts read before and their resources: the last one of each table (most files
+/// repeat it node after node), and up to [`REMEMBERED`] by text.
 #[derive(Default)]
 struct TableMemory<'i> {
-    last: Option<(&'i [u8], Resources)>,
-    by_text: HashMap<&'i [u8], Resources>,
+    /// The last text of `available` and of `total`.
+    last: [Option<(&'i [u8], Resources)>; 2],
+    /// The texts remembered, found by text through `index` (made for the first).
+    texts: Vec<(&'i [u8], Resources)>,
+    index: Option<HashIndex>,
 }
 
 impl<'i> PlainEntry<'i> {
@@ -105,7 +112,7 @@ impl<'i> PlainEntry<'i> {
         which: Amounts,
         rest: &'i [u8],
     ) -> Result<usize, &mut Vec<(ResourceName, Amount)>> {
-        let recalled = self.memory.recall(rest);
+        let recalled = self.memory.recall(which, rest);
         let table = self.table_mut(which);
         table.present = true;
         table.items.clear();
@@ -126,8 +133,9 @@ impl<'i> PlainEntry<'i> {
         self.table_mut(which).text = text;
     }
 
-    /// The resources of the table `which`: recalled, or its items made into resources by
-    /// `share` (which may sort and empty them), remembered by their text.
+    /// The resources of the table `which`, asked once an entry: recalled, or its items
+    /// made into resources by `share` (which may sort and empty them), remembered by
+    /// their text.
     pub(super) fn resources(
         &mut self,
         which: Amounts,
@@ -138,41 +146,53 @@ impl<'i> PlainEntry<'i> {
             Amounts::Available => &mut self.available,
             Amounts::Total => &mut self.total,
         };
-        if let Some(resources) = &table.recalled {
-            return resources.clone();
+        if let Some(resources) = table.recalled.take() {
+            return resources;
         }
         let resources = share(&mut table.items);
-        self.memory.remember(table.text, &resources);
+        self.memory.remember(which, table.text, &resources);
         resources
     }
 }
 
 impl<'i> TableMemory<'i> {
     /// A table text read before at the start of `rest`: its length and resources.
-    fn recall(&mut self, rest: &'i [u8]) -> Option<(usize, Resources)> {
-        if let Some((text, resources)) = &self.last
-            && rest.starts_with(text)
+    fn recall(&mut self, which: Amounts, rest: &'i [u8]) -> Option<(usize, Resources)> {
+        let last = &mut self.last[which as usize];
+        if let Some((text, resources)) = last
+            && starts_with(rest, text)
         {
             return Some((text.len(), resources.clone()));
         }
-        if self.by_text.is_empty() {
-            return None;
-        }
+        let index = self.index.as_mut()?;
         // The text up to the first closing brace: if it is a table read before, the
         // table is that text (see the module's text), whatever the rest holds.
-        let end = rest.iter().position(|&b| b == b'}')?;
-        let (text, resources) = self.by_text.get_key_value(&rest[..=end])?;
-        self.last = Some((text, resources.clone()));
+        let end = find_byte(rest, b'}')?;
+        let text = &rest[..=end];
+        let texts = &self.texts;
+        // Crowded: a cache may forget.
+        let found = index
+            .find(index.hash(text), |i| {
+                texts[i].0.len() == text.len() && starts_with(texts[i].0, text)
+            })
+            .ok()??;
+        let (text, resources) = &texts[found];
+        *last = Some((text, resources.clone()));
         Some((text.len(), resources.clone()))
     }
 
     /// Remembers a table's text and its resources.
-    fn remember(&mut self, text: &'i [u8], resources: &Resources) {
-        if self.by_text.len() < REMEMBERED {
-            self.by_text
-                .entry(text)
-                .or_insert_with(|| resources.clone());
+    fn remember(&mut self, which: Amounts, text: &'i [u8], resources: &Resources) {
+        self.last[which as usize] = Some((text, resources.clone()));
+        if self.texts.len() == REMEMBERED {
+            return;
         }
-        self.last = Some((text, resources.clone()));
+        let index = self
+            .index
+            .get_or_insert_with(|| HashIndex::new(REMEMBERED, Budget::PerWalk(WALK)));
+        let texts = &self.texts;
+        if let Ok(None) = index.find_or_add(index.hash(text), texts.len(), |i| texts[i].0 == text) {
+            self.texts.push((text, resources.clone()));
+        }
     }
 }

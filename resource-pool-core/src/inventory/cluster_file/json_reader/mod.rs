@@ -16,7 +16,9 @@ use super::plain_entry::PlainEntry;
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster};
 use crate::source::{SourceFile, Span, to_source_span};
 use crate::toml_walk::StructureError;
+use entry_shape::EntryShape;
 
+mod entry_shape;
 mod plain_node;
 
 /// serde_json's nesting limit: 127 arrays and objects in one another are read, not 128.
@@ -248,12 +250,13 @@ impl<'i> Scanner<'i> {
             self.pos += 1;
         } else {
             let mut plain = PlainEntry::default();
+            let mut shape = EntryShape::default();
             loop {
                 match nodes.as_deref_mut() {
                     Some(reader) => {
                         let start = self.pos;
                         let fast = self.plain
-                            && self.plain_node(&mut plain).is_some()
+                            && self.plain_node(&mut plain, &mut shape).is_some()
                             && reader.push_plain(&mut plain);
                         if !fast {
                             self.pos = start;
