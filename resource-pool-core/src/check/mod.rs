@@ -15,7 +15,7 @@ pub use placement_findings::{RAY_TYPE_PREFIX, spelt_otherwise, type_spelling};
 
 use crate::load::LoadedConfig;
 use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, RoleKey};
-use crate::placement::{self, PlacementOptions, PlacementOutcome, PlacementReport};
+use crate::placement::{self, Instance, PlacementOptions, PlacementOutcome, PlacementReport};
 use crate::ray_sim::{self, RayReport, RaySimOptions, RayVerdict};
 use crate::source::Span;
 
@@ -102,7 +102,9 @@ pub fn check<R: RoleKey>(
 ) -> CheckReport {
     let slots = manager.node_slots();
     let pools = manager.pools().to_vec();
-    let placement = placement::check_placement(&slots, cluster, &options.placement);
+    // Read once for both the placement check and Ray's simulation.
+    let instance = Instance::new(&slots, cluster);
+    let placement = placement::check_placement_of(&instance, &slots, cluster, &options.placement);
     let mut diagnostics = Vec::new();
     match &placement.outcome {
         PlacementOutcome::Feasible(_) => {}
@@ -117,7 +119,7 @@ pub fn check<R: RoleKey>(
     }
     let mut ray_options = options.ray.clone();
     ray_options.placement = options.placement.clone();
-    let ray = ray_sim::simulate(&slots, cluster, &ray_options);
+    let ray = ray_sim::simulate_of(&instance, &slots, cluster, &ray_options, Some(&placement));
     diagnostics.extend(ray_findings::ray(
         &ray,
         placement.feasible(),

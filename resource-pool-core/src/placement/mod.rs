@@ -47,9 +47,10 @@
 //! # Cost
 //!
 //! Preprocessing reads every slot's and every alive node's resources once (twice for
-//! nodes when infeasible, for the explanation); everything after works on classes and
-//! types. On verl's layouts the check costs about as much as reading the input: on
-//! 100,000 nodes it took about as long as summing their GPUs and CPUs in the same process.
+//! nodes when infeasible, for the explanation), into an `Instance` that Ray's simulation
+//! reads too; everything after works on classes and types, whose members are runs of
+//! consecutive indices (`runs.rs`), so a class of 100,000 equal nodes is one run. The
+//! witness is replayed onto the nodes run by run: one write per slot.
 //!
 //! # Where the budget bites
 //!
@@ -72,9 +73,11 @@ mod completion;
 mod exact;
 mod explain;
 mod greedy;
+mod instance;
 mod knapsack;
 mod plan;
 mod problem;
+mod runs;
 mod witness;
 
 use std::time::Duration;
@@ -86,7 +89,9 @@ pub use explain::{
 pub use witness::{Witness, WitnessError};
 
 pub(crate) use explain::nearest;
-pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits, intern_slots};
+pub(crate) use instance::Instance;
+pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits};
+pub(crate) use runs::{IndexRuns, Run, push_run};
 
 use crate::model::{Cluster, NodeSlot};
 use budget::Budget;
@@ -347,7 +352,7 @@ fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Mo
         .types
         .iter()
         .zip(&placed)
-        .flat_map(|(t, &n)| t.slots.iter().take(n as usize).copied())
+        .flat_map(|(t, &n)| t.slots.iter().take(n as usize))
         .collect();
     fits.sort_unstable();
     // Every slot placed: that is a placement, whatever budget ran out before.
@@ -376,8 +381,37 @@ pub fn check_placement(
     cluster: &Cluster,
     options: &PlacementOptions,
 ) -> PlacementReport {
-    let mut budget = Budget::new(options.max_steps, options.budget);
-    let problem = Problem::build(slots, cluster);
+    let budget = Budget::new(options.max_steps, options.budget);
+    check_instance(
+        &Instance::new(slots, cluster),
+        slots,
+        cluster,
+        options,
+        budget,
+    )
+}
+
+/// [`check_placement`] on the input already read ([`Instance::new`] of `slots` and
+/// `cluster`), for a caller that reads it once for Ray's simulation too.
+pub(crate) fn check_placement_of(
+    instance: &Instance,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    options: &PlacementOptions,
+) -> PlacementReport {
+    let budget = Budget::new(options.max_steps, options.budget);
+    check_instance(instance, slots, cluster, options, budget)
+}
+
+/// The check proper, within `budget` (started by the caller).
+fn check_instance(
+    instance: &Instance,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    options: &PlacementOptions,
+    mut budget: Budget,
+) -> PlacementReport {
+    let problem = Problem::new(instance);
     let decision = decide(&problem, slots.len(), &mut budget);
     let (outcome, decided_by) = match decision {
         Decision::Found(moves, by) => {
@@ -477,5 +511,7 @@ pub fn check_placement(
     }
 }
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

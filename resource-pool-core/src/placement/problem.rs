@@ -12,11 +12,14 @@
 //!
 //! After both, nodes with equal vectors form one class with a count, and slots with equal
 //! demands one type with a count: the search works on classes and types, never on nodes
-//! times slots.
+//! times slots. The nodes and slots themselves are read once, into an [`Instance`] that
+//! Ray's simulation reads too; the classes are built from its node shapes.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
+use super::instance::Instance;
+use super::runs::IndexRuns;
 use crate::model::{Cluster, NodeSlot, ResourceName, Resources};
 
 /// A fast, deterministic hasher for short vectors of `u64` (FxHash's mixing).
@@ -109,7 +112,7 @@ pub(crate) fn fits(demand: &[u64], cap: &[u64]) -> bool {
 #[derive(Clone, Debug)]
 pub(crate) struct SlotType {
     pub demand: Vec<u64>,
-    pub slots: Vec<usize>,
+    pub slots: IndexRuns,
 }
 
 /// Identical nodes: one (reduced) capacity vector and the nodes (indices into
@@ -117,7 +120,7 @@ pub(crate) struct SlotType {
 #[derive(Clone, Debug)]
 pub(crate) struct NodeClass {
     pub cap: Vec<u64>,
-    pub nodes: Vec<usize>,
+    pub nodes: IndexRuns,
 }
 
 /// The reduced problem.
@@ -135,49 +138,19 @@ pub(crate) struct Problem {
     pub free: Vec<u64>,
 }
 
-/// Slots interned by demand: the demanded names, each distinct demand as a vector, and
-/// the slots of each. Touches every slot's demand once (comparing it with the previous
-/// slot's first, as runs of equal slots are the rule).
-pub(crate) fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>) {
-    let mut index: HashMap<&Resources, usize> = HashMap::new();
-    let mut reps: Vec<&Resources> = Vec::new();
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    let mut last: Option<usize> = None;
-    for (i, slot) in slots.iter().enumerate() {
-        if let Some(t) = last
-            && *reps[t] == slot.demand
-        {
-            members[t].push(i);
-            continue;
-        }
-        let t = *index.entry(&slot.demand).or_insert_with(|| {
-            reps.push(&slot.demand);
-            members.push(Vec::new());
-            reps.len() - 1
-        });
-        members[t].push(i);
-        last = Some(t);
-    }
-    let names = demanded_names(reps.iter().copied());
-    let types = reps
-        .iter()
-        .zip(members)
-        .map(|(r, slots)| {
-            let mut demand = vec![0; names.len()];
-            fill_vector(r, &names, &mut demand);
-            SlotType { demand, slots }
-        })
-        .collect();
-    (names, types)
-}
-
 impl Problem {
-    /// Interns, reduces and groups. Linear in nodes plus slots (times the number of
-    /// resources), plus classes times types for dropping useless classes.
+    /// Reads the input ([`Instance::new`]), then reduces and groups.
     pub fn build(slots: &[NodeSlot], cluster: &Cluster) -> Problem {
-        let (names, types) = intern_slots(slots);
+        Problem::new(&Instance::new(slots, cluster))
+    }
+
+    /// Reduces the instance's node shapes and groups them into classes. Costs shapes times
+    /// resources, plus classes times types for dropping useless classes: the nodes were
+    /// read once, by [`Instance::new`].
+    pub fn new(instance: &Instance) -> Problem {
+        let names = instance.names.clone();
+        let types = instance.types.clone();
         let dims = names.len();
-        let mut buf = vec![0u64; dims];
         let mut total = vec![0u64; dims];
         let mut gcd = vec![0u64; dims];
         for t in &types {
@@ -188,53 +161,42 @@ impl Problem {
             }
         }
         let mut free = vec![0u64; dims];
-
+        let mut buf = vec![0u64; dims];
         let mut class_index: VecMap<usize> = VecMap::default();
-        let mut classes: Vec<NodeClass> = Vec::new();
-        let mut last: Option<usize> = None;
-        // The last node read, its unreduced vector and its class: a node that shares its
-        // resources with it (see `Cluster::share_equal_resources`) is not read again.
-        let mut raw = vec![0u64; dims];
-        let mut previous: Option<(&Resources, usize)> = None;
-        for (i, node) in cluster.nodes.iter().enumerate() {
-            if !node.alive {
-                continue;
-            }
-            if let Some((res, c)) = previous
-                && res.shares_with(&node.available)
-            {
-                for r in 0..dims {
-                    free[r] = free[r].saturating_add(raw[r]);
-                }
-                classes[c].nodes.push(i);
-                continue;
-            }
-            fill_vector(&node.available, &names, &mut buf);
-            raw.copy_from_slice(&buf);
+        let mut caps: Vec<Vec<u64>> = Vec::new();
+        let mut members: Vec<Vec<&IndexRuns>> = Vec::new();
+        // Shapes come in order of their first node, so classes do too.
+        for shape in &instance.shapes {
+            let count = shape.nodes.len() as u64;
             for r in 0..dims {
-                free[r] = free[r].saturating_add(buf[r]);
-                let c = buf[r].min(total[r]);
+                let raw = shape.cap[r];
+                // Saturating, as a sum over the nodes one by one would be.
+                free[r] = free[r].saturating_add(raw.saturating_mul(count));
+                let c = raw.min(total[r]);
                 buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
             }
-            // Runs of equal nodes (the common case) skip the hash.
-            let c = match last {
-                Some(c) if classes[c].cap == buf => c,
-                _ => match class_index.get(buf.as_slice()) {
-                    Some(&c) => c,
-                    None => {
-                        class_index.insert(buf.clone(), classes.len());
-                        classes.push(NodeClass {
-                            cap: buf.clone(),
-                            nodes: Vec::new(),
-                        });
-                        classes.len() - 1
-                    }
-                },
+            let c = match class_index.get(buf.as_slice()) {
+                Some(&c) => c,
+                None => {
+                    class_index.insert(buf.clone(), caps.len());
+                    caps.push(buf.clone());
+                    members.push(Vec::new());
+                    caps.len() - 1
+                }
             };
-            classes[c].nodes.push(i);
-            last = Some(c);
-            previous = Some((&node.available, c));
+            members[c].push(&shape.nodes);
         }
+        let mut classes: Vec<NodeClass> = caps
+            .into_iter()
+            .zip(members)
+            .map(|(cap, shapes)| NodeClass {
+                cap,
+                nodes: match shapes.as_slice() {
+                    [one] => (*one).clone(),
+                    _ => IndexRuns::union(shapes),
+                },
+            })
+            .collect();
         classes.retain(|class| types.iter().any(|t| fits(&t.demand, &class.cap)));
         Problem {
             names,
@@ -297,7 +259,7 @@ mod tests {
         let p = Problem::build(&[slot(0, 8)], &cluster);
         assert_eq!(p.names, ["CPU", "GPU"]);
         assert_eq!(p.classes.len(), 1);
-        assert_eq!(p.classes[0].nodes, [0, 1]);
+        assert_eq!(p.classes[0].nodes.iter().collect::<Vec<_>>(), [0, 1]);
         assert_eq!(p.classes[0].cap, [240_000, 80_000]);
     }
 
@@ -306,8 +268,8 @@ mod tests {
         let slots = [slot(0, 8), slot(1, 4), slot(2, 8)];
         let p = Problem::build(&slots, &Cluster::default());
         assert_eq!(p.types.len(), 2);
-        assert_eq!(p.types[0].slots, [0, 2]);
-        assert_eq!(p.types[1].slots, [1]);
+        assert_eq!(p.types[0].slots.iter().collect::<Vec<_>>(), [0, 2]);
+        assert_eq!(p.types[1].slots.iter().collect::<Vec<_>>(), [1]);
         assert!(p.classes.is_empty());
     }
 

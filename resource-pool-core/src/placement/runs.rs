@@ -1,0 +1,116 @@
+//! Sets of indices (of nodes, of slots) held as ascending runs of consecutive indices.
+//!
+//! Nodes of one shape and slots of one size come in long runs: a cluster of 100,000 equal
+//! nodes is one run, verl's `[8] * 100_000` is one run. Holding the runs rather than the
+//! indices makes the check's preprocessing and its replays cost per run, not per index,
+//! and spares it a vector of 100,000 indices (and the fresh pages it touches) per class.
+
+/// The indices `start..end`: `Copy`, unlike `Range`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Run {
+    /// How many indices it holds.
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// Appends `run` to `runs`, merged into the last one when it continues it.
+pub(crate) fn push_run(runs: &mut Vec<Run>, run: Run) {
+    if run.start >= run.end {
+        return;
+    }
+    match runs.last_mut() {
+        Some(last) if last.end == run.start => last.end = run.end,
+        _ => runs.push(run),
+    }
+}
+
+/// A set of indices as ascending, disjoint runs (never two that touch).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct IndexRuns {
+    runs: Vec<Run>,
+    len: usize,
+}
+
+impl IndexRuns {
+    /// Adds `index`, which must be above every index held: callers add in ascending order.
+    /// An index out of order is ignored (a bug; debug builds assert).
+    pub fn push(&mut self, index: usize) {
+        let ascending = self.runs.last().is_none_or(|last| last.end <= index);
+        debug_assert!(ascending, "indices are added in ascending order");
+        if ascending {
+            push_run(
+                &mut self.runs,
+                Run {
+                    start: index,
+                    end: index + 1,
+                },
+            );
+            self.len += 1;
+        }
+    }
+
+    /// How many indices it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The runs, ascending.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// The indices, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.runs.iter().flat_map(|r| r.start..r.end)
+    }
+
+    /// The smallest index.
+    pub fn first(&self) -> Option<usize> {
+        self.runs.first().map(|r| r.start)
+    }
+
+    /// The union of disjoint sets.
+    pub fn union<'a>(sets: impl IntoIterator<Item = &'a IndexRuns>) -> IndexRuns {
+        let mut all: Vec<Run> = sets
+            .into_iter()
+            .flat_map(|s| s.runs.iter().copied())
+            .collect();
+        all.sort_unstable_by_key(|r| r.start);
+        let mut out = IndexRuns::default();
+        for run in all {
+            out.len += run.len();
+            push_run(&mut out.runs, run);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_merge_and_union_sorts() {
+        let mut a = IndexRuns::default();
+        for i in [0, 1, 2, 5, 6, 9] {
+            a.push(i);
+        }
+        assert_eq!(a.len(), 6);
+        assert_eq!(a.runs().len(), 3);
+        let mut b = IndexRuns::default();
+        for i in [3, 4, 7] {
+            b.push(i);
+        }
+        let u = IndexRuns::union([&a, &b]);
+        assert_eq!(u.iter().collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5, 6, 7, 9]);
+        assert_eq!(u.runs().len(), 2);
+        assert_eq!(u.len(), 9);
+        assert_eq!(u.first(), Some(0));
+    }
+}

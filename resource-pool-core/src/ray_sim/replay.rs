@@ -1,0 +1,250 @@
+//! A branch's decisions (the capacity each group went to) turned into fates on real nodes:
+//! among the nodes that have the chosen capacity free, the lowest index first.
+//!
+//! The nodes of one capacity are a [`NodeSet`]: the runs of nodes that had it from the
+//! start, the runs moved in since in ascending order, and a heap for the few moved in out
+//! of order. A run of groups placed on one capacity takes its lowest nodes run by run, so
+//! a cluster of equal nodes costs one write per group, not a heap operation.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::fix::CapTable;
+use super::sim::{Decisions, PENDING, Sim};
+use super::*;
+use crate::placement::{IndexRuns, Run, VecMap, nearest, push_run};
+
+/// The nodes that have one capacity free, lowest index first.
+#[derive(Debug, Default)]
+struct NodeSet {
+    /// The nodes that had it from the start, ascending; those before `initial_at` are gone.
+    initial: Vec<Run>,
+    initial_at: usize,
+    /// Nodes moved in, ascending; those before `arrived_at` are gone.
+    arrived: Vec<Run>,
+    arrived_at: usize,
+    /// Nodes moved in below the last one in `arrived`.
+    heap: BinaryHeap<Reverse<usize>>,
+}
+
+impl NodeSet {
+    fn new(nodes: &IndexRuns) -> NodeSet {
+        NodeSet {
+            initial: nodes.runs().to_vec(),
+            ..NodeSet::default()
+        }
+    }
+
+    /// The lowest node of each part.
+    fn heads(&self) -> [Option<usize>; 3] {
+        [
+            self.initial.get(self.initial_at).map(|r| r.start),
+            self.arrived.get(self.arrived_at).map(|r| r.start),
+            self.heap.peek().map(|r| r.0),
+        ]
+    }
+
+    /// The lowest node.
+    fn first(&self) -> Option<usize> {
+        self.heads().into_iter().flatten().min()
+    }
+
+    /// Takes up to `n` lowest nodes, appending them in order to `out`; says how many.
+    fn take(&mut self, n: usize, out: &mut Vec<Run>) -> usize {
+        let mut taken = 0;
+        while taken < n {
+            let heads = self.heads();
+            let Some(low) = heads.into_iter().flatten().min() else {
+                break;
+            };
+            let [initial, arrived, heap] = heads;
+            if heap == Some(low) {
+                self.heap.pop();
+                push_run(
+                    out,
+                    Run {
+                        start: low,
+                        end: low + 1,
+                    },
+                );
+                taken += 1;
+                continue;
+            }
+            // The lowest node starts a run of its part; the other parts hold none of the
+            // run's nodes, so the whole run comes before them.
+            let (runs, at) = if initial == Some(low) {
+                (&mut self.initial, &mut self.initial_at)
+            } else {
+                debug_assert_eq!(arrived, Some(low));
+                (&mut self.arrived, &mut self.arrived_at)
+            };
+            let run = &mut runs[*at];
+            let end = run.end.min(low.saturating_add(n - taken));
+            push_run(out, Run { start: low, end });
+            run.start = end;
+            if run.start == run.end {
+                *at += 1;
+            }
+            taken += end - low;
+        }
+        taken
+    }
+
+    /// Adds the nodes of `run`.
+    fn insert(&mut self, run: Run) {
+        if self.arrived_at == self.arrived.len() {
+            self.arrived.clear();
+            self.arrived_at = 0;
+        }
+        match self.arrived.last() {
+            Some(last) if run.start < last.end => {
+                self.heap.extend((run.start..run.end).map(Reverse));
+            }
+            _ => push_run(&mut self.arrived, run),
+        }
+    }
+}
+
+/// Turns a branch's decisions, over the slots in their order, into fates on real nodes
+/// (lowest index first among equal nodes).
+pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> RayBranch {
+    let instance = sim.instance;
+    let mut sets: VecMap<NodeSet> = instance
+        .shapes
+        .iter()
+        .map(|s| (s.cap.clone(), NodeSet::new(&s.nodes)))
+        .collect();
+    let mut groups: Vec<GroupFate> = Vec::with_capacity(sim.slots.len());
+    let mut blocked: Option<PoolId> = None;
+    let mut runs = instance.slot_runs.iter().peekable();
+    let mut moved: Vec<Run> = Vec::new();
+    let mut to: Vec<u64> = vec![0; instance.names.len()];
+    for &(id, count) in decisions.runs() {
+        let mut left = count;
+        while left > 0 {
+            let pos = groups.len();
+            while runs.next_if(|r| r.slots.end <= pos).is_some() {}
+            let Some(&&run) = runs.peek() else {
+                break;
+            };
+            let chunk = left.min(run.slots.end - pos);
+            left -= chunk;
+            let d = sim.demand(run.ty);
+            let cannot_happen = GroupFate::NotCreated {
+                blocked_by: run.pool,
+            };
+            if id == PENDING {
+                blocked.get_or_insert(run.pool);
+                let candidates = sets
+                    .iter()
+                    .filter_map(|(cap, set)| set.first().map(|n| (n, cap.as_slice())));
+                let fate = GroupFate::Pending(Pending {
+                    state: if sim.never[run.ty] {
+                        PendingState::Infeasible
+                    } else {
+                        PendingState::NoResources
+                    },
+                    nearest: nearest(&instance.names, d, candidates, sim.cluster),
+                });
+                groups.extend(std::iter::repeat_n(fate, chunk));
+                continue;
+            }
+            // Decisions come from the same classes: a capacity unknown or short of nodes
+            // cannot happen.
+            let Some(cap) = caps.get(id) else {
+                groups.extend(std::iter::repeat_n(cannot_happen, chunk));
+                continue;
+            };
+            for ((t, a), x) in to.iter_mut().zip(cap).zip(d) {
+                *t = a.saturating_sub(*x);
+            }
+            if to == *cap {
+                // Nothing moves (a zero demand): every group goes to the lowest node.
+                let fate = match sets.get(cap).and_then(NodeSet::first) {
+                    Some(node) => GroupFate::Placed { node },
+                    None => cannot_happen,
+                };
+                groups.extend(std::iter::repeat_n(fate, chunk));
+                continue;
+            }
+            moved.clear();
+            let taken = sets
+                .get_mut(cap)
+                .map_or(0, |set| set.take(chunk, &mut moved));
+            groups.extend(
+                moved
+                    .iter()
+                    .flat_map(|r| r.start..r.end)
+                    .map(|node| GroupFate::Placed { node }),
+            );
+            groups.extend(std::iter::repeat_n(cannot_happen, chunk - taken));
+            let target = match sets.get_mut(to.as_slice()) {
+                Some(set) => set,
+                None => sets.entry(to.clone()).or_default(),
+            };
+            for &r in &moved {
+                target.insert(r);
+            }
+        }
+    }
+    // The groups after the decisions were never created.
+    for run in &instance.slot_runs {
+        let from = groups.len().max(run.slots.start);
+        if from < run.slots.end {
+            let fate = GroupFate::NotCreated {
+                blocked_by: blocked.unwrap_or(run.pool),
+            };
+            groups.extend(std::iter::repeat_n(fate, run.slots.end - from));
+        }
+    }
+    RayBranch { groups }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    proptest::proptest! {
+        /// A node set answers as a sorted set of its nodes: runs moved in out of order,
+        /// takes that cross its parts, from start to empty.
+        #[test]
+        fn node_set_is_a_sorted_set(
+            initial in proptest::collection::btree_set(0usize..200, 0..40),
+            ops in proptest::collection::vec((proptest::bool::ANY, 0usize..200, 1usize..6), 0..40),
+        ) {
+            let mut runs = IndexRuns::default();
+            for &i in &initial {
+                runs.push(i);
+            }
+            let mut set = NodeSet::new(&runs);
+            let mut model: BTreeSet<usize> = initial.clone();
+            // Nodes that were never in: what moves in comes from elsewhere.
+            let mut outside: BTreeSet<usize> = (0..200).filter(|i| !initial.contains(i)).collect();
+            for (insert, at, n) in ops {
+                if insert {
+                    // A run of nodes from outside, starting at or after `at`.
+                    let Some(&start) = outside.range(at..).next() else { continue };
+                    let end = (start..start + n).take_while(|i| outside.contains(i)).last().map_or(start, |e| e + 1);
+                    for i in start..end {
+                        outside.remove(&i);
+                        model.insert(i);
+                    }
+                    set.insert(Run { start, end });
+                } else {
+                    let mut out = Vec::new();
+                    let taken = set.take(n, &mut out);
+                    let expected: Vec<usize> = model.iter().copied().take(n).collect();
+                    for i in &expected {
+                        model.remove(i);
+                        outside.insert(*i);
+                    }
+                    proptest::prop_assert_eq!(taken, expected.len());
+                    proptest::prop_assert_eq!(out.iter().flat_map(|r| r.start..r.end).collect::<Vec<_>>(), expected);
+                }
+                proptest::prop_assert_eq!(set.first(), model.first().copied());
+            }
+        }
+    }
+}
