@@ -104,7 +104,8 @@ pub(crate) fn brute_force(slots: &[NodeSlot], cluster: &Cluster) -> bool {
 }
 
 /// Inputs for holding a fast path to the general one: runs of equal nodes (sharing their
-/// lists or not, some dead, some busy, some with their totals), shapes whose scores tie
+/// lists within a run, across the cluster or not at all; some dead, some busy, some with
+/// their totals, some with a larger total than the free list's), shapes whose scores tie
 /// for some demands ({GPU 4, CPU 12} on 4/48 and 8/16) or tie within the scorer's
 /// tolerance only (a billion CPUs, where a group leaves the node's score all but equal),
 /// several resources (NPU, an accelerator type, a custom one), and pools made of runs of
@@ -112,11 +113,13 @@ pub(crate) fn brute_force(slots: &[NodeSlot], cluster: &Cluster) -> bool {
 /// runs sharing their demand or not).
 pub(crate) fn runs_case() -> impl proptest::strategy::Strategy<Value = (Vec<NodeSlot>, Cluster)> {
     use proptest::prelude::*;
+    // (shape; nodes; alive; busy: 2 GPUs held per step, negative: a total 2 GPUs larger
+    // per step; with its total; sharing one list per run).
     let node_run = (
         0usize..8,
         1usize..=6,
         prop::bool::weighted(0.85),
-        0u64..=2,
+        -1i64..=2,
         prop::bool::ANY,
         prop::bool::ANY,
     );
@@ -135,8 +138,9 @@ pub(crate) fn runs_case() -> impl proptest::strategy::Strategy<Value = (Vec<Node
     (
         prop::collection::vec(node_run, 1..=10),
         prop::collection::vec(pool, 1..=4),
+        prop::bool::weighted(0.3),
     )
-        .prop_map(|(node_runs, pools)| {
+        .prop_map(|(node_runs, pools, share_all)| {
             let acc = "accelerator_type:A100";
             let shape = |s: usize| match s {
                 0 => res(8, 32).with(acc, Amount::from_units(8)),
@@ -152,11 +156,16 @@ pub(crate) fn runs_case() -> impl proptest::strategy::Strategy<Value = (Vec<Node
             };
             let mut nodes = Vec::new();
             for (s, len, alive, busy, with_total, shared) in node_runs {
-                let total = shape(s);
+                let mut total = shape(s);
                 let mut available = total.clone();
+                let gpu = available.get("GPU").units();
                 if busy > 0 {
-                    let gpu = available.get("GPU").units();
-                    available.set("GPU", Amount::from_units(gpu.saturating_sub(busy * 20_000)));
+                    available.set(
+                        "GPU",
+                        Amount::from_units(gpu.saturating_sub(busy as u64 * 20_000)),
+                    );
+                } else if busy < 0 {
+                    total.set("GPU", Amount::from_units(gpu + 20_000));
                 }
                 for _ in 0..len {
                     let (available, total) = if shared {
@@ -200,7 +209,11 @@ pub(crate) fn runs_case() -> impl proptest::strategy::Strategy<Value = (Vec<Node
                     }
                 }
             }
-            // Not `Cluster::new`, which would share every equal list.
-            (slots, Cluster { nodes })
+            // Not always `Cluster::new`, which shares every equal list (as the readers do).
+            let mut cluster = Cluster { nodes };
+            if share_all {
+                cluster.share_equal_resources();
+            }
+            (slots, cluster)
         })
 }

@@ -77,9 +77,10 @@ fn dead_suffix(dead: usize) -> String {
 /// [`Inventory`](crate::inventory::Inventory) contract): the messages count them.
 pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<ClusterFinding> {
     let mut notes = Vec::new();
-    let alive = cluster.alive().count();
-    let dead = cluster.nodes.len() - alive;
     let held = held_runs(cluster);
+    // Counted from the runs: one read of the nodes, not two.
+    let alive: usize = held.iter().map(|(_, n)| n).sum();
+    let dead = cluster.nodes.len() - alive;
     let demands = runs(slots.iter().map(|s| &s.demand));
     let declares = |name: &str| held.iter().any(|(r, _)| !r.get(name).is_zero());
     let asking = |name: &str| {

@@ -7,11 +7,11 @@
 //! *shapes*. Both keep their members as runs of consecutive indices ([`IndexRuns`]): one
 //! read of every slot and every alive node, and after it a cost per run.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::problem::{SlotType, VecMap, demanded_names, fill_vector};
+use super::problem::{FxBuild, SlotType, VecMap, demanded_names, fill_vector};
 use super::runs::{IndexRuns, Run};
-use crate::model::{Cluster, NodeSlot, PoolId, ResourceName, Resources};
+use crate::model::{Cluster, Node, NodeSlot, PoolId, ResourceName, Resources};
 
 /// Consecutive slots of one type and one pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,15 +50,24 @@ pub(crate) struct Instance {
 }
 
 /// Slots interned by demand: the demanded names, each distinct demand as a vector with
-/// its slots, and the slots as runs of one type and one pool. Touches every slot's demand
-/// once (comparing it with the previous slot's first, as runs of equal slots are the rule).
+/// its slots, and the slots as runs of one type and one pool. Slots of one pool that share
+/// their demand list (see `Resources::shares_with`) are taken as a run, by pointer; the
+/// first of each run is compared with the previous run's demand (runs of equal slots are
+/// the rule), and hashed only when it differs.
 fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>, Vec<SlotRun>) {
     let mut index: HashMap<&Resources, usize> = HashMap::new();
     let mut reps: Vec<&Resources> = Vec::new();
     let mut members: Vec<IndexRuns> = Vec::new();
     let mut runs: Vec<SlotRun> = Vec::new();
     let mut last: Option<usize> = None;
-    for (i, slot) in slots.iter().enumerate() {
+    let mut start = 0;
+    while let Some(slot) = slots.get(start) {
+        let end = start
+            + 1
+            + slots[start + 1..]
+                .iter()
+                .take_while(|s| s.pool == slot.pool && s.demand.shares_with(&slot.demand))
+                .count();
         let t = match last {
             Some(t) if *reps[t] == slot.demand => t,
             _ => *index.entry(&slot.demand).or_insert_with(|| {
@@ -68,18 +77,17 @@ fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>, Vec<Sl
             }),
         };
         last = Some(t);
-        members[t].push(i);
+        let run = Run { start, end };
+        members[t].push_run(run);
         match runs.last_mut() {
-            Some(run) if run.ty == t && run.pool == slot.pool => run.slots.end = i + 1,
+            Some(last) if last.ty == t && last.pool == slot.pool => last.slots.end = end,
             _ => runs.push(SlotRun {
-                slots: Run {
-                    start: i,
-                    end: i + 1,
-                },
+                slots: run,
                 ty: t,
                 pool: slot.pool,
             }),
         }
+        start = end;
     }
     let names = demanded_names(reps.iter().copied());
     let types = reps
@@ -94,51 +102,71 @@ fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>, Vec<Sl
     (names, types, runs)
 }
 
+/// Whether `node` is alive and shares both its lists with `like` (alive too): then it is
+/// read as `like` was.
+fn shares_lists(node: &Node, like: &Node) -> bool {
+    node.alive
+        && node.available.shares_with(&like.available)
+        && match (&node.total, &like.total) {
+            (Some(a), Some(b)) => a.shares_with(b),
+            (None, None) => true,
+            _ => false,
+        }
+}
+
 impl Instance {
-    /// Reads every slot and every alive node once. A node that shares its resource list
-    /// with the alive node read before it (see `Resources::shares_with`) is not read again.
+    /// Reads every slot and every alive node once. Alive nodes that share their lists with
+    /// the one before them (see `Resources::shares_with`) are taken as a run, by pointer;
+    /// a list read before (by its `Resources::list_id`) is not read again either.
     pub fn new(slots: &[NodeSlot], cluster: &Cluster) -> Instance {
         let (names, types, slot_runs) = intern_slots(slots);
         let mut buf = vec![0u64; names.len()];
         let mut index: VecMap<usize> = VecMap::default();
         let mut shapes: Vec<Shape> = Vec::new();
+        // The shape of each free list read, and each total list read, by list.
+        let mut shape_of: HashMap<usize, usize, FxBuild> = HashMap::default();
+        let mut totals_read: HashSet<usize, FxBuild> = HashSet::default();
         let mut totals: Option<VecMap<()>> = Some(VecMap::default());
-        let mut previous: Option<(&Resources, usize)> = None;
-        let mut previous_total: Option<&Resources> = None;
-        for (i, node) in cluster.nodes.iter().enumerate() {
+        let nodes = &cluster.nodes;
+        let mut start = 0;
+        while let Some(node) = nodes.get(start) {
             if !node.alive {
+                start += 1;
                 continue;
             }
-            let s = match previous {
-                Some((available, s)) if available.shares_with(&node.available) => s,
-                _ => {
-                    fill_vector(&node.available, &names, &mut buf);
-                    match index.get(buf.as_slice()) {
-                        Some(&s) => s,
-                        None => {
-                            index.insert(buf.clone(), shapes.len());
-                            shapes.push(Shape {
-                                cap: buf.clone(),
-                                nodes: IndexRuns::default(),
-                            });
-                            shapes.len() - 1
+            let end = start
+                + 1
+                + nodes[start + 1..]
+                    .iter()
+                    .take_while(|n| shares_lists(n, node))
+                    .count();
+            let s = *shape_of.entry(node.available.list_id()).or_insert_with(|| {
+                fill_vector(&node.available, &names, &mut buf);
+                match index.get(buf.as_slice()) {
+                    Some(&s) => s,
+                    None => {
+                        index.insert(buf.clone(), shapes.len());
+                        shapes.push(Shape {
+                            cap: buf.clone(),
+                            nodes: IndexRuns::default(),
+                        });
+                        shapes.len() - 1
+                    }
+                }
+            });
+            shapes[s].nodes.push_run(Run { start, end });
+            match (&mut totals, &node.total) {
+                (Some(seen), Some(total)) => {
+                    if totals_read.insert(total.list_id()) {
+                        fill_vector(total, &names, &mut buf);
+                        if !seen.contains_key(buf.as_slice()) {
+                            seen.insert(buf.clone(), ());
                         }
                     }
                 }
-            };
-            shapes[s].nodes.push(i);
-            previous = Some((&node.available, s));
-            match (&mut totals, &node.total) {
-                (Some(_), Some(total)) if previous_total.is_some_and(|p| p.shares_with(total)) => {}
-                (Some(seen), Some(total)) => {
-                    fill_vector(total, &names, &mut buf);
-                    if !seen.contains_key(buf.as_slice()) {
-                        seen.insert(buf.clone(), ());
-                    }
-                    previous_total = Some(total);
-                }
                 _ => totals = None,
             }
+            start = end;
         }
         Instance {
             names,
@@ -153,7 +181,7 @@ impl Instance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Amount, Node};
+    use crate::model::Amount;
 
     fn res(gpu: u64, cpu: u64) -> Resources {
         Resources::new()

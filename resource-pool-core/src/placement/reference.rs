@@ -133,11 +133,80 @@ impl Plain {
     }
 }
 
+/// What [`Instance::new`] reads, node by node and slot by slot: each slot's type and
+/// pool, the alive nodes of each distinct free vector (in order of first appearance), and
+/// the set of distinct totals (`None` when some alive node states none).
+type PlainInstance = (
+    Vec<(usize, usize)>,
+    Vec<(Vec<u64>, Vec<usize>)>,
+    Option<Vec<Vec<u64>>>,
+);
+
+fn plain_instance(slots: &[NodeSlot], cluster: &Cluster, names: &[ResourceName]) -> PlainInstance {
+    let plain = Plain::build(slots, &Cluster::default());
+    let mut of_slot = vec![(usize::MAX, 0); slots.len()];
+    for (t, (_, members)) in plain.types.iter().enumerate() {
+        for &i in members {
+            of_slot[i] = (t, slots[i].pool);
+        }
+    }
+    let mut buf = vec![0u64; names.len()];
+    let mut shapes: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();
+    let mut totals: Option<Vec<Vec<u64>>> = Some(Vec::new());
+    for (i, node) in cluster.nodes.iter().enumerate() {
+        if !node.alive {
+            continue;
+        }
+        fill_vector(&node.available, names, &mut buf);
+        match shapes.iter().position(|(cap, _)| *cap == buf) {
+            Some(s) => shapes[s].1.push(i),
+            None => shapes.push((buf.clone(), vec![i])),
+        }
+        match (&mut totals, &node.total) {
+            (Some(list), Some(total)) => {
+                fill_vector(total, names, &mut buf);
+                if !list.contains(&buf) {
+                    list.push(buf.clone());
+                }
+            }
+            _ => totals = None,
+        }
+    }
+    if let Some(list) = &mut totals {
+        list.sort();
+    }
+    (of_slot, shapes, totals)
+}
+
+fn instance_as_plain(instance: &Instance, n_slots: usize) -> PlainInstance {
+    let mut of_slot = vec![(usize::MAX, 0); n_slots];
+    for run in &instance.slot_runs {
+        if let Some(part) = of_slot.get_mut(run.slots.start..run.slots.end) {
+            part.fill((run.ty, run.pool));
+        }
+    }
+    let shapes = instance
+        .shapes
+        .iter()
+        .map(|s| (s.cap.clone(), s.nodes.iter().collect()))
+        .collect();
+    let mut totals = instance.totals.clone();
+    if let Some(list) = &mut totals {
+        list.sort();
+    }
+    (of_slot, shapes, totals)
+}
+
 /// Both builds agree, and so do both replays of every plan the check finds on them.
 fn same_as_plain(
     slots: &[NodeSlot],
     cluster: &Cluster,
 ) -> Result<(), proptest::test_runner::TestCaseError> {
+    let instance = Instance::new(slots, cluster);
+    proptest::prop_assert_eq!(
+        instance_as_plain(&instance, slots.len()),
+        plain_instance(slots, cluster, &instance.names)
+    );
     let problem = Problem::build(slots, cluster);
     let plain = Plain::build(slots, cluster);
     proptest::prop_assert_eq!(&Plain::of(&problem), &plain);

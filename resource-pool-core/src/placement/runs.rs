@@ -39,19 +39,22 @@ pub(crate) struct IndexRuns {
 
 impl IndexRuns {
     /// Adds `index`, which must be above every index held: callers add in ascending order.
-    /// An index out of order is ignored (a bug; debug builds assert).
+    #[cfg(test)]
     pub fn push(&mut self, index: usize) {
-        let ascending = self.runs.last().is_none_or(|last| last.end <= index);
+        self.push_run(Run {
+            start: index,
+            end: index + 1,
+        });
+    }
+
+    /// Adds the indices of `run`, which must be above every index held: callers add in
+    /// ascending order. A run out of order is ignored (a bug; debug builds assert).
+    pub fn push_run(&mut self, run: Run) {
+        let ascending = self.runs.last().is_none_or(|last| last.end <= run.start);
         debug_assert!(ascending, "indices are added in ascending order");
-        if ascending {
-            push_run(
-                &mut self.runs,
-                Run {
-                    start: index,
-                    end: index + 1,
-                },
-            );
-            self.len += 1;
+        if ascending && run.start < run.end {
+            push_run(&mut self.runs, run);
+            self.len += run.len();
         }
     }
 

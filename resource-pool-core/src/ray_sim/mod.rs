@@ -53,6 +53,7 @@ mod replay;
 mod sim;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::model::{Cluster, NodeSlot, PoolId};
@@ -154,8 +155,9 @@ pub enum GroupFate {
         /// Its index in `cluster.nodes`.
         node: usize,
     },
-    /// Pending forever.
-    Pending(Pending),
+    /// Pending forever. Shared: the groups of a run that pend together pend alike, and a
+    /// fate stays two words for the 100,000 groups of a large layout.
+    Pending(Arc<Pending>),
     /// Never created: verl waits forever on an earlier pool.
     NotCreated {
         /// The pool that blocks.
@@ -190,7 +192,7 @@ impl RayBranch {
     /// The first pending group, in creation order of the slots given.
     pub fn first_pending(&self) -> Option<(usize, &Pending)> {
         self.groups.iter().enumerate().find_map(|(i, g)| match g {
-            GroupFate::Pending(p) => Some((i, p)),
+            GroupFate::Pending(p) => Some((i, p.as_ref())),
             _ => None,
         })
     }

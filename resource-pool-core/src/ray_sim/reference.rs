@@ -334,14 +334,14 @@ impl<'a> Sim<'a> {
                     let candidates = buckets
                         .iter()
                         .filter_map(|(cap, heap)| heap.peek().map(|r| (r.0, cap.as_slice())));
-                    GroupFate::Pending(Pending {
+                    GroupFate::Pending(Arc::new(Pending {
                         state: if self.never[self.type_of[s]] {
                             PendingState::Infeasible
                         } else {
                             PendingState::NoResources
                         },
                         nearest: nearest(&self.names, d, candidates, self.cluster),
-                    })
+                    }))
                 }
                 Some(&id) => {
                     let node = caps

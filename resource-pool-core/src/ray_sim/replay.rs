@@ -138,14 +138,14 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
                 let candidates = sets
                     .iter()
                     .filter_map(|(cap, set)| set.first().map(|n| (n, cap.as_slice())));
-                let fate = GroupFate::Pending(Pending {
+                let fate = GroupFate::Pending(Arc::new(Pending {
                     state: if sim.never[run.ty] {
                         PendingState::Infeasible
                     } else {
                         PendingState::NoResources
                     },
                     nearest: nearest(&instance.names, d, candidates, sim.cluster),
-                });
+                }));
                 groups.extend(std::iter::repeat_n(fate, chunk));
                 continue;
             }

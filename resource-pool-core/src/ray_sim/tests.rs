@@ -94,10 +94,7 @@ fn later_groups_of_a_blocked_pool_still_schedule() {
     let g = &report.representative.groups;
     assert!(matches!(
         &g[0],
-        GroupFate::Pending(Pending {
-            state: PendingState::NoResources,
-            ..
-        })
+        GroupFate::Pending(p) if p.state == PendingState::NoResources
     ));
     assert_eq!(g[1], GroupFate::Placed { node: 0 });
     assert_eq!(g[2], GroupFate::NotCreated { blocked_by: 0 });
