@@ -353,7 +353,7 @@ impl<'p> Dfs<'p> {
             counts: Vec::new(),
         };
         for class in &self.problem.classes {
-            for _ in 0..class.nodes.len() {
+            for _ in 0..class.count {
                 bins.add(&class.cap);
             }
         }

@@ -4,12 +4,14 @@
 //! Only resources that some slot demands matter, so every vector has one entry per
 //! demanded resource, in name order. Slots with equal demands form *types*; alive nodes
 //! with equal available vectors (unreduced: Ray's simulation needs the real amounts) form
-//! *shapes*. Both keep their members as runs of consecutive indices ([`IndexRuns`]): one
-//! read of every slot and every alive node, and after it a cost per run.
+//! *shapes*. Both keep their members as runs of consecutive indices: one read of every
+//! slot and every alive node, and after it a cost per run.
 
 use std::collections::{HashMap, HashSet};
 
-use super::problem::{FxBuild, SlotType, VecMap, demanded_names, fill_vector};
+use super::problem::{
+    FxBuild, SlotType, VecIndex, VecMap, demanded_names, fill_vector, runs_by_group,
+};
 use super::runs::{IndexRuns, Run};
 use crate::model::{Cluster, Node, NodeSlot, PoolId, ResourceName, Resources};
 
@@ -24,15 +26,6 @@ pub(crate) struct SlotRun {
     pub pool: PoolId,
 }
 
-/// Alive nodes with equal available vectors (over the demanded resources).
-#[derive(Clone, Debug)]
-pub(crate) struct Shape {
-    /// What each of them has free.
-    pub cap: Vec<u64>,
-    /// The nodes (indices into `cluster.nodes`).
-    pub nodes: IndexRuns,
-}
-
 /// The input in dense form.
 #[derive(Clone, Debug)]
 pub(crate) struct Instance {
@@ -42,9 +35,16 @@ pub(crate) struct Instance {
     pub types: Vec<SlotType>,
     /// Every slot, in order, as runs of one type and one pool.
     pub slot_runs: Vec<SlotRun>,
-    /// Shapes of the alive nodes, in order of first appearance (all of them, also those
-    /// that can host nothing).
-    pub shapes: Vec<Shape>,
+    /// Shapes of the alive nodes (alive nodes with equal free vectors over the demanded
+    /// resources), in order of first appearance, all of them (also those that can host
+    /// nothing): what each of their nodes has free, `names.len()` words per shape, in one
+    /// list ...
+    shape_caps: Vec<u64>,
+    /// ... and how many nodes each has.
+    pub shape_counts: Vec<usize>,
+    /// Every alive node, in order, as runs of one shape: `(nodes, shape)`. One list for
+    /// all shapes, not one per shape: clusters of many small shapes are the rule too.
+    pub node_runs: Vec<(Run, usize)>,
     /// The distinct idle totals of the alive nodes; `None` when some alive node states none.
     pub totals: Option<Vec<Vec<u64>>>,
 }
@@ -121,10 +121,16 @@ impl Instance {
     pub fn new(slots: &[NodeSlot], cluster: &Cluster) -> Instance {
         let (names, types, slot_runs) = intern_slots(slots);
         let mut buf = vec![0u64; names.len()];
-        let mut index: VecMap<usize> = VecMap::default();
-        let mut shapes: Vec<Shape> = Vec::new();
+        // Sized for a few hundred shapes or lists without growing; more grow as needed.
+        let room = cluster.nodes.len().min(256);
+        let mut index = VecIndex::with_capacity(room);
+        let dims = names.len();
+        let mut shape_caps: Vec<u64> = Vec::with_capacity(room * dims);
+        let mut shape_counts: Vec<usize> = Vec::with_capacity(room);
+        let mut node_runs: Vec<(Run, usize)> = Vec::new();
         // The shape of each free list read, and each total list read, by list.
-        let mut shape_of: HashMap<usize, usize, FxBuild> = HashMap::default();
+        let mut shape_of: HashMap<usize, usize, FxBuild> =
+            HashMap::with_capacity_and_hasher(room, FxBuild);
         let mut totals_read: HashSet<usize, FxBuild> = HashSet::default();
         let mut totals: Option<VecMap<()>> = Some(VecMap::default());
         let nodes = &cluster.nodes;
@@ -142,19 +148,20 @@ impl Instance {
                     .count();
             let s = *shape_of.entry(node.available.list_id()).or_insert_with(|| {
                 fill_vector(&node.available, &names, &mut buf);
-                match index.get(buf.as_slice()) {
-                    Some(&s) => s,
-                    None => {
-                        index.insert(buf.clone(), shapes.len());
-                        shapes.push(Shape {
-                            cap: buf.clone(),
-                            nodes: IndexRuns::default(),
-                        });
-                        shapes.len() - 1
+                match index.find(&buf, |s| &shape_caps[s * dims..(s + 1) * dims]) {
+                    Ok(s) => s,
+                    Err(hash) => {
+                        shape_caps.extend_from_slice(&buf);
+                        shape_counts.push(0);
+                        index.add(hash)
                     }
                 }
             });
-            shapes[s].nodes.push_run(Run { start, end });
+            shape_counts[s] += end - start;
+            match node_runs.last_mut() {
+                Some((run, last)) if *last == s && run.end == start => run.end = end,
+                _ => node_runs.push((Run { start, end }, s)),
+            }
             match (&mut totals, &node.total) {
                 (Some(seen), Some(total)) => {
                     if totals_read.insert(total.list_id()) {
@@ -172,9 +179,28 @@ impl Instance {
             names,
             types,
             slot_runs,
-            shapes,
+            shape_caps,
+            shape_counts,
+            node_runs,
             totals: totals.map(|seen| seen.into_keys().collect()),
         }
+    }
+
+    /// The nodes of each shape, as runs: `runs[starts[s]..starts[s + 1]]` for shape `s`,
+    /// ascending (a counting sort of [`Instance::node_runs`]).
+    pub fn runs_by_shape(&self) -> (Vec<Run>, Vec<usize>) {
+        runs_by_group(&self.node_runs, self.shape_counts.len())
+    }
+
+    /// What each node of shape `s` has free.
+    pub fn shape_cap(&self, s: usize) -> &[u64] {
+        let dims = self.names.len();
+        &self.shape_caps[s * dims..(s + 1) * dims]
+    }
+
+    /// Every shape: what each of its nodes has free, and how many nodes it has.
+    pub fn shapes(&self) -> impl Iterator<Item = (&[u64], usize)> + '_ {
+        (0..self.shape_counts.len()).map(|s| (self.shape_cap(s), self.shape_counts[s]))
     }
 }
 
@@ -221,13 +247,17 @@ mod tests {
             .map(|r| (r.slots.start, r.slots.end, r.ty, r.pool))
             .collect();
         assert_eq!(runs, [(0, 2, 0, 0), (2, 3, 0, 1), (3, 4, 1, 1)]);
-        assert_eq!(instance.shapes.len(), 2);
-        assert_eq!(
-            instance.shapes[0].nodes.iter().collect::<Vec<_>>(),
-            [0, 1, 3]
-        );
-        assert_eq!(instance.shapes[0].cap, [960_000, 80_000]);
-        assert_eq!(instance.shapes[1].nodes.iter().collect::<Vec<_>>(), [4]);
+        assert_eq!(instance.shape_counts, [3, 1]);
+        assert_eq!(instance.shape_cap(0), [960_000, 80_000]);
+        let (runs, starts) = instance.runs_by_shape();
+        let nodes = |s: usize| -> Vec<usize> {
+            runs[starts[s]..starts[s + 1]]
+                .iter()
+                .flat_map(|r| r.start..r.end)
+                .collect()
+        };
+        assert_eq!(nodes(0), [0, 1, 3]);
+        assert_eq!(nodes(1), [4]);
         // Node a states no total.
         assert_eq!(instance.totals, None);
     }

@@ -91,7 +91,9 @@ pub use witness::{Witness, WitnessError};
 pub(crate) use explain::nearest;
 pub(crate) use instance::Instance;
 pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits};
-pub(crate) use runs::{IndexRuns, Run, push_run};
+#[cfg(test)]
+pub(crate) use runs::IndexRuns;
+pub(crate) use runs::{Run, push_run};
 
 use crate::model::{Cluster, NodeSlot};
 use budget::Budget;
@@ -253,7 +255,7 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
     let bins = problem
         .classes
         .iter()
-        .map(|c| (c.cap.as_slice(), c.nodes.len() as u64));
+        .map(|c| (c.cap.as_slice(), c.count as u64));
     if weights.refute(problem, &everything, bins, bounds::Effort::All, budget) {
         return Decision::Impossible(DecidedBy::Bounds);
     }
@@ -261,7 +263,7 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
         return Decision::OutOfBudget(limit);
     }
     let steps_before = budget.steps;
-    let nodes: usize = problem.classes.iter().map(|c| c.nodes.len()).sum();
+    let nodes: usize = problem.classes.iter().map(|c| c.count).sum();
     let exact = if nodes <= COMPLETION_MAX_NODES && problem.types.len() <= COMPLETION_MAX_TYPES {
         let mut completer = Completer::new(problem, &order, scales.clone(), weights.clone());
         completer.run(budget).ok()

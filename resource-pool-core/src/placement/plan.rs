@@ -24,9 +24,10 @@ pub(crate) struct Move {
 pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Option<Vec<usize>> {
     // A stack of runs, the top last; each run is taken from its start.
     let mut stacks: VecMap<Vec<Run>> = VecMap::default();
-    for class in &problem.classes {
+    let (runs, starts) = problem.runs_by_class();
+    for (c, class) in problem.classes.iter().enumerate() {
         let stack = stacks.entry(class.cap.clone()).or_default();
-        stack.extend(class.nodes.runs().iter().rev());
+        stack.extend(runs[starts[c]..starts[c + 1]].iter().rev());
     }
     let mut next_slot: Vec<(usize, usize)> = vec![(0, 0); problem.types.len()];
     let mut out = vec![usize::MAX; n_slots];

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
 use super::instance::Instance;
-use super::runs::IndexRuns;
+use super::runs::{IndexRuns, Run};
 use crate::model::{Cluster, NodeSlot, ResourceName, Resources};
 
 /// A fast, deterministic hasher for short vectors of `u64` (FxHash's mixing).
@@ -64,6 +64,51 @@ impl Hasher for Fx {
 
 /// A hash map keyed by short `u64` vectors.
 pub(crate) type VecMap<V> = HashMap<Vec<u64>, V, FxBuild>;
+
+/// Distinct short vectors found by value without a copy of each as a key: a vector's hash
+/// leads to the last one added with that hash, and each to the one added before it with
+/// the same hash. The vectors stay where the caller keeps them, numbered in the order they
+/// were added (the caller's indices).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VecIndex {
+    last: HashMap<u64, usize, FxBuild>,
+    before: Vec<Option<usize>>,
+}
+
+impl VecIndex {
+    /// An index with room for `n` vectors before it grows.
+    pub fn with_capacity(n: usize) -> VecIndex {
+        VecIndex {
+            last: HashMap::with_capacity_and_hasher(n, FxBuild),
+            before: Vec::with_capacity(n),
+        }
+    }
+
+    /// The number of the vector equal to `v` (the caller's vectors read through `get`);
+    /// else `v`'s hash, for [`VecIndex::add`].
+    pub fn find<'a>(&self, v: &[u64], get: impl Fn(usize) -> &'a [u64]) -> Result<usize, u64> {
+        let mut hash = Fx(0);
+        for &word in v {
+            hash.add(word);
+        }
+        let mut at = self.last.get(&hash.0).copied();
+        while let Some(i) = at {
+            if get(i) == v {
+                return Ok(i);
+            }
+            at = self.before.get(i).copied().flatten();
+        }
+        Err(hash.0)
+    }
+
+    /// Adds the caller's next vector, of hash `hash` (from [`VecIndex::find`]); returns
+    /// its number.
+    pub fn add(&mut self, hash: u64) -> usize {
+        let i = self.before.len();
+        self.before.push(self.last.insert(hash, i));
+        i
+    }
+}
 
 /// The resources some slot demands, sorted by name (the order of [`Resources::iter`]).
 pub(crate) fn demanded_names<'a>(
@@ -115,12 +160,12 @@ pub(crate) struct SlotType {
     pub slots: IndexRuns,
 }
 
-/// Identical nodes: one (reduced) capacity vector and the nodes (indices into
-/// `cluster.nodes`) that have it.
+/// Identical nodes: one (reduced) capacity vector and how many nodes have it (which ones:
+/// [`Problem::node_runs`]).
 #[derive(Clone, Debug)]
 pub(crate) struct NodeClass {
     pub cap: Vec<u64>,
-    pub nodes: IndexRuns,
+    pub count: usize,
 }
 
 /// The reduced problem.
@@ -132,6 +177,8 @@ pub(crate) struct Problem {
     pub types: Vec<SlotType>,
     /// Node classes that can host at least one slot type, in order of first appearance.
     pub classes: Vec<NodeClass>,
+    /// Their nodes, in order, as runs of one class: `(nodes, class)`.
+    pub node_runs: Vec<(Run, usize)>,
     /// Total demand per resource (saturating).
     pub need: Vec<u64>,
     /// Total available over alive nodes per resource, unreduced (saturating).
@@ -145,8 +192,8 @@ impl Problem {
     }
 
     /// Reduces the instance's node shapes and groups them into classes. Costs shapes times
-    /// resources, plus classes times types for dropping useless classes: the nodes were
-    /// read once, by [`Instance::new`].
+    /// resources, plus the runs of nodes, plus classes times types for dropping useless
+    /// classes: the nodes were read once, by [`Instance::new`].
     pub fn new(instance: &Instance) -> Problem {
         let names = instance.names.clone();
         let types = instance.types.clone();
@@ -162,55 +209,96 @@ impl Problem {
         }
         let mut free = vec![0u64; dims];
         let mut buf = vec![0u64; dims];
-        let mut class_index: VecMap<usize> = VecMap::default();
-        let mut caps: Vec<Vec<u64>> = Vec::new();
-        let mut members: Vec<Vec<&IndexRuns>> = Vec::new();
+        let mut index = VecIndex::with_capacity(instance.shape_counts.len());
+        let mut classes: Vec<NodeClass> = Vec::new();
         // Shapes come in order of their first node, so classes do too.
-        for shape in &instance.shapes {
-            let count = shape.nodes.len() as u64;
-            for r in 0..dims {
-                let raw = shape.cap[r];
-                // Saturating, as a sum over the nodes one by one would be.
-                free[r] = free[r].saturating_add(raw.saturating_mul(count));
-                let c = raw.min(total[r]);
-                buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
-            }
-            let c = match class_index.get(buf.as_slice()) {
-                Some(&c) => c,
-                None => {
-                    class_index.insert(buf.clone(), caps.len());
-                    caps.push(buf.clone());
-                    members.push(Vec::new());
-                    caps.len() - 1
+        let class_of: Vec<usize> = instance
+            .shapes()
+            .map(|(cap, nodes)| {
+                let count = nodes as u64;
+                for r in 0..dims {
+                    let raw = cap[r];
+                    // Saturating, as a sum over the nodes one by one would be.
+                    free[r] = free[r].saturating_add(raw.saturating_mul(count));
+                    let c = raw.min(total[r]);
+                    buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
                 }
-            };
-            members[c].push(&shape.nodes);
-        }
-        let mut classes: Vec<NodeClass> = caps
-            .into_iter()
-            .zip(members)
-            .map(|(cap, shapes)| NodeClass {
-                cap,
-                nodes: match shapes.as_slice() {
-                    [one] => (*one).clone(),
-                    _ => IndexRuns::union(shapes),
-                },
+                let c = match index.find(&buf, |c| &classes[c].cap) {
+                    Ok(c) => c,
+                    Err(hash) => {
+                        classes.push(NodeClass {
+                            cap: buf.clone(),
+                            count: 0,
+                        });
+                        index.add(hash)
+                    }
+                };
+                classes[c].count += nodes;
+                c
             })
             .collect();
-        classes.retain(|class| types.iter().any(|t| fits(&t.demand, &class.cap)));
+        // Classes that can host no type are dropped, and the others renumbered.
+        let mut kept = 0;
+        let renumbered: Vec<Option<usize>> = classes
+            .iter()
+            .map(|class| {
+                types.iter().any(|t| fits(&t.demand, &class.cap)).then(|| {
+                    kept += 1;
+                    kept - 1
+                })
+            })
+            .collect();
+        let mut node_runs: Vec<(Run, usize)> = Vec::new();
+        for &(run, s) in &instance.node_runs {
+            let Some(c) = renumbered[class_of[s]] else {
+                continue;
+            };
+            match node_runs.last_mut() {
+                Some((last, at)) if *at == c && last.end == run.start => last.end = run.end,
+                _ => node_runs.push((run, c)),
+            }
+        }
+        let mut number = renumbered.iter();
+        classes.retain(|_| number.next().is_some_and(Option::is_some));
         Problem {
             names,
             types,
             classes,
+            node_runs,
             need: total,
             free,
         }
+    }
+
+    /// The nodes of each class, as runs: `runs[starts[c]..starts[c + 1]]` for class `c`,
+    /// ascending (a counting sort of [`Problem::node_runs`]).
+    pub fn runs_by_class(&self) -> (Vec<Run>, Vec<usize>) {
+        runs_by_group(&self.node_runs, self.classes.len())
     }
 
     /// Number of demanded resources.
     pub fn dims(&self) -> usize {
         self.names.len()
     }
+}
+
+/// The runs of `runs` (tagged with a group below `groups`) grouped by their tag, in their
+/// order: `out[starts[g]..starts[g + 1]]` for group `g` (a counting sort).
+pub(crate) fn runs_by_group(runs: &[(Run, usize)], groups: usize) -> (Vec<Run>, Vec<usize>) {
+    let mut starts = vec![0usize; groups + 1];
+    for &(_, g) in runs {
+        starts[g + 1] += 1;
+    }
+    for g in 0..groups {
+        starts[g + 1] += starts[g];
+    }
+    let mut next = starts.clone();
+    let mut out = vec![Run { start: 0, end: 0 }; runs.len()];
+    for &(run, g) in runs {
+        out[next[g]] = run;
+        next[g] += 1;
+    }
+    (out, starts)
 }
 
 /// Greatest common divisor, with `gcd(0, x) = x`.
@@ -259,8 +347,31 @@ mod tests {
         let p = Problem::build(&[slot(0, 8)], &cluster);
         assert_eq!(p.names, ["CPU", "GPU"]);
         assert_eq!(p.classes.len(), 1);
-        assert_eq!(p.classes[0].nodes.iter().collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(p.classes[0].count, 2);
+        assert_eq!(p.node_runs, [(Run { start: 0, end: 2 }, 0)]);
         assert_eq!(p.classes[0].cap, [240_000, 80_000]);
+    }
+
+    #[test]
+    fn vectors_of_one_hash_stay_apart() {
+        // Fx of [a, b] is (rotl(a * K, 5) ^ b) * K: pick b to collide with [1, 0].
+        let k = 0x517c_c1b7_2722_0a95u64;
+        let spread = |a: u64| a.wrapping_mul(k).rotate_left(5);
+        let vectors = [vec![1, 0], vec![2, spread(1) ^ spread(2)], vec![3, 3]];
+        let mut index = VecIndex::default();
+        let mut kept: Vec<Vec<u64>> = Vec::new();
+        let mut hashes = Vec::new();
+        for v in &vectors {
+            let hash = index.find(v, |i| &kept[i]).expect_err("not added yet");
+            hashes.push(hash);
+            kept.push(v.clone());
+            assert_eq!(index.add(hash), kept.len() - 1);
+        }
+        assert_eq!(hashes[0], hashes[1], "the test's vectors collide");
+        for (i, v) in vectors.iter().enumerate() {
+            assert_eq!(index.find(v, |i| &kept[i]), Ok(i));
+        }
+        assert!(index.find(&[4, 4], |i| &kept[i]).is_err());
     }
 
     #[test]

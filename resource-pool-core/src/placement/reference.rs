@@ -27,11 +27,22 @@ impl Plain {
                 .iter()
                 .map(|t| (t.demand.clone(), t.slots.iter().collect()))
                 .collect(),
-            classes: problem
-                .classes
-                .iter()
-                .map(|c| (c.cap.clone(), c.nodes.iter().collect()))
-                .collect(),
+            classes: {
+                let (runs, starts) = problem.runs_by_class();
+                problem
+                    .classes
+                    .iter()
+                    .enumerate()
+                    .map(|(c, class)| {
+                        let nodes: Vec<usize> = runs[starts[c]..starts[c + 1]]
+                            .iter()
+                            .flat_map(|r| r.start..r.end)
+                            .collect();
+                        assert_eq!(class.count, nodes.len());
+                        (class.cap.clone(), nodes)
+                    })
+                    .collect()
+            },
             need: problem.need.clone(),
             free: problem.free.clone(),
         }
@@ -185,10 +196,19 @@ fn instance_as_plain(instance: &Instance, n_slots: usize) -> PlainInstance {
             part.fill((run.ty, run.pool));
         }
     }
+    let (runs, starts) = instance.runs_by_shape();
     let shapes = instance
-        .shapes
-        .iter()
-        .map(|s| (s.cap.clone(), s.nodes.iter().collect()))
+        .shapes()
+        .enumerate()
+        .map(|(s, (cap, count))| {
+            let nodes: Vec<usize> = runs[starts[s]..starts[s + 1]]
+                .iter()
+                .flat_map(|r| r.start..r.end)
+                .collect();
+            // What the shape says of its nodes agrees with them.
+            assert_eq!(count, nodes.len());
+            (cap.to_vec(), nodes)
+        })
         .collect();
     let mut totals = instance.totals.clone();
     if let Some(list) = &mut totals {

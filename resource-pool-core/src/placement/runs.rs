@@ -77,21 +77,6 @@ impl IndexRuns {
     pub fn first(&self) -> Option<usize> {
         self.runs.first().map(|r| r.start)
     }
-
-    /// The union of disjoint sets.
-    pub fn union<'a>(sets: impl IntoIterator<Item = &'a IndexRuns>) -> IndexRuns {
-        let mut all: Vec<Run> = sets
-            .into_iter()
-            .flat_map(|s| s.runs.iter().copied())
-            .collect();
-        all.sort_unstable_by_key(|r| r.start);
-        let mut out = IndexRuns::default();
-        for run in all {
-            out.len += run.len();
-            push_run(&mut out.runs, run);
-        }
-        out
-    }
 }
 
 #[cfg(test)]
@@ -99,21 +84,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn runs_merge_and_union_sorts() {
+    fn runs_merge() {
         let mut a = IndexRuns::default();
         for i in [0, 1, 2, 5, 6, 9] {
             a.push(i);
         }
-        assert_eq!(a.len(), 6);
+        a.push_run(Run { start: 10, end: 12 });
+        assert_eq!(a.len(), 8);
         assert_eq!(a.runs().len(), 3);
-        let mut b = IndexRuns::default();
-        for i in [3, 4, 7] {
-            b.push(i);
-        }
-        let u = IndexRuns::union([&a, &b]);
-        assert_eq!(u.iter().collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5, 6, 7, 9]);
-        assert_eq!(u.runs().len(), 2);
-        assert_eq!(u.len(), 9);
-        assert_eq!(u.first(), Some(0));
+        assert_eq!(a.iter().collect::<Vec<_>>(), [0, 1, 2, 5, 6, 9, 10, 11]);
+        assert_eq!(a.first(), Some(0));
     }
 }

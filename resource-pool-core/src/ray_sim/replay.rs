@@ -1,24 +1,26 @@
 //! A branch's decisions (the capacity each group went to) turned into fates on real nodes:
 //! among the nodes that have the chosen capacity free, the lowest index first.
 //!
-//! The nodes of one capacity are a [`NodeSet`]: the runs of nodes that had it from the
+//! The nodes of one capacity are a `NodeSet`: the runs of nodes that had it from the
 //! start, the runs moved in since in ascending order, and a heap for the few moved in out
 //! of order. A run of groups placed on one capacity takes its lowest nodes run by run, so
 //! a cluster of equal nodes costs one write per group, not a heap operation.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use super::fix::CapTable;
 use super::sim::{Decisions, PENDING, Sim};
 use super::*;
-use crate::placement::{IndexRuns, Run, VecMap, nearest, push_run};
+use crate::placement::{FxBuild, Run, nearest, push_run};
 
 /// The nodes that have one capacity free, lowest index first.
 #[derive(Debug, Default)]
-struct NodeSet {
+struct NodeSet<'a> {
     /// The nodes that had it from the start, ascending; those before `initial_at` are gone.
-    initial: Vec<Run>,
+    /// A part of one list for all shapes ([`Instance::runs_by_shape`]).
+    initial: &'a mut [Run],
     initial_at: usize,
     /// Nodes moved in, ascending; those before `arrived_at` are gone.
     arrived: Vec<Run>,
@@ -27,10 +29,10 @@ struct NodeSet {
     heap: BinaryHeap<Reverse<usize>>,
 }
 
-impl NodeSet {
-    fn new(nodes: &IndexRuns) -> NodeSet {
+impl<'a> NodeSet<'a> {
+    fn new(initial: &'a mut [Run]) -> NodeSet<'a> {
         NodeSet {
-            initial: nodes.runs().to_vec(),
+            initial,
             ..NodeSet::default()
         }
     }
@@ -72,8 +74,8 @@ impl NodeSet {
             }
             // The lowest node starts a run of its part; the other parts hold none of the
             // run's nodes, so the whole run comes before them.
-            let (runs, at) = if initial == Some(low) {
-                (&mut self.initial, &mut self.initial_at)
+            let (runs, at): (&mut [Run], &mut usize) = if initial == Some(low) {
+                (self.initial, &mut self.initial_at)
             } else {
                 debug_assert_eq!(arrived, Some(low));
                 (&mut self.arrived, &mut self.arrived_at)
@@ -109,10 +111,18 @@ impl NodeSet {
 /// (lowest index first among equal nodes).
 pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> RayBranch {
     let instance = sim.instance;
-    let mut sets: VecMap<NodeSet> = instance
-        .shapes
-        .iter()
-        .map(|s| (s.cap.clone(), NodeSet::new(&s.nodes)))
+    // A set per shape, then one per capacity groups leave behind; found by capacity.
+    let (mut initial, starts) = instance.runs_by_shape();
+    let shapes = instance.shape_counts.len();
+    let mut sets: Vec<NodeSet<'_>> = Vec::with_capacity(shapes);
+    let mut rest: &mut [Run] = &mut initial;
+    for s in 0..shapes {
+        let (mine, after) = std::mem::take(&mut rest).split_at_mut(starts[s + 1] - starts[s]);
+        sets.push(NodeSet::new(mine));
+        rest = after;
+    }
+    let mut set_of: HashMap<Cow<'_, [u64]>, usize, FxBuild> = (0..shapes)
+        .map(|s| (Cow::Borrowed(instance.shape_cap(s)), s))
         .collect();
     let mut groups: Vec<GroupFate> = Vec::with_capacity(sim.slots.len());
     let mut blocked: Option<PoolId> = None;
@@ -135,9 +145,9 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
             };
             if id == PENDING {
                 blocked.get_or_insert(run.pool);
-                let candidates = sets
+                let candidates = set_of
                     .iter()
-                    .filter_map(|(cap, set)| set.first().map(|n| (n, cap.as_slice())));
+                    .filter_map(|(cap, &i)| sets[i].first().map(|n| (n, cap.as_ref())));
                 let fate = GroupFate::Pending(Arc::new(Pending {
                     state: if sim.never[run.ty] {
                         PendingState::Infeasible
@@ -160,7 +170,7 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
             }
             if to == *cap {
                 // Nothing moves (a zero demand): every group goes to the lowest node.
-                let fate = match sets.get(cap).and_then(NodeSet::first) {
+                let fate = match set_of.get(cap.as_slice()).and_then(|&i| sets[i].first()) {
                     Some(node) => GroupFate::Placed { node },
                     None => cannot_happen,
                 };
@@ -168,9 +178,9 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
                 continue;
             }
             moved.clear();
-            let taken = sets
-                .get_mut(cap)
-                .map_or(0, |set| set.take(chunk, &mut moved));
+            let taken = set_of
+                .get(cap.as_slice())
+                .map_or(0, |&i| sets[i].take(chunk, &mut moved));
             groups.extend(
                 moved
                     .iter()
@@ -178,12 +188,16 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
                     .map(|node| GroupFate::Placed { node }),
             );
             groups.extend(std::iter::repeat_n(cannot_happen, chunk - taken));
-            let target = match sets.get_mut(to.as_slice()) {
-                Some(set) => set,
-                None => sets.entry(to.clone()).or_default(),
+            let target = match set_of.get(to.as_slice()) {
+                Some(&i) => i,
+                None => {
+                    set_of.insert(Cow::Owned(to.clone()), sets.len());
+                    sets.push(NodeSet::default());
+                    sets.len() - 1
+                }
             };
             for &r in &moved {
-                target.insert(r);
+                sets[target].insert(r);
             }
         }
     }
@@ -205,6 +219,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
+    use crate::placement::IndexRuns;
 
     proptest::proptest! {
         /// A node set answers as a sorted set of its nodes: runs moved in out of order,
@@ -218,7 +233,8 @@ mod tests {
             for &i in &initial {
                 runs.push(i);
             }
-            let mut set = NodeSet::new(&runs);
+            let mut initial_runs = runs.runs().to_vec();
+            let mut set = NodeSet::new(&mut initial_runs);
             let mut model: BTreeSet<usize> = initial.clone();
             // Nodes that were never in: what moves in comes from elsewhere.
             let mut outside: BTreeSet<usize> = (0..200).filter(|i| !initial.contains(i)).collect();

@@ -171,10 +171,9 @@ impl<'a> Sim<'a> {
             })
             .collect();
         let init = instance
-            .shapes
-            .iter()
-            .filter(|s| instance.types.iter().any(|t| fits(&t.demand, &s.cap)))
-            .map(|s| (s.cap.clone(), s.nodes.len() as u64))
+            .shapes()
+            .filter(|(cap, _)| instance.types.iter().any(|t| fits(&t.demand, cap)))
+            .map(|(cap, count)| (cap.to_vec(), count as u64))
             .collect();
         Sim {
             slots,
