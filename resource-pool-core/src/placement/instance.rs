@@ -8,6 +8,7 @@
 //! slot and every alive node, and after it a cost per run.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::problem::{
     FxBuild, SlotType, VecIndex, VecMap, demanded_names, fill_vector, runs_by_group,
@@ -44,7 +45,8 @@ pub(crate) struct Instance {
     pub shape_counts: Vec<usize>,
     /// Every alive node, in order, as runs of one shape: `(nodes, shape)`. One list for
     /// all shapes, not one per shape: clusters of many small shapes are the rule too.
-    pub node_runs: Vec<(Run, usize)>,
+    /// Shared with the placement check's [`Problem`](super::problem::Problem).
+    pub node_runs: Arc<Vec<(Run, usize)>>,
     /// The distinct idle totals of the alive nodes; `None` when some alive node states none.
     pub totals: Option<Vec<Vec<u64>>>,
 }
@@ -127,7 +129,8 @@ impl Instance {
         let dims = names.len();
         let mut shape_caps: Vec<u64> = Vec::with_capacity(room * dims);
         let mut shape_counts: Vec<usize> = Vec::with_capacity(room);
-        let mut node_runs: Vec<(Run, usize)> = Vec::new();
+        // Room for a run per node: address space only, as long as runs are long.
+        let mut node_runs: Vec<(Run, usize)> = Vec::with_capacity(cluster.nodes.len());
         // The shape of each free list read, and each total list read, by list.
         let mut shape_of: HashMap<usize, usize, FxBuild> =
             HashMap::with_capacity_and_hasher(room, FxBuild);
@@ -181,7 +184,7 @@ impl Instance {
             slot_runs,
             shape_caps,
             shape_counts,
-            node_runs,
+            node_runs: Arc::new(node_runs),
             totals: totals.map(|seen| seen.into_keys().collect()),
         }
     }
@@ -189,7 +192,7 @@ impl Instance {
     /// The nodes of each shape, as runs: `runs[starts[s]..starts[s + 1]]` for shape `s`,
     /// ascending (a counting sort of [`Instance::node_runs`]).
     pub fn runs_by_shape(&self) -> (Vec<Run>, Vec<usize>) {
-        runs_by_group(&self.node_runs, self.shape_counts.len())
+        runs_by_group(self.node_runs.iter().copied(), self.shape_counts.len())
     }
 
     /// What each node of shape `s` has free.

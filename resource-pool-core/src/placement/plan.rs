@@ -1,7 +1,10 @@
 //! Plans: what the searches produce (moves over classes of equal capacity), and their
 //! replay onto real node indices.
 
-use super::problem::{Problem, VecMap};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::problem::{FxBuild, Problem};
 use super::runs::{Run, push_run};
 
 /// One step of a plan: `per_node` slots of type `ty` on each of `nodes` nodes whose
@@ -14,6 +17,56 @@ pub(crate) struct Move {
     pub nodes: u64,
 }
 
+/// The nodes that have one capacity left during a replay, as a stack: the nodes moved in
+/// on top (the last move's first), then the class's own nodes from the lowest.
+#[derive(Default)]
+struct Stack<'a> {
+    /// The class's own nodes, ascending; those before `own_at` are gone. A part of one
+    /// list for all classes ([`Problem::runs_by_class`]).
+    own: &'a mut [Run],
+    own_at: usize,
+    /// Nodes moved in, the top last; each run is taken from its start.
+    moved_in: Vec<Run>,
+}
+
+impl Stack<'_> {
+    /// Takes `n` nodes from the top, appending them in order to `out`; `None` when it has
+    /// fewer.
+    fn take(&mut self, mut n: usize, out: &mut Vec<Run>) -> Option<()> {
+        while n > 0 {
+            let top = match self.moved_in.last_mut() {
+                Some(top) => top,
+                None => self.own.get_mut(self.own_at)?,
+            };
+            let k = top.len().min(n);
+            push_run(
+                out,
+                Run {
+                    start: top.start,
+                    end: top.start + k,
+                },
+            );
+            top.start += k;
+            n -= k;
+            if top.start == top.end && self.moved_in.pop().is_none() {
+                self.own_at += 1;
+            }
+        }
+        Some(())
+    }
+
+    /// Puts `moved` (taken in that order) on top, its first node topmost.
+    fn put(&mut self, moved: &[Run]) {
+        for &run in moved.iter().rev() {
+            // Merged with the top when it ends where the top starts (taken in order).
+            match self.moved_in.last_mut() {
+                Some(top) if run.end == top.start => top.start = run.start,
+                _ => self.moved_in.push(run),
+            }
+        }
+    }
+}
+
 /// Turns a plan into the node of every slot, by replaying it on the real nodes. `None` when
 /// the plan does not match the problem (a bug; the caller validates anyway).
 ///
@@ -22,13 +75,24 @@ pub(crate) struct Move {
 /// the stack of the capacity they are left with. The stacks hold runs of consecutive
 /// nodes, so a move costs its runs, plus one write per slot it places.
 pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Option<Vec<usize>> {
-    // A stack of runs, the top last; each run is taken from its start.
-    let mut stacks: VecMap<Vec<Run>> = VecMap::default();
-    let (runs, starts) = problem.runs_by_class();
-    for (c, class) in problem.classes.iter().enumerate() {
-        let stack = stacks.entry(class.cap.clone()).or_default();
-        stack.extend(runs[starts[c]..starts[c + 1]].iter().rev());
+    let (mut own, starts) = problem.runs_by_class();
+    let mut stacks: Vec<Stack<'_>> = Vec::with_capacity(problem.classes.len());
+    let mut rest: &mut [Run] = &mut own;
+    for c in 0..problem.classes.len() {
+        let (mine, after) = std::mem::take(&mut rest).split_at_mut(starts[c + 1] - starts[c]);
+        stacks.push(Stack {
+            own: mine,
+            ..Stack::default()
+        });
+        rest = after;
     }
+    // Classes have distinct capacities; a capacity left behind gets a stack of its own.
+    let mut stack_of: HashMap<Cow<'_, [u64]>, usize, FxBuild> = problem
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(c, class)| (Cow::Borrowed(class.cap.as_slice()), c))
+        .collect();
     let mut next_slot: Vec<(usize, usize)> = vec![(0, 0); problem.types.len()];
     let mut out = vec![usize::MAX; n_slots];
     let mut moved: Vec<Run> = Vec::new();
@@ -38,25 +102,9 @@ pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Optio
         for (c, d) in to.iter_mut().zip(&ty.demand) {
             *c = c.checked_sub(d.checked_mul(mv.per_node)?)?;
         }
-        let source = stacks.get_mut(&mv.from)?;
-        let mut take = usize::try_from(mv.nodes).ok()?;
+        let source = *stack_of.get(mv.from.as_slice())?;
         moved.clear();
-        while take > 0 {
-            let top = source.last_mut()?;
-            let n = top.len().min(take);
-            push_run(
-                &mut moved,
-                Run {
-                    start: top.start,
-                    end: top.start + n,
-                },
-            );
-            top.start += n;
-            if top.start == top.end {
-                source.pop();
-            }
-            take -= n;
-        }
+        stacks[source].take(usize::try_from(mv.nodes).ok()?, &mut moved)?;
         let (run_at, offset) = &mut next_slot[mv.ty];
         for node in moved.iter().flat_map(|r| r.start..r.end) {
             for _ in 0..mv.per_node {
@@ -69,14 +117,15 @@ pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Optio
                 }
             }
         }
-        let target = stacks.entry(to).or_default();
-        for &run in moved.iter().rev() {
-            // Merged with the top when it ends where the top starts (taken in order).
-            match target.last_mut() {
-                Some(top) if run.end == top.start => top.start = run.start,
-                _ => target.push(run),
+        let target = match stack_of.get(to.as_slice()) {
+            Some(&t) => t,
+            None => {
+                stack_of.insert(Cow::Owned(to), stacks.len());
+                stacks.push(Stack::default());
+                stacks.len() - 1
             }
-        }
+        };
+        stacks[target].put(&moved);
     }
     if out.contains(&usize::MAX) {
         return None;

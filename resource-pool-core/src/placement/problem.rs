@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 
 use super::instance::Instance;
 use super::runs::{IndexRuns, Run};
@@ -177,8 +178,10 @@ pub(crate) struct Problem {
     pub types: Vec<SlotType>,
     /// Node classes that can host at least one slot type, in order of first appearance.
     pub classes: Vec<NodeClass>,
-    /// Their nodes, in order, as runs of one class: `(nodes, class)`.
-    pub node_runs: Vec<(Run, usize)>,
+    /// The alive nodes, in order, as runs of one shape (the instance's, shared), and the
+    /// class of each shape (`None`: its nodes can host nothing).
+    pub node_runs: Arc<Vec<(Run, usize)>>,
+    pub class_of_shape: Vec<Option<usize>>,
     /// Total demand per resource (saturating).
     pub need: Vec<u64>,
     /// Total available over alive nodes per resource, unreduced (saturating).
@@ -248,23 +251,14 @@ impl Problem {
                 })
             })
             .collect();
-        let mut node_runs: Vec<(Run, usize)> = Vec::new();
-        for &(run, s) in &instance.node_runs {
-            let Some(c) = renumbered[class_of[s]] else {
-                continue;
-            };
-            match node_runs.last_mut() {
-                Some((last, at)) if *at == c && last.end == run.start => last.end = run.end,
-                _ => node_runs.push((run, c)),
-            }
-        }
         let mut number = renumbered.iter();
         classes.retain(|_| number.next().is_some_and(Option::is_some));
         Problem {
             names,
             types,
             classes,
-            node_runs,
+            node_runs: Arc::clone(&instance.node_runs),
+            class_of_shape: class_of.iter().map(|&c| renumbered[c]).collect(),
             need: total,
             free,
         }
@@ -273,7 +267,11 @@ impl Problem {
     /// The nodes of each class, as runs: `runs[starts[c]..starts[c + 1]]` for class `c`,
     /// ascending (a counting sort of [`Problem::node_runs`]).
     pub fn runs_by_class(&self) -> (Vec<Run>, Vec<usize>) {
-        runs_by_group(&self.node_runs, self.classes.len())
+        let tagged = self
+            .node_runs
+            .iter()
+            .filter_map(|&(run, s)| Some((run, self.class_of_shape.get(s).copied().flatten()?)));
+        runs_by_group(tagged, self.classes.len())
     }
 
     /// Number of demanded resources.
@@ -284,17 +282,20 @@ impl Problem {
 
 /// The runs of `runs` (tagged with a group below `groups`) grouped by their tag, in their
 /// order: `out[starts[g]..starts[g + 1]]` for group `g` (a counting sort).
-pub(crate) fn runs_by_group(runs: &[(Run, usize)], groups: usize) -> (Vec<Run>, Vec<usize>) {
+pub(crate) fn runs_by_group(
+    runs: impl Iterator<Item = (Run, usize)> + Clone,
+    groups: usize,
+) -> (Vec<Run>, Vec<usize>) {
     let mut starts = vec![0usize; groups + 1];
-    for &(_, g) in runs {
+    for (_, g) in runs.clone() {
         starts[g + 1] += 1;
     }
     for g in 0..groups {
         starts[g + 1] += starts[g];
     }
     let mut next = starts.clone();
-    let mut out = vec![Run { start: 0, end: 0 }; runs.len()];
-    for &(run, g) in runs {
+    let mut out = vec![Run { start: 0, end: 0 }; starts[groups]];
+    for (run, g) in runs {
         out[next[g]] = run;
         next[g] += 1;
     }
@@ -348,7 +349,10 @@ mod tests {
         assert_eq!(p.names, ["CPU", "GPU"]);
         assert_eq!(p.classes.len(), 1);
         assert_eq!(p.classes[0].count, 2);
-        assert_eq!(p.node_runs, [(Run { start: 0, end: 2 }, 0)]);
+        let (runs, starts) = p.runs_by_class();
+        assert_eq!(starts, [0, 2]);
+        let nodes: Vec<usize> = runs.iter().flat_map(|r| r.start..r.end).collect();
+        assert_eq!(nodes, [0, 1]);
         assert_eq!(p.classes[0].cap, [240_000, 80_000]);
     }
 
