@@ -121,6 +121,17 @@ impl Instance {
     /// the one before them (see `Resources::shares_with`) are taken as a run, by pointer;
     /// a list read before (by its `Resources::list_id`) is not read again either.
     pub fn new(slots: &[NodeSlot], cluster: &Cluster) -> Instance {
+        Instance::read(slots, cluster, |_, _| {})
+    }
+
+    /// [`Instance::new`], telling `on_run` of each run of alive nodes that share both
+    /// lists (its first node and its length), in order: for a caller that needs more of
+    /// the nodes than the instance keeps, in the same pass.
+    pub fn read<'c>(
+        slots: &[NodeSlot],
+        cluster: &'c Cluster,
+        mut on_run: impl FnMut(&'c Node, usize),
+    ) -> Instance {
         let (names, types, slot_runs) = intern_slots(slots);
         let mut buf = vec![0u64; names.len()];
         // Sized for a few hundred shapes or lists without growing; more grow as needed.
@@ -161,6 +172,7 @@ impl Instance {
                 }
             });
             shape_counts[s] += end - start;
+            on_run(node, end - start);
             match node_runs.last_mut() {
                 Some((run, last)) if *last == s && run.end == start => run.end = end,
                 _ => node_runs.push((Run { start, end }, s)),
