@@ -34,7 +34,8 @@ pub(crate) struct Instance {
     pub names: Vec<ResourceName>,
     /// Slot types, in order of first appearance.
     pub types: Vec<SlotType>,
-    /// Every slot, in order, as runs of one type and one pool.
+    /// Every slot, in order, as runs of one type and one pool (for Ray's simulation: empty
+    /// when read [`Instance::for_placement`]).
     pub slot_runs: Vec<SlotRun>,
     /// Shapes of the alive nodes (alive nodes with equal free vectors over the demanded
     /// resources), in order of first appearance, all of them (also those that can host
@@ -47,8 +48,11 @@ pub(crate) struct Instance {
     /// all shapes, not one per shape: clusters of many small shapes are the rule too.
     /// Shared with the placement check's [`Problem`](super::problem::Problem).
     pub node_runs: Arc<Vec<(Run, usize)>>,
-    /// The distinct idle totals of the alive nodes; `None` when some alive node states none.
+    /// The distinct idle totals of the alive nodes; `None` when some alive node states
+    /// none (or when not read: [`Instance::for_placement`]).
     pub totals: Option<Vec<Vec<u64>>>,
+    /// The words of a vector: `names.len()` as read.
+    dims: usize,
 }
 
 /// Slots interned by demand: the demanded names, each distinct demand as a vector with
@@ -56,7 +60,10 @@ pub(crate) struct Instance {
 /// their demand list (see `Resources::shares_with`) are taken as a run, by pointer; the
 /// first of each run is compared with the previous run's demand (runs of equal slots are
 /// the rule), and hashed only when it differs.
-fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>, Vec<SlotRun>) {
+fn intern_slots(
+    slots: &[NodeSlot],
+    with_runs: bool,
+) -> (Vec<ResourceName>, Vec<SlotType>, Vec<SlotRun>) {
     let mut index: HashMap<&Resources, usize> = HashMap::new();
     let mut reps: Vec<&Resources> = Vec::new();
     let mut members: Vec<IndexRuns> = Vec::new();
@@ -82,6 +89,7 @@ fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>, Vec<Sl
         let run = Run { start, end };
         members[t].push_run(run);
         match runs.last_mut() {
+            _ if !with_runs => {}
             Some(last) if last.ty == t && last.pool == slot.pool => last.slots.end = end,
             _ => runs.push(SlotRun {
                 slots: run,
@@ -104,6 +112,9 @@ fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>, Vec<Sl
     (names, types, runs)
 }
 
+/// Clusters above this many nodes get room for a run per node up front.
+const NODES_RESERVED: usize = 4096;
+
 /// Whether `node` is alive and shares both its lists with `like` (alive too): then it is
 /// read as `like` was.
 fn shares_lists(node: &Node, like: &Node) -> bool {
@@ -121,7 +132,13 @@ impl Instance {
     /// the one before them (see `Resources::shares_with`) are taken as a run, by pointer;
     /// a list read before (by its `Resources::list_id`) is not read again either.
     pub fn new(slots: &[NodeSlot], cluster: &Cluster) -> Instance {
-        Instance::read(slots, cluster, |_, _| {})
+        Instance::read_with(slots, cluster, true, |_, _| {})
+    }
+
+    /// [`Instance::new`] without what only Ray's simulation reads (the nodes' totals and
+    /// the slots' runs): for the placement check alone.
+    pub fn for_placement(slots: &[NodeSlot], cluster: &Cluster) -> Instance {
+        Instance::read_with(slots, cluster, false, |_, _| {})
     }
 
     /// [`Instance::new`], telling `on_run` of each run of alive nodes that share both
@@ -130,23 +147,34 @@ impl Instance {
     pub fn read<'c>(
         slots: &[NodeSlot],
         cluster: &'c Cluster,
+        on_run: impl FnMut(&'c Node, usize),
+    ) -> Instance {
+        Instance::read_with(slots, cluster, true, on_run)
+    }
+
+    fn read_with<'c>(
+        slots: &[NodeSlot],
+        cluster: &'c Cluster,
+        for_ray: bool,
         mut on_run: impl FnMut(&'c Node, usize),
     ) -> Instance {
-        let (names, types, slot_runs) = intern_slots(slots);
+        let (names, types, slot_runs) = intern_slots(slots, for_ray);
         let mut buf = vec![0u64; names.len()];
-        // Sized for a few hundred shapes or lists without growing; more grow as needed.
-        let room = cluster.nodes.len().min(256);
-        let mut index = VecIndex::with_capacity(room);
+        let mut index = VecIndex::default();
         let dims = names.len();
-        let mut shape_caps: Vec<u64> = Vec::with_capacity(room * dims);
-        let mut shape_counts: Vec<usize> = Vec::with_capacity(room);
-        // Room for a run per node: address space only, as long as runs are long.
-        let mut node_runs: Vec<(Run, usize)> = Vec::with_capacity(cluster.nodes.len());
+        let mut shape_caps: Vec<u64> = Vec::new();
+        let mut shape_counts: Vec<usize> = Vec::new();
+        // On large clusters, room for a run per node from the start (address space only,
+        // as long as runs are long), so that the list never grows by copying.
+        let mut node_runs: Vec<(Run, usize)> = Vec::new();
+        if cluster.nodes.len() > NODES_RESERVED {
+            node_runs.reserve_exact(cluster.nodes.len());
+        }
         // The shape of each free list read, and each total list read, by list.
-        let mut shape_of: HashMap<usize, usize, FxBuild> =
-            HashMap::with_capacity_and_hasher(room, FxBuild);
+        let mut shape_of: HashMap<usize, usize, FxBuild> = HashMap::default();
+        let mut last_list: Option<(usize, usize)> = None;
         let mut totals_read: HashSet<usize, FxBuild> = HashSet::default();
-        let mut totals: Option<VecMap<()>> = Some(VecMap::default());
+        let mut totals: Option<VecMap<()>> = for_ray.then(VecMap::default);
         let nodes = &cluster.nodes;
         let mut start = 0;
         while let Some(node) = nodes.get(start) {
@@ -160,8 +188,8 @@ impl Instance {
                     .iter()
                     .take_while(|n| shares_lists(n, node))
                     .count();
-            let s = *shape_of.entry(node.available.list_id()).or_insert_with(|| {
-                fill_vector(&node.available, &names, &mut buf);
+            let mut read_shape = |available: &Resources| {
+                fill_vector(available, &names, &mut buf);
                 match index.find(&buf, |s| &shape_caps[s * dims..(s + 1) * dims]) {
                     Ok(s) => s,
                     Err(hash) => {
@@ -170,7 +198,23 @@ impl Instance {
                         index.add(hash)
                     }
                 }
-            });
+            };
+            let list = node.available.list_id();
+            let s = match last_list {
+                // The run before read the same free list.
+                Some((id, s)) if id == list => s,
+                None => read_shape(&node.available),
+                // Lists are remembered once there are two (a cluster of one is the rule).
+                Some((id, last)) => {
+                    if shape_of.is_empty() {
+                        shape_of.insert(id, last);
+                    }
+                    *shape_of
+                        .entry(list)
+                        .or_insert_with(|| read_shape(&node.available))
+                }
+            };
+            last_list = Some((list, s));
             shape_counts[s] += end - start;
             on_run(node, end - start);
             match node_runs.last_mut() {
@@ -178,6 +222,7 @@ impl Instance {
                 _ => node_runs.push((Run { start, end }, s)),
             }
             match (&mut totals, &node.total) {
+                (None, _) => {}
                 (Some(seen), Some(total)) => {
                     if totals_read.insert(total.list_id()) {
                         fill_vector(total, &names, &mut buf);
@@ -186,7 +231,7 @@ impl Instance {
                         }
                     }
                 }
-                _ => totals = None,
+                (Some(_), None) => totals = None,
             }
             start = end;
         }
@@ -198,6 +243,7 @@ impl Instance {
             shape_counts,
             node_runs: Arc::new(node_runs),
             totals: totals.map(|seen| seen.into_keys().collect()),
+            dims,
         }
     }
 
@@ -209,8 +255,7 @@ impl Instance {
 
     /// What each node of shape `s` has free.
     pub fn shape_cap(&self, s: usize) -> &[u64] {
-        let dims = self.names.len();
-        &self.shape_caps[s * dims..(s + 1) * dims]
+        &self.shape_caps[s * self.dims..(s + 1) * self.dims]
     }
 
     /// Every shape: what each of its nodes has free, and how many nodes it has.

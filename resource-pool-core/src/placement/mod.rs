@@ -90,7 +90,7 @@ pub use witness::{Witness, WitnessError};
 
 pub(crate) use explain::nearest;
 pub(crate) use instance::Instance;
-pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits};
+pub(crate) use problem::{FxBuild, VecIndex, VecMap, fill_vector, fits};
 #[cfg(test)]
 pub(crate) use runs::IndexRuns;
 pub(crate) use runs::{Run, push_run};
@@ -384,13 +384,8 @@ pub fn check_placement(
     options: &PlacementOptions,
 ) -> PlacementReport {
     let budget = Budget::new(options.max_steps, options.budget);
-    check_instance(
-        &Instance::new(slots, cluster),
-        slots,
-        cluster,
-        options,
-        budget,
-    )
+    let problem = Problem::of(Instance::for_placement(slots, cluster));
+    check_problem(problem, slots, cluster, options, budget)
 }
 
 /// [`check_placement`] on the input already read ([`Instance::new`] of `slots` and
@@ -402,18 +397,17 @@ pub(crate) fn check_placement_of(
     options: &PlacementOptions,
 ) -> PlacementReport {
     let budget = Budget::new(options.max_steps, options.budget);
-    check_instance(instance, slots, cluster, options, budget)
+    check_problem(Problem::new(instance), slots, cluster, options, budget)
 }
 
 /// The check proper, within `budget` (started by the caller).
-fn check_instance(
-    instance: &Instance,
+fn check_problem(
+    problem: Problem,
     slots: &[NodeSlot],
     cluster: &Cluster,
     options: &PlacementOptions,
     mut budget: Budget,
 ) -> PlacementReport {
-    let problem = Problem::new(instance);
     let decision = decide(&problem, slots.len(), &mut budget);
     let (outcome, decided_by) = match decision {
         Decision::Found(moves, by) => {

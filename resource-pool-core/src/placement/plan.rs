@@ -1,10 +1,7 @@
 //! Plans: what the searches produce (moves over classes of equal capacity), and their
 //! replay onto real node indices.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
-
-use super::problem::{FxBuild, Problem};
+use super::problem::{Problem, VecIndex};
 use super::runs::{Run, push_run};
 
 /// One step of a plan: `per_node` slots of type `ty` on each of `nodes` nodes whose
@@ -72,11 +69,27 @@ impl Stack<'_> {
 ///
 /// Each capacity holds a stack of its nodes, lowest index on top at first; a move takes
 /// nodes from the top of its capacity's stack and puts them, in the same order, on top of
-/// the stack of the capacity they are left with. The stacks hold runs of consecutive
-/// nodes, so a move costs its runs, plus one write per slot it places.
+/// the stack of the capacity they are left with, when a move takes from that capacity (a
+/// node left with any other is never taken again: most moves of an exact search close
+/// their nodes). The stacks hold runs of consecutive nodes, so a move costs its runs, plus
+/// one write per slot it places.
 pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Option<Vec<usize>> {
     let (mut own, starts) = problem.runs_by_class();
-    let mut stacks: Vec<Stack<'_>> = Vec::with_capacity(problem.classes.len());
+    // A stack per capacity taken from: the classes' (distinct, with their own nodes), then
+    // the others moves take from.
+    let mut caps: Vec<&[u64]> = Vec::with_capacity(problem.classes.len());
+    let mut index = VecIndex::default();
+    for class in &problem.classes {
+        index.add(VecIndex::hash(&class.cap));
+        caps.push(&class.cap);
+    }
+    for mv in moves {
+        if let Err(hash) = index.find(&mv.from, |i| caps[i]) {
+            caps.push(&mv.from);
+            index.add(hash);
+        }
+    }
+    let mut stacks: Vec<Stack<'_>> = Vec::with_capacity(caps.len());
     let mut rest: &mut [Run] = &mut own;
     for c in 0..problem.classes.len() {
         let (mine, after) = std::mem::take(&mut rest).split_at_mut(starts[c + 1] - starts[c]);
@@ -86,23 +99,18 @@ pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Optio
         });
         rest = after;
     }
-    // Classes have distinct capacities; a capacity left behind gets a stack of its own.
-    let mut stack_of: HashMap<Cow<'_, [u64]>, usize, FxBuild> = problem
-        .classes
-        .iter()
-        .enumerate()
-        .map(|(c, class)| (Cow::Borrowed(class.cap.as_slice()), c))
-        .collect();
+    stacks.resize_with(caps.len(), Stack::default);
     let mut next_slot: Vec<(usize, usize)> = vec![(0, 0); problem.types.len()];
     let mut out = vec![usize::MAX; n_slots];
     let mut moved: Vec<Run> = Vec::new();
+    let mut to: Vec<u64> = Vec::new();
     for mv in moves {
         let ty = problem.types.get(mv.ty)?;
-        let mut to = mv.from.clone();
-        for (c, d) in to.iter_mut().zip(&ty.demand) {
-            *c = c.checked_sub(d.checked_mul(mv.per_node)?)?;
+        to.clear();
+        for (&c, d) in mv.from.iter().zip(&ty.demand) {
+            to.push(c.checked_sub(d.checked_mul(mv.per_node)?)?);
         }
-        let source = *stack_of.get(mv.from.as_slice())?;
+        let source = index.find(&mv.from, |i| caps[i]).ok()?;
         moved.clear();
         stacks[source].take(usize::try_from(mv.nodes).ok()?, &mut moved)?;
         let (run_at, offset) = &mut next_slot[mv.ty];
@@ -117,15 +125,9 @@ pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Optio
                 }
             }
         }
-        let target = match stack_of.get(to.as_slice()) {
-            Some(&t) => t,
-            None => {
-                stack_of.insert(Cow::Owned(to), stacks.len());
-                stacks.push(Stack::default());
-                stacks.len() - 1
-            }
-        };
-        stacks[target].put(&moved);
+        if let Ok(target) = index.find(&to, |i| caps[i]) {
+            stacks[target].put(&moved);
+        }
     }
     if out.contains(&usize::MAX) {
         return None;

@@ -66,46 +66,70 @@ impl Hasher for Fx {
 /// A hash map keyed by short `u64` vectors.
 pub(crate) type VecMap<V> = HashMap<Vec<u64>, V, FxBuild>;
 
-/// Distinct short vectors found by value without a copy of each as a key: a vector's hash
-/// leads to the last one added with that hash, and each to the one added before it with
-/// the same hash. The vectors stay where the caller keeps them, numbered in the order they
-/// were added (the caller's indices).
+/// Distinct short vectors found by value without a copy of each as a key. The vectors
+/// stay where the caller keeps them, numbered in the order they were added (the caller's
+/// indices); the index keeps their hashes. A few are compared one by one; beyond that a
+/// hash leads to the last vector added with it, and each vector to the one added before
+/// it with the same hash.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct VecIndex {
+    /// How many vectors were added.
+    len: usize,
+    /// The hashes of the first few, compared one by one (no allocation for small inputs).
+    first: [u64; VEC_INDEX_SCAN],
+    /// Once there are more: each hash's last vector, and each vector's previous one with
+    /// the same hash.
     last: HashMap<u64, usize, FxBuild>,
     before: Vec<Option<usize>>,
 }
 
-impl VecIndex {
-    /// An index with room for `n` vectors before it grows.
-    pub fn with_capacity(n: usize) -> VecIndex {
-        VecIndex {
-            last: HashMap::with_capacity_and_hasher(n, FxBuild),
-            before: Vec::with_capacity(n),
-        }
-    }
+/// Vectors a [`VecIndex`] compares one by one before it builds its map.
+const VEC_INDEX_SCAN: usize = 8;
 
+impl VecIndex {
     /// The number of the vector equal to `v` (the caller's vectors read through `get`);
     /// else `v`'s hash, for [`VecIndex::add`].
     pub fn find<'a>(&self, v: &[u64], get: impl Fn(usize) -> &'a [u64]) -> Result<usize, u64> {
-        let mut hash = Fx(0);
-        for &word in v {
-            hash.add(word);
+        let hash = VecIndex::hash(v);
+        if self.len <= VEC_INDEX_SCAN {
+            return (0..self.len)
+                .find(|&i| self.first[i] == hash && get(i) == v)
+                .ok_or(hash);
         }
-        let mut at = self.last.get(&hash.0).copied();
+        let mut at = self.last.get(&hash).copied();
         while let Some(i) = at {
             if get(i) == v {
                 return Ok(i);
             }
             at = self.before.get(i).copied().flatten();
         }
-        Err(hash.0)
+        Err(hash)
     }
 
-    /// Adds the caller's next vector, of hash `hash` (from [`VecIndex::find`]); returns
-    /// its number.
+    /// The hash of `v`, for [`VecIndex::add`] when `v` is known to be new.
+    pub fn hash(v: &[u64]) -> u64 {
+        let mut hash = Fx(0);
+        for &word in v {
+            hash.add(word);
+        }
+        hash.0
+    }
+
+    /// Adds the caller's next vector, of hash `hash` (from [`VecIndex::find`] or
+    /// [`VecIndex::hash`]); returns its number.
     pub fn add(&mut self, hash: u64) -> usize {
-        let i = self.before.len();
+        let i = self.len;
+        self.len += 1;
+        if let Some(slot) = self.first.get_mut(i) {
+            *slot = hash;
+            return i;
+        }
+        if i == VEC_INDEX_SCAN {
+            // The map, for the vectors compared one by one so far.
+            for (j, &h) in self.first.iter().enumerate() {
+                self.before.push(self.last.insert(h, j));
+            }
+        }
         self.before.push(self.last.insert(hash, i));
         i
     }
@@ -191,15 +215,27 @@ pub(crate) struct Problem {
 impl Problem {
     /// Reads the input ([`Instance::new`]), then reduces and groups.
     pub fn build(slots: &[NodeSlot], cluster: &Cluster) -> Problem {
-        Problem::new(&Instance::new(slots, cluster))
+        Problem::of(Instance::for_placement(slots, cluster))
     }
 
     /// Reduces the instance's node shapes and groups them into classes. Costs shapes times
     /// resources, plus the runs of nodes, plus classes times types for dropping useless
     /// classes: the nodes were read once, by [`Instance::new`].
     pub fn new(instance: &Instance) -> Problem {
-        let names = instance.names.clone();
-        let types = instance.types.clone();
+        Problem::with(instance, instance.names.clone(), instance.types.clone())
+    }
+
+    /// [`Problem::new`] of an instance no one else reads: its names and slot types are
+    /// taken, not copied.
+    pub fn of(mut instance: Instance) -> Problem {
+        let names = std::mem::take(&mut instance.names);
+        let types = std::mem::take(&mut instance.types);
+        Problem::with(&instance, names, types)
+    }
+
+    /// [`Problem::new`] with the instance's names and types given apart (the instance's
+    /// own types are not read).
+    fn with(instance: &Instance, names: Vec<ResourceName>, types: Vec<SlotType>) -> Problem {
         let dims = names.len();
         let mut total = vec![0u64; dims];
         let mut gcd = vec![0u64; dims];
@@ -212,10 +248,10 @@ impl Problem {
         }
         let mut free = vec![0u64; dims];
         let mut buf = vec![0u64; dims];
-        let mut index = VecIndex::with_capacity(instance.shape_counts.len());
+        let mut index = VecIndex::default();
         let mut classes: Vec<NodeClass> = Vec::new();
         // Shapes come in order of their first node, so classes do too.
-        let class_of: Vec<usize> = instance
+        let mut class_of_shape: Vec<Option<usize>> = instance
             .shapes()
             .map(|(cap, nodes)| {
                 let count = nodes as u64;
@@ -237,10 +273,23 @@ impl Problem {
                     }
                 };
                 classes[c].count += nodes;
-                c
+                Some(c)
             })
             .collect();
-        // Classes that can host no type are dropped, and the others renumbered.
+        // Classes that can host no type are dropped, and the others renumbered (most often
+        // all are kept).
+        let hosts = |class: &NodeClass| types.iter().any(|t| fits(&t.demand, &class.cap));
+        if classes.iter().all(hosts) {
+            return Problem {
+                names,
+                types,
+                classes,
+                node_runs: Arc::clone(&instance.node_runs),
+                class_of_shape,
+                need: total,
+                free,
+            };
+        }
         let mut kept = 0;
         let renumbered: Vec<Option<usize>> = classes
             .iter()
@@ -253,12 +302,15 @@ impl Problem {
             .collect();
         let mut number = renumbered.iter();
         classes.retain(|_| number.next().is_some_and(Option::is_some));
+        for class in &mut class_of_shape {
+            *class = class.and_then(|c| renumbered[c]);
+        }
         Problem {
             names,
             types,
             classes,
             node_runs: Arc::clone(&instance.node_runs),
-            class_of_shape: class_of.iter().map(|&c| renumbered[c]).collect(),
+            class_of_shape,
             need: total,
             free,
         }
@@ -293,12 +345,15 @@ pub(crate) fn runs_by_group(
     for g in 0..groups {
         starts[g + 1] += starts[g];
     }
-    let mut next = starts.clone();
     let mut out = vec![Run { start: 0, end: 0 }; starts[groups]];
+    // Each group's start serves as its cursor, which ends where the next group starts;
+    // shifted by one, the cursors are the starts again.
     for (run, g) in runs {
-        out[next[g]] = run;
-        next[g] += 1;
+        out[starts[g]] = run;
+        starts[g] += 1;
     }
+    starts.rotate_right(1);
+    starts[0] = 0;
     (out, starts)
 }
 
@@ -358,10 +413,14 @@ mod tests {
 
     #[test]
     fn vectors_of_one_hash_stay_apart() {
-        // Fx of [a, b] is (rotl(a * K, 5) ^ b) * K: pick b to collide with [1, 0].
+        // Fx of [a, b] is (rotl(a * K, 5) ^ b) * K: pick b to collide with [a', 0].
         let k = 0x517c_c1b7_2722_0a95u64;
         let spread = |a: u64| a.wrapping_mul(k).rotate_left(5);
-        let vectors = [vec![1, 0], vec![2, spread(1) ^ spread(2)], vec![3, 3]];
+        let colliding = |a: u64, with: u64| vec![a, spread(with) ^ spread(a)];
+        // A pair while the index compares one by one, then more, then a pair in the map.
+        let mut vectors = vec![vec![1, 0], colliding(2, 1)];
+        vectors.extend((10..20).map(|i| vec![i, i]));
+        vectors.extend([vec![100, 0], colliding(200, 100), colliding(300, 100)]);
         let mut index = VecIndex::default();
         let mut kept: Vec<Vec<u64>> = Vec::new();
         let mut hashes = Vec::new();
@@ -372,6 +431,8 @@ mod tests {
             assert_eq!(index.add(hash), kept.len() - 1);
         }
         assert_eq!(hashes[0], hashes[1], "the test's vectors collide");
+        assert_eq!(hashes[12], hashes[13]);
+        assert_eq!(hashes[12], hashes[14]);
         for (i, v) in vectors.iter().enumerate() {
             assert_eq!(index.find(v, |i| &kept[i]), Ok(i));
         }

@@ -230,6 +230,8 @@ fn same_as_plain(
     let problem = Problem::build(slots, cluster);
     let plain = Plain::build(slots, cluster);
     proptest::prop_assert_eq!(&Plain::of(&problem), &plain);
+    // The check's way: one instance with what Ray's simulation reads too, shared.
+    proptest::prop_assert_eq!(&Plain::of(&Problem::new(&instance)), &plain);
     let mut budget = budget::Budget::new(100_000, Duration::from_secs(600));
     if let Decision::Found(moves, _) = decide(&problem, slots.len(), &mut budget) {
         let replayed = plan::replay(&problem, &moves, slots.len());

@@ -8,12 +8,12 @@
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 use super::fix::CapTable;
 use super::sim::{Decisions, PENDING, Sim};
 use super::*;
-use crate::placement::{FxBuild, Run, nearest, push_run};
+use crate::placement::{Run, VecIndex, nearest, push_run};
 
 /// The nodes that have one capacity free, lowest index first.
 #[derive(Debug, Default)]
@@ -121,9 +121,14 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
         sets.push(NodeSet::new(mine));
         rest = after;
     }
-    let mut set_of: HashMap<Cow<'_, [u64]>, usize, FxBuild> = (0..shapes)
-        .map(|s| (Cow::Borrowed(instance.shape_cap(s)), s))
-        .collect();
+    // Each set's capacity: the shapes' (distinct), then each capacity left behind.
+    let mut set_caps: Vec<Cow<'_, [u64]>> = Vec::with_capacity(shapes);
+    let mut index = VecIndex::default();
+    for s in 0..shapes {
+        let cap = instance.shape_cap(s);
+        index.add(VecIndex::hash(cap));
+        set_caps.push(Cow::Borrowed(cap));
+    }
     let mut groups: Vec<GroupFate> = Vec::with_capacity(sim.slots.len());
     let mut blocked: Option<PoolId> = None;
     let mut runs = instance.slot_runs.iter().peekable();
@@ -145,9 +150,10 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
             };
             if id == PENDING {
                 blocked.get_or_insert(run.pool);
-                let candidates = set_of
+                let candidates = set_caps
                     .iter()
-                    .filter_map(|(cap, &i)| sets[i].first().map(|n| (n, cap.as_ref())));
+                    .zip(&sets)
+                    .filter_map(|(cap, set)| set.first().map(|n| (n, cap.as_ref())));
                 let fate = GroupFate::Pending(Arc::new(Pending {
                     state: if sim.never[run.ty] {
                         PendingState::Infeasible
@@ -170,7 +176,8 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
             }
             if to == *cap {
                 // Nothing moves (a zero demand): every group goes to the lowest node.
-                let fate = match set_of.get(cap.as_slice()).and_then(|&i| sets[i].first()) {
+                let set = index.find(cap, |i| &set_caps[i]).ok();
+                let fate = match set.and_then(|i| sets[i].first()) {
                     Some(node) => GroupFate::Placed { node },
                     None => cannot_happen,
                 };
@@ -178,9 +185,9 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
                 continue;
             }
             moved.clear();
-            let taken = set_of
-                .get(cap.as_slice())
-                .map_or(0, |&i| sets[i].take(chunk, &mut moved));
+            let taken = index
+                .find(cap, |i| &set_caps[i])
+                .map_or(0, |i| sets[i].take(chunk, &mut moved));
             groups.extend(
                 moved
                     .iter()
@@ -188,12 +195,12 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
                     .map(|node| GroupFate::Placed { node }),
             );
             groups.extend(std::iter::repeat_n(cannot_happen, chunk - taken));
-            let target = match set_of.get(to.as_slice()) {
-                Some(&i) => i,
-                None => {
-                    set_of.insert(Cow::Owned(to.clone()), sets.len());
+            let target = match index.find(&to, |i| &set_caps[i]) {
+                Ok(i) => i,
+                Err(hash) => {
+                    set_caps.push(Cow::Owned(to.clone()));
                     sets.push(NodeSet::default());
-                    sets.len() - 1
+                    index.add(hash)
                 }
             };
             for &r in &moved {

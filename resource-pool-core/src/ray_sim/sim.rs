@@ -104,8 +104,8 @@ pub(super) fn tied(a: f64, b: f64) -> bool {
 /// Places up to `want` groups of `demand` on nodes of class `ci`, which Ray chose for the
 /// first of them, and says how many it placed. Every one but the first goes there only
 /// when the placements before it changed counts alone (see the module docs): so all
-/// `want` when nothing moves (a zero demand), as many as the class has nodes when the
-/// class left behind exists, else one (which creates that class).
+/// `want` when nothing moves (a zero demand), as many as the class has nodes (at most
+/// `want`) when the class left behind exists, else one (which creates that class).
 pub(super) fn place(
     classes: &mut Vec<(Vec<u64>, u64)>,
     ci: usize,
