@@ -102,3 +102,118 @@ pub(crate) fn brute_force(slots: &[NodeSlot], cluster: &Cluster) -> bool {
         .collect();
     go(slots, &mut free)
 }
+
+/// Inputs for holding a fast path to the general one: runs of equal nodes (sharing their
+/// lists within a run, across the cluster or not at all; some dead, some busy, some with
+/// their totals, some with a larger total than the free list's), shapes whose scores tie
+/// for some demands ({GPU 4, CPU 12} on 4/48 and 8/16) or tie within the scorer's
+/// tolerance only (a billion CPUs, where a group leaves the node's score all but equal),
+/// several resources (NPU, an accelerator type, a custom one), and pools made of runs of
+/// equal slots at one `max_colocate_count` (CPUs alone or a zero demand now and then, slot
+/// runs sharing their demand or not).
+pub(crate) fn runs_case() -> impl proptest::strategy::Strategy<Value = (Vec<NodeSlot>, Cluster)> {
+    use proptest::prelude::*;
+    // (shape; nodes; alive; busy: 2 GPUs held per step, negative: a total 2 GPUs larger
+    // per step; with its total; sharing one list per run).
+    let node_run = (
+        0usize..8,
+        1usize..=6,
+        prop::bool::weighted(0.85),
+        -1i64..=2,
+        prop::bool::ANY,
+        prop::bool::ANY,
+    );
+    // (GPUs per group, 0 for CPUs alone; groups; a zero demand; NPU; an accelerator type;
+    // sharing one demand list).
+    let slot_run = (
+        prop::sample::select(vec![0u64, 1, 2, 4, 8]),
+        1usize..=8,
+        prop::bool::weighted(0.1),
+        prop::bool::weighted(0.2),
+        prop::bool::weighted(0.2),
+        prop::bool::ANY,
+    );
+    // A pool: its runs and its `max_colocate_count`.
+    let pool = (prop::collection::vec(slot_run, 1..=3), 1u64..=3);
+    (
+        prop::collection::vec(node_run, 1..=10),
+        prop::collection::vec(pool, 1..=4),
+        prop::bool::weighted(0.3),
+    )
+        .prop_map(|(node_runs, pools, share_all)| {
+            let acc = "accelerator_type:A100";
+            let shape = |s: usize| match s {
+                0 => res(8, 32).with(acc, Amount::from_units(8)),
+                1 => res(8, 16),
+                2 => res(4, 48),
+                3 => res(4, 16).with(acc, Amount::from_units(4)),
+                4 => res(0, 64),
+                5 => Resources::new()
+                    .with("NPU", whole(8))
+                    .with("CPU", whole(32)),
+                6 => res(8, 24).with("x", whole(1)),
+                _ => res(8, 1_000_000_000),
+            };
+            let mut nodes = Vec::new();
+            for (s, len, alive, busy, with_total, shared) in node_runs {
+                let mut total = shape(s);
+                let mut available = total.clone();
+                let gpu = available.get("GPU").units();
+                if busy > 0 {
+                    available.set(
+                        "GPU",
+                        Amount::from_units(gpu.saturating_sub(busy as u64 * 20_000)),
+                    );
+                } else if busy < 0 {
+                    total.set("GPU", Amount::from_units(gpu + 20_000));
+                }
+                for _ in 0..len {
+                    let (available, total) = if shared {
+                        (available.clone(), total.clone())
+                    } else {
+                        (available.iter().collect(), total.iter().collect())
+                    };
+                    let mut node = Node::new(format!("n{}", nodes.len()), available);
+                    if with_total {
+                        node = node.with_total(total);
+                    }
+                    node.alive = alive;
+                    nodes.push(node);
+                }
+            }
+            let mut slots = Vec::new();
+            for (pool, (runs, colocate)) in pools.iter().enumerate() {
+                let mut slot = 0;
+                for &(gpus, count, zero, npu, typed, shared) in runs {
+                    let mut demand = Resources::new()
+                        .with(if npu { "NPU" } else { "GPU" }, whole(gpus))
+                        .with("CPU", whole(colocate * gpus.max(1)));
+                    if typed {
+                        demand.set(acc, Amount::from_units(gpus));
+                    }
+                    if zero {
+                        demand = Resources::new();
+                    }
+                    for _ in 0..count {
+                        slots.push(NodeSlot {
+                            pool,
+                            slot,
+                            bundles: gpus as u32,
+                            demand: if shared {
+                                demand.clone()
+                            } else {
+                                demand.iter().collect()
+                            },
+                        });
+                        slot += 1;
+                    }
+                }
+            }
+            // Not always `Cluster::new`, which shares every equal list (as the readers do).
+            let mut cluster = Cluster { nodes };
+            if share_all {
+                cluster.share_equal_resources();
+            }
+            (slots, cluster)
+        })
+}

@@ -76,11 +76,25 @@ fn dead_suffix(dead: usize) -> String {
 /// resources asked for that no alive node declares. Dead nodes are in the cluster (the
 /// [`Inventory`](crate::inventory::Inventory) contract): the messages count them.
 pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<ClusterFinding> {
+    findings_of(
+        &held_runs(cluster),
+        cluster.nodes.len(),
+        &runs(slots.iter().map(|s| &s.demand)),
+    )
+}
+
+/// [`check_against_slots`] over what the alive nodes hold and what the slots ask, each a
+/// list of resource lists with how many nodes or slots have each (in any grouping: runs,
+/// or one entry per distinct list), and the number of nodes listed (alive or dead). The
+/// check reads them in its own pass over the input.
+pub(super) fn findings_of(
+    held: &[(&Resources, usize)],
+    listed: usize,
+    demands: &[(&Resources, usize)],
+) -> Vec<ClusterFinding> {
     let mut notes = Vec::new();
-    let alive = cluster.alive().count();
-    let dead = cluster.nodes.len() - alive;
-    let held = held_runs(cluster);
-    let demands = runs(slots.iter().map(|s| &s.demand));
+    let alive: usize = held.iter().map(|(_, n)| n).sum();
+    let dead = listed.saturating_sub(alive);
     let declares = |name: &str| held.iter().any(|(r, _)| !r.get(name).is_zero());
     let asking = |name: &str| {
         demands
@@ -90,7 +104,7 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
             .sum::<usize>()
     };
 
-    let needed = nodes_needed_of(&held, &demands, !slots.is_empty());
+    let needed = nodes_needed_of(held, demands, !demands.is_empty());
     if needed > alive {
         notes.push(ClusterFinding::TooFewAliveNodes {
             alive,
@@ -113,7 +127,7 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
         }
     }
 
-    for resource in names_of(&demands) {
+    for resource in names_of(demands) {
         if mismatched.contains(&resource) || names::is_ray_internal(resource) {
             continue;
         }

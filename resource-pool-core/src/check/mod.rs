@@ -14,8 +14,10 @@ pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
 pub use placement_findings::{RAY_TYPE_PREFIX, spelt_otherwise, type_spelling};
 
 use crate::load::LoadedConfig;
-use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, RoleKey};
-use crate::placement::{self, PlacementOptions, PlacementOutcome, PlacementReport};
+use crate::model::{
+    Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, Resources, RoleKey,
+};
+use crate::placement::{self, Instance, PlacementOptions, PlacementOutcome, PlacementReport};
 use crate::ray_sim::{self, RayReport, RaySimOptions, RayVerdict};
 use crate::source::Span;
 
@@ -100,9 +102,22 @@ pub fn check<R: RoleKey>(
     spans: &dyn SlotSpans,
     options: &CheckOptions,
 ) -> CheckReport {
+    check_with_cluster_findings(manager, cluster, spans, options).0
+}
+
+/// [`check`], and what the cluster says about the node-slots ([`check_against_slots`]),
+/// read in the same pass over the nodes.
+pub fn check_with_cluster_findings<R: RoleKey>(
+    manager: &ResourcePoolManager<R>,
+    cluster: &Cluster,
+    spans: &dyn SlotSpans,
+    options: &CheckOptions,
+) -> (CheckReport, Vec<ClusterFinding>) {
     let slots = manager.node_slots();
     let pools = manager.pools().to_vec();
-    let placement = placement::check_placement(&slots, cluster, &options.placement);
+    // Read once for the cluster's findings, the placement check and Ray's simulation.
+    let (instance, cluster_findings) = read_input(&slots, cluster);
+    let placement = placement::check_placement_of(&instance, &slots, cluster, &options.placement);
     let mut diagnostics = Vec::new();
     match &placement.outcome {
         PlacementOutcome::Feasible(_) => {}
@@ -117,7 +132,7 @@ pub fn check<R: RoleKey>(
     }
     let mut ray_options = options.ray.clone();
     ray_options.placement = options.placement.clone();
-    let ray = ray_sim::simulate(&slots, cluster, &ray_options);
+    let ray = ray_sim::simulate_of(&instance, &slots, cluster, &ray_options, Some(&placement));
     diagnostics.extend(ray_findings::ray(
         &ray,
         placement.feasible(),
@@ -126,13 +141,36 @@ pub fn check<R: RoleKey>(
         cluster,
         spans,
     ));
-    CheckReport {
+    let report = CheckReport {
         slots,
         pools,
         placement,
         ray,
         diagnostics,
-    }
+    };
+    (report, cluster_findings)
+}
+
+/// The input read once: the instance the placement check and Ray's simulation share, and
+/// the cluster's findings against the slots ([`check_against_slots`]) from the runs of
+/// nodes seen in that pass and the slot types.
+fn read_input(slots: &[NodeSlot], cluster: &Cluster) -> (Instance, Vec<ClusterFinding>) {
+    let mut held: Vec<(&Resources, usize)> = Vec::new();
+    let instance = Instance::read(slots, cluster, |node, nodes| {
+        // What the nodes hold: their idle total where known, else what is free.
+        let list = node.total.as_ref().unwrap_or(&node.available);
+        match held.last_mut() {
+            Some((last, n)) if last.shares_with(list) => *n += nodes,
+            _ => held.push((list, nodes)),
+        }
+    });
+    let demands: Vec<(&Resources, usize)> = instance
+        .types
+        .iter()
+        .filter_map(|t| Some((&slots.get(t.slots.first()?)?.demand, t.slots.len())))
+        .collect();
+    let findings = cluster_findings::findings_of(&held, cluster.nodes.len(), &demands);
+    (instance, findings)
 }
 
 impl<R: RoleKey> ResourcePoolManager<R> {
@@ -140,5 +178,23 @@ impl<R: RoleKey> ResourcePoolManager<R> {
     /// check and Ray's verdict. Call it before creating any placement group.
     pub fn check(&self, cluster: &Cluster) -> CheckReport {
         check(self, cluster, &NoSpans, &CheckOptions::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::runs_case;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        /// The cluster's findings read in the check's pass (runs of nodes, slot types)
+        /// are those of [`check_against_slots`], which reads the nodes and slots itself.
+        #[test]
+        fn findings_read_with_the_input_are_the_cluster_findings((slots, cluster) in runs_case()) {
+            let (_, found) = read_input(&slots, &cluster);
+            proptest::prop_assert_eq!(found, check_against_slots(&cluster, &slots));
+        }
     }
 }

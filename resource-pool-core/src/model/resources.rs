@@ -293,6 +293,13 @@ impl Resources {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// The identity of the list held (its address): equal for resources that share one
+    /// list ([`Resources::shares_with`]), distinct for lists alive at the same time
+    /// otherwise. A key to remember lists already read while they are borrowed.
+    pub fn list_id(&self) -> usize {
+        Arc::as_ptr(&self.0).cast::<()>() as usize
+    }
+
     /// Whether every amount in `demand` is at most what `self` holds.
     pub fn covers(&self, demand: &Resources) -> bool {
         demand.iter().all(|(name, amount)| self.get(name) >= amount)

@@ -43,9 +43,8 @@ pub(crate) fn copies_suffice(problem: &Problem) -> bool {
             .sum();
         let mut room = 0u64;
         for class in &problem.classes {
-            room = room.saturating_add(
-                (class.nodes.len() as u64).saturating_mul(copies(&t.demand, &class.cap)),
-            );
+            room = room
+                .saturating_add((class.count as u64).saturating_mul(copies(&t.demand, &class.cap)));
             if room >= need {
                 return true;
             }
@@ -226,7 +225,7 @@ mod tests {
         let bins = problem
             .classes
             .iter()
-            .map(|c| (c.cap.as_slice(), c.nodes.len() as u64));
+            .map(|c| (c.cap.as_slice(), c.count as u64));
         let mut budget = Budget::new(u64::MAX, Duration::from_secs(60));
         weights.refute(problem, &everything, bins, Effort::All, &mut budget)
     }

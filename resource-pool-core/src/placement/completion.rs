@@ -103,7 +103,7 @@ impl<'p> Completer<'p> {
             .problem
             .classes
             .iter()
-            .map(|c| c.nodes.len() as u64)
+            .map(|c| c.count as u64)
             .collect();
         let mut plan = Vec::new();
         match self.solve(&mut left, &mut open, &mut plan, budget) {

@@ -134,7 +134,7 @@ impl<'p> Dfs<'p> {
         let mut block = Vec::new();
         for (k, &t) in type_order.iter().enumerate() {
             let start = order.len();
-            for _ in &problem.types[t].slots {
+            for _ in 0..problem.types[t].slots.len() {
                 order.push(t);
                 type_start.push(start);
                 block.push(k);
@@ -353,7 +353,7 @@ impl<'p> Dfs<'p> {
             counts: Vec::new(),
         };
         for class in &self.problem.classes {
-            for _ in 0..class.nodes.len() {
+            for _ in 0..class.count {
                 bins.add(&class.cap);
             }
         }

@@ -238,11 +238,11 @@ pub(crate) fn unfit_slots(
     unfit
         .into_iter()
         .map(|t| UnfitSlots {
-            slots: t.slots.clone(),
+            slots: t.slots.iter().collect(),
             demand: t
                 .slots
                 .first()
-                .and_then(|&i| slots.get(i))
+                .and_then(|i| slots.get(i))
                 .map(|s| s.demand.clone())
                 .unwrap_or_default(),
             nearest: nearest(

@@ -74,7 +74,7 @@ pub(crate) fn greedy(
     let mut bins: Vec<(Vec<u64>, u64)> = problem
         .classes
         .iter()
-        .map(|c| (c.cap.clone(), c.nodes.len() as u64))
+        .map(|c| (c.cap.clone(), c.count as u64))
         .collect();
     let mut moves = Vec::new();
     let mut placed = vec![0u64; problem.types.len()];

@@ -47,9 +47,10 @@
 //! # Cost
 //!
 //! Preprocessing reads every slot's and every alive node's resources once (twice for
-//! nodes when infeasible, for the explanation); everything after works on classes and
-//! types. On verl's layouts the check costs about as much as reading the input: on
-//! 100,000 nodes it took about as long as summing their GPUs and CPUs in the same process.
+//! nodes when infeasible, for the explanation), into an `Instance` that Ray's simulation
+//! reads too; everything after works on classes and types, whose members are runs of
+//! consecutive indices (`runs.rs`), so a class of 100,000 equal nodes is one run. The
+//! witness is replayed onto the nodes run by run: one write per slot.
 //!
 //! # Where the budget bites
 //!
@@ -72,9 +73,11 @@ mod completion;
 mod exact;
 mod explain;
 mod greedy;
+mod instance;
 mod knapsack;
 mod plan;
 mod problem;
+mod runs;
 mod witness;
 
 use std::time::Duration;
@@ -86,7 +89,11 @@ pub use explain::{
 pub use witness::{Witness, WitnessError};
 
 pub(crate) use explain::nearest;
-pub(crate) use problem::{FxBuild, VecMap, fill_vector, fits, intern_slots};
+pub(crate) use instance::Instance;
+pub(crate) use problem::{FxBuild, VecIndex, VecMap, fill_vector, fits};
+#[cfg(test)]
+pub(crate) use runs::IndexRuns;
+pub(crate) use runs::{Run, push_run};
 
 use crate::model::{Cluster, NodeSlot};
 use budget::Budget;
@@ -248,7 +255,7 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
     let bins = problem
         .classes
         .iter()
-        .map(|c| (c.cap.as_slice(), c.nodes.len() as u64));
+        .map(|c| (c.cap.as_slice(), c.count as u64));
     if weights.refute(problem, &everything, bins, bounds::Effort::All, budget) {
         return Decision::Impossible(DecidedBy::Bounds);
     }
@@ -256,7 +263,7 @@ fn decide(problem: &Problem, n_slots: usize, budget: &mut Budget) -> Decision {
         return Decision::OutOfBudget(limit);
     }
     let steps_before = budget.steps;
-    let nodes: usize = problem.classes.iter().map(|c| c.nodes.len()).sum();
+    let nodes: usize = problem.classes.iter().map(|c| c.count).sum();
     let exact = if nodes <= COMPLETION_MAX_NODES && problem.types.len() <= COMPLETION_MAX_TYPES {
         let mut completer = Completer::new(problem, &order, scales.clone(), weights.clone());
         completer.run(budget).ok()
@@ -347,7 +354,7 @@ fn largest_part(problem: &Problem, time: Duration) -> (Vec<usize>, Option<Vec<Mo
         .types
         .iter()
         .zip(&placed)
-        .flat_map(|(t, &n)| t.slots.iter().take(n as usize).copied())
+        .flat_map(|(t, &n)| t.slots.iter().take(n as usize))
         .collect();
     fits.sort_unstable();
     // Every slot placed: that is a placement, whatever budget ran out before.
@@ -376,8 +383,31 @@ pub fn check_placement(
     cluster: &Cluster,
     options: &PlacementOptions,
 ) -> PlacementReport {
-    let mut budget = Budget::new(options.max_steps, options.budget);
-    let problem = Problem::build(slots, cluster);
+    let budget = Budget::new(options.max_steps, options.budget);
+    let problem = Problem::of(Instance::for_placement(slots, cluster));
+    check_problem(problem, slots, cluster, options, budget)
+}
+
+/// [`check_placement`] on the input already read ([`Instance::new`] of `slots` and
+/// `cluster`), for a caller that reads it once for Ray's simulation too.
+pub(crate) fn check_placement_of(
+    instance: &Instance,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    options: &PlacementOptions,
+) -> PlacementReport {
+    let budget = Budget::new(options.max_steps, options.budget);
+    check_problem(Problem::new(instance), slots, cluster, options, budget)
+}
+
+/// The check proper, within `budget` (started by the caller).
+fn check_problem(
+    problem: Problem,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    options: &PlacementOptions,
+    mut budget: Budget,
+) -> PlacementReport {
     let decision = decide(&problem, slots.len(), &mut budget);
     let (outcome, decided_by) = match decision {
         Decision::Found(moves, by) => {
@@ -477,5 +507,7 @@ pub fn check_placement(
     }
 }
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

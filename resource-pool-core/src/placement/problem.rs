@@ -12,11 +12,15 @@
 //!
 //! After both, nodes with equal vectors form one class with a count, and slots with equal
 //! demands one type with a count: the search works on classes and types, never on nodes
-//! times slots.
+//! times slots. The nodes and slots themselves are read once, into an [`Instance`] that
+//! Ray's simulation reads too; the classes are built from its node shapes.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
 
+use super::instance::Instance;
+use super::runs::{IndexRuns, Run};
 use crate::model::{Cluster, NodeSlot, ResourceName, Resources};
 
 /// A fast, deterministic hasher for short vectors of `u64` (FxHash's mixing).
@@ -61,6 +65,75 @@ impl Hasher for Fx {
 
 /// A hash map keyed by short `u64` vectors.
 pub(crate) type VecMap<V> = HashMap<Vec<u64>, V, FxBuild>;
+
+/// Distinct short vectors found by value without a copy of each as a key. The vectors
+/// stay where the caller keeps them, numbered in the order they were added (the caller's
+/// indices); the index keeps their hashes. A few are compared one by one; beyond that a
+/// hash leads to the last vector added with it, and each vector to the one added before
+/// it with the same hash.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VecIndex {
+    /// How many vectors were added.
+    len: usize,
+    /// The hashes of the first few, compared one by one (no allocation for small inputs).
+    first: [u64; VEC_INDEX_SCAN],
+    /// Once there are more: each hash's last vector, and each vector's previous one with
+    /// the same hash.
+    last: HashMap<u64, usize, FxBuild>,
+    before: Vec<Option<usize>>,
+}
+
+/// Vectors a [`VecIndex`] compares one by one before it builds its map.
+const VEC_INDEX_SCAN: usize = 8;
+
+impl VecIndex {
+    /// The number of the vector equal to `v` (the caller's vectors read through `get`);
+    /// else `v`'s hash, for [`VecIndex::add`].
+    pub fn find<'a>(&self, v: &[u64], get: impl Fn(usize) -> &'a [u64]) -> Result<usize, u64> {
+        let hash = VecIndex::hash(v);
+        if self.len <= VEC_INDEX_SCAN {
+            return (0..self.len)
+                .find(|&i| self.first[i] == hash && get(i) == v)
+                .ok_or(hash);
+        }
+        let mut at = self.last.get(&hash).copied();
+        while let Some(i) = at {
+            if get(i) == v {
+                return Ok(i);
+            }
+            at = self.before.get(i).copied().flatten();
+        }
+        Err(hash)
+    }
+
+    /// The hash of `v`, for [`VecIndex::add`] when `v` is known to be new.
+    pub fn hash(v: &[u64]) -> u64 {
+        let mut hash = Fx(0);
+        for &word in v {
+            hash.add(word);
+        }
+        hash.0
+    }
+
+    /// Adds the caller's next vector, of hash `hash` (from [`VecIndex::find`] or
+    /// [`VecIndex::hash`]); returns its number.
+    pub fn add(&mut self, hash: u64) -> usize {
+        let i = self.len;
+        self.len += 1;
+        if let Some(slot) = self.first.get_mut(i) {
+            *slot = hash;
+            return i;
+        }
+        if i == VEC_INDEX_SCAN {
+            // The map, for the vectors compared one by one so far.
+            for (j, &h) in self.first.iter().enumerate() {
+                self.before.push(self.last.insert(h, j));
+            }
+        }
+        self.before.push(self.last.insert(hash, i));
+        i
+    }
+}
 
 /// The resources some slot demands, sorted by name (the order of [`Resources::iter`]).
 pub(crate) fn demanded_names<'a>(
@@ -109,15 +182,15 @@ pub(crate) fn fits(demand: &[u64], cap: &[u64]) -> bool {
 #[derive(Clone, Debug)]
 pub(crate) struct SlotType {
     pub demand: Vec<u64>,
-    pub slots: Vec<usize>,
+    pub slots: IndexRuns,
 }
 
-/// Identical nodes: one (reduced) capacity vector and the nodes (indices into
-/// `cluster.nodes`) that have it.
+/// Identical nodes: one (reduced) capacity vector and how many nodes have it (which ones:
+/// [`Problem::node_runs`]).
 #[derive(Clone, Debug)]
 pub(crate) struct NodeClass {
     pub cap: Vec<u64>,
-    pub nodes: Vec<usize>,
+    pub count: usize,
 }
 
 /// The reduced problem.
@@ -129,55 +202,41 @@ pub(crate) struct Problem {
     pub types: Vec<SlotType>,
     /// Node classes that can host at least one slot type, in order of first appearance.
     pub classes: Vec<NodeClass>,
+    /// The alive nodes, in order, as runs of one shape (the instance's, shared), and the
+    /// class of each shape (`None`: its nodes can host nothing).
+    pub node_runs: Arc<Vec<(Run, usize)>>,
+    pub class_of_shape: Vec<Option<usize>>,
     /// Total demand per resource (saturating).
     pub need: Vec<u64>,
     /// Total available over alive nodes per resource, unreduced (saturating).
     pub free: Vec<u64>,
 }
 
-/// Slots interned by demand: the demanded names, each distinct demand as a vector, and
-/// the slots of each. Touches every slot's demand once (comparing it with the previous
-/// slot's first, as runs of equal slots are the rule).
-pub(crate) fn intern_slots(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<SlotType>) {
-    let mut index: HashMap<&Resources, usize> = HashMap::new();
-    let mut reps: Vec<&Resources> = Vec::new();
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    let mut last: Option<usize> = None;
-    for (i, slot) in slots.iter().enumerate() {
-        if let Some(t) = last
-            && *reps[t] == slot.demand
-        {
-            members[t].push(i);
-            continue;
-        }
-        let t = *index.entry(&slot.demand).or_insert_with(|| {
-            reps.push(&slot.demand);
-            members.push(Vec::new());
-            reps.len() - 1
-        });
-        members[t].push(i);
-        last = Some(t);
-    }
-    let names = demanded_names(reps.iter().copied());
-    let types = reps
-        .iter()
-        .zip(members)
-        .map(|(r, slots)| {
-            let mut demand = vec![0; names.len()];
-            fill_vector(r, &names, &mut demand);
-            SlotType { demand, slots }
-        })
-        .collect();
-    (names, types)
-}
-
 impl Problem {
-    /// Interns, reduces and groups. Linear in nodes plus slots (times the number of
-    /// resources), plus classes times types for dropping useless classes.
+    /// Reads the input ([`Instance::new`]), then reduces and groups.
     pub fn build(slots: &[NodeSlot], cluster: &Cluster) -> Problem {
-        let (names, types) = intern_slots(slots);
+        Problem::of(Instance::for_placement(slots, cluster))
+    }
+
+    /// Reduces the instance's node shapes and groups them into classes. Costs shapes times
+    /// resources, plus the runs of nodes, plus classes times types for dropping useless
+    /// classes: the nodes were read once, by [`Instance::new`].
+    pub fn new(instance: &Instance) -> Problem {
+        Problem::with(instance, instance.names.clone(), instance.types.clone())
+    }
+
+    /// [`Problem::new`] of an instance no one else reads: its names and slot types are
+    /// taken, not copied.
+    pub fn of(mut instance: Instance) -> Problem {
+        let names = std::mem::take(&mut instance.names);
+        let types = std::mem::take(&mut instance.types);
+        Problem::with(&instance, names, types)
+    }
+
+    /// [`Problem::new`] with the instance's names and types given apart (the instance's
+    /// own types are not read).
+    fn with(instance: &Instance, names: Vec<ResourceName>, types: Vec<SlotType>) -> Problem {
         let dims = names.len();
-        let mut buf = vec![0u64; dims];
         let mut total = vec![0u64; dims];
         let mut gcd = vec![0u64; dims];
         for t in &types {
@@ -188,67 +247,114 @@ impl Problem {
             }
         }
         let mut free = vec![0u64; dims];
-
-        let mut class_index: VecMap<usize> = VecMap::default();
+        let mut buf = vec![0u64; dims];
+        let mut index = VecIndex::default();
         let mut classes: Vec<NodeClass> = Vec::new();
-        let mut last: Option<usize> = None;
-        // The last node read, its unreduced vector and its class: a node that shares its
-        // resources with it (see `Cluster::share_equal_resources`) is not read again.
-        let mut raw = vec![0u64; dims];
-        let mut previous: Option<(&Resources, usize)> = None;
-        for (i, node) in cluster.nodes.iter().enumerate() {
-            if !node.alive {
-                continue;
-            }
-            if let Some((res, c)) = previous
-                && res.shares_with(&node.available)
-            {
+        // Shapes come in order of their first node, so classes do too.
+        let mut class_of_shape: Vec<Option<usize>> = instance
+            .shapes()
+            .map(|(cap, nodes)| {
+                let count = nodes as u64;
                 for r in 0..dims {
-                    free[r] = free[r].saturating_add(raw[r]);
+                    let raw = cap[r];
+                    // Saturating, as a sum over the nodes one by one would be.
+                    free[r] = free[r].saturating_add(raw.saturating_mul(count));
+                    let c = raw.min(total[r]);
+                    buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
                 }
-                classes[c].nodes.push(i);
-                continue;
-            }
-            fill_vector(&node.available, &names, &mut buf);
-            raw.copy_from_slice(&buf);
-            for r in 0..dims {
-                free[r] = free[r].saturating_add(buf[r]);
-                let c = buf[r].min(total[r]);
-                buf[r] = if gcd[r] > 1 { c - c % gcd[r] } else { c };
-            }
-            // Runs of equal nodes (the common case) skip the hash.
-            let c = match last {
-                Some(c) if classes[c].cap == buf => c,
-                _ => match class_index.get(buf.as_slice()) {
-                    Some(&c) => c,
-                    None => {
-                        class_index.insert(buf.clone(), classes.len());
+                let c = match index.find(&buf, |c| &classes[c].cap) {
+                    Ok(c) => c,
+                    Err(hash) => {
                         classes.push(NodeClass {
                             cap: buf.clone(),
-                            nodes: Vec::new(),
+                            count: 0,
                         });
-                        classes.len() - 1
+                        index.add(hash)
                     }
-                },
+                };
+                classes[c].count += nodes;
+                Some(c)
+            })
+            .collect();
+        // Classes that can host no type are dropped, and the others renumbered (most often
+        // all are kept).
+        let hosts = |class: &NodeClass| types.iter().any(|t| fits(&t.demand, &class.cap));
+        if classes.iter().all(hosts) {
+            return Problem {
+                names,
+                types,
+                classes,
+                node_runs: Arc::clone(&instance.node_runs),
+                class_of_shape,
+                need: total,
+                free,
             };
-            classes[c].nodes.push(i);
-            last = Some(c);
-            previous = Some((&node.available, c));
         }
-        classes.retain(|class| types.iter().any(|t| fits(&t.demand, &class.cap)));
+        let mut kept = 0;
+        let renumbered: Vec<Option<usize>> = classes
+            .iter()
+            .map(|class| {
+                types.iter().any(|t| fits(&t.demand, &class.cap)).then(|| {
+                    kept += 1;
+                    kept - 1
+                })
+            })
+            .collect();
+        let mut number = renumbered.iter();
+        classes.retain(|_| number.next().is_some_and(Option::is_some));
+        for class in &mut class_of_shape {
+            *class = class.and_then(|c| renumbered[c]);
+        }
         Problem {
             names,
             types,
             classes,
+            node_runs: Arc::clone(&instance.node_runs),
+            class_of_shape,
             need: total,
             free,
         }
+    }
+
+    /// The nodes of each class, as runs: `runs[starts[c]..starts[c + 1]]` for class `c`,
+    /// ascending (a counting sort of [`Problem::node_runs`]).
+    pub fn runs_by_class(&self) -> (Vec<Run>, Vec<usize>) {
+        let tagged = self
+            .node_runs
+            .iter()
+            .filter_map(|&(run, s)| Some((run, self.class_of_shape.get(s).copied().flatten()?)));
+        runs_by_group(tagged, self.classes.len())
     }
 
     /// Number of demanded resources.
     pub fn dims(&self) -> usize {
         self.names.len()
     }
+}
+
+/// The runs of `runs` (tagged with a group below `groups`) grouped by their tag, in their
+/// order: `out[starts[g]..starts[g + 1]]` for group `g` (a counting sort).
+pub(crate) fn runs_by_group(
+    runs: impl Iterator<Item = (Run, usize)> + Clone,
+    groups: usize,
+) -> (Vec<Run>, Vec<usize>) {
+    let mut starts = vec![0usize; groups + 1];
+    for (_, g) in runs.clone() {
+        starts[g + 1] += 1;
+    }
+    for g in 0..groups {
+        starts[g + 1] += starts[g];
+    }
+    let mut out = vec![Run { start: 0, end: 0 }; starts[groups]];
+    // Each group's start serves as its cursor, which ends where the next group starts;
+    // shifted by one, the cursors are the starts again.
+    for (run, g) in runs {
+        out[starts[g]] = run;
+        starts[g] += 1;
+    }
+    starts.rotate_right(1);
+    starts[0] = 0;
+    (out, starts)
 }
 
 /// Greatest common divisor, with `gcd(0, x) = x`.
@@ -297,8 +403,40 @@ mod tests {
         let p = Problem::build(&[slot(0, 8)], &cluster);
         assert_eq!(p.names, ["CPU", "GPU"]);
         assert_eq!(p.classes.len(), 1);
-        assert_eq!(p.classes[0].nodes, [0, 1]);
+        assert_eq!(p.classes[0].count, 2);
+        let (runs, starts) = p.runs_by_class();
+        assert_eq!(starts, [0, 2]);
+        let nodes: Vec<usize> = runs.iter().flat_map(|r| r.start..r.end).collect();
+        assert_eq!(nodes, [0, 1]);
         assert_eq!(p.classes[0].cap, [240_000, 80_000]);
+    }
+
+    #[test]
+    fn vectors_of_one_hash_stay_apart() {
+        // Fx of [a, b] is (rotl(a * K, 5) ^ b) * K: pick b to collide with [a', 0].
+        let k = 0x517c_c1b7_2722_0a95u64;
+        let spread = |a: u64| a.wrapping_mul(k).rotate_left(5);
+        let colliding = |a: u64, with: u64| vec![a, spread(with) ^ spread(a)];
+        // A pair while the index compares one by one, then more, then a pair in the map.
+        let mut vectors = vec![vec![1, 0], colliding(2, 1)];
+        vectors.extend((10..20).map(|i| vec![i, i]));
+        vectors.extend([vec![100, 0], colliding(200, 100), colliding(300, 100)]);
+        let mut index = VecIndex::default();
+        let mut kept: Vec<Vec<u64>> = Vec::new();
+        let mut hashes = Vec::new();
+        for v in &vectors {
+            let hash = index.find(v, |i| &kept[i]).expect_err("not added yet");
+            hashes.push(hash);
+            kept.push(v.clone());
+            assert_eq!(index.add(hash), kept.len() - 1);
+        }
+        assert_eq!(hashes[0], hashes[1], "the test's vectors collide");
+        assert_eq!(hashes[12], hashes[13]);
+        assert_eq!(hashes[12], hashes[14]);
+        for (i, v) in vectors.iter().enumerate() {
+            assert_eq!(index.find(v, |i| &kept[i]), Ok(i));
+        }
+        assert!(index.find(&[4, 4], |i| &kept[i]).is_err());
     }
 
     #[test]
@@ -306,8 +444,8 @@ mod tests {
         let slots = [slot(0, 8), slot(1, 4), slot(2, 8)];
         let p = Problem::build(&slots, &Cluster::default());
         assert_eq!(p.types.len(), 2);
-        assert_eq!(p.types[0].slots, [0, 2]);
-        assert_eq!(p.types[1].slots, [1]);
+        assert_eq!(p.types[0].slots.iter().collect::<Vec<_>>(), [0, 2]);
+        assert_eq!(p.types[1].slots.iter().collect::<Vec<_>>(), [1]);
         assert!(p.classes.is_empty());
     }
 

@@ -3,7 +3,7 @@
 
 use super::sim::Sim;
 use super::*;
-use crate::placement::{VecMap, check_placement};
+use crate::placement::{Run, VecMap, check_placement_of};
 
 /// Interned capacity vectors, so that branch decisions are plain `u32`s.
 #[derive(Default)]
@@ -50,32 +50,40 @@ pub(super) fn next_permutation(p: &mut [usize]) -> bool {
     true
 }
 
-/// The fix Ray would need: a pool order it places, else pins.
+/// The fix Ray would need: a pool order it places, else pins. `placement` is the
+/// placement check's report on the same input and options, when the caller has it.
 pub(super) fn find_fix(
     sim: &Sim<'_>,
     options: &RaySimOptions,
     caps: &mut CapTable,
+    placement: Option<&PlacementReport>,
 ) -> Option<RayFix> {
-    let placement = check_placement(sim.slots, sim.cluster, &options.placement);
-    let witness = placement.witness()?.clone();
-    // Pools in creation order, and their slots.
-    let mut pools: Vec<PoolId> = Vec::new();
-    for s in sim.slots {
-        if !pools.contains(&s.pool) {
-            pools.push(s.pool);
+    let checked;
+    let placement = match placement {
+        Some(report) => report,
+        None => {
+            checked = check_placement_of(sim.instance, sim.slots, sim.cluster, &options.placement);
+            &checked
         }
+    };
+    let witness = placement.witness()?.clone();
+    // Pools in creation order, and their slots as runs.
+    let mut pools: Vec<PoolId> = Vec::new();
+    let mut members: Vec<Vec<(Run, usize)>> = Vec::new();
+    for run in &sim.instance.slot_runs {
+        let p = match pools.iter().position(|&p| p == run.pool) {
+            Some(p) => p,
+            None => {
+                pools.push(run.pool);
+                members.push(Vec::new());
+                pools.len() - 1
+            }
+        };
+        members[p].push((run.slots, run.ty));
     }
     if (2..=MAX_FIX_POOLS).contains(&pools.len()) {
-        let members: Vec<Vec<usize>> = pools
-            .iter()
-            .map(|&p| {
-                (0..sim.slots.len())
-                    .filter(|&i| sim.slots[i].pool == p)
-                    .collect()
-            })
-            .collect();
         // Largest demand first, then every permutation.
-        let dims = sim.names.len();
+        let dims = sim.instance.names.len();
         let mut max_cap = vec![0u64; dims];
         for (cap, _) in &sim.init {
             for r in 0..dims {
@@ -85,8 +93,8 @@ pub(super) fn find_fix(
         let weight = |i: usize| -> f64 {
             members[i]
                 .iter()
-                .map(|&s| {
-                    sim.demand(s)
+                .map(|&(_, ty)| {
+                    sim.demand(ty)
                         .iter()
                         .zip(&max_cap)
                         .map(|(&d, &m)| if m == 0 { 0.0 } else { d as f64 / m as f64 })
@@ -109,7 +117,10 @@ pub(super) fn find_fix(
                 continue;
             }
             tried += 1;
-            let order: Vec<usize> = p.iter().flat_map(|&i| members[i].iter().copied()).collect();
+            let order: Vec<Run> = p
+                .iter()
+                .flat_map(|&i| members[i].iter().map(|&(run, _)| run))
+                .collect();
             let outcome = sim.run(&order, options.max_branches, caps);
             if outcome.verdict == RayVerdict::Places {
                 return Some(RayFix::PoolOrder(p.iter().map(|&i| pools[i]).collect()));

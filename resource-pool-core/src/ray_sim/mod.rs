@@ -28,7 +28,12 @@
 //! # Cost
 //!
 //! The simulation works on node classes (nodes with equal available vectors) with counts,
-//! so one branch costs groups times classes, not groups times nodes. Ties multiply
+//! so one branch costs groups times classes, not groups times nodes; and a run of groups
+//! of one demand that goes to one class without a tie followed is placed at once, so on
+//! verl's runs of equal slots a branch costs about the classes it empties. The branch
+//! shown is replayed onto real nodes run by run (`replay.rs`): one write per group. The
+//! input is read once (`Instance`), and [`check`](crate::check::check) shares that read
+//! and its placement report with the simulation. Ties multiply
 //! branches, bounded by `max_branches` and the wall-clock [`RaySimOptions::budget`]. They
 //! are not followed when the answer cannot depend on them: each group moves onto one node,
 //! so when every group's demand fits more nodes (as they are before the first group) than
@@ -44,14 +49,17 @@
 //! to pin each group to the node of the placement found.
 
 mod fix;
+mod replay;
 mod sim;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::model::{Cluster, NodeSlot, PoolId};
-use crate::placement::{NearestNode, PlacementOptions, Witness};
+use crate::placement::{Instance, NearestNode, PlacementOptions, PlacementReport, Run, Witness};
 use fix::{CapTable, find_fix};
+use replay::replay;
 use sim::Sim;
 
 /// Pools beyond which no other pool order is searched.
@@ -147,8 +155,9 @@ pub enum GroupFate {
         /// Its index in `cluster.nodes`.
         node: usize,
     },
-    /// Pending forever.
-    Pending(Pending),
+    /// Pending forever. Shared: the groups of a run that pend together pend alike, and a
+    /// fate stays two words for the 100,000 groups of a large layout.
+    Pending(Arc<Pending>),
     /// Never created: verl waits forever on an earlier pool.
     NotCreated {
         /// The pool that blocks.
@@ -183,7 +192,7 @@ impl RayBranch {
     /// The first pending group, in creation order of the slots given.
     pub fn first_pending(&self) -> Option<(usize, &Pending)> {
         self.groups.iter().enumerate().find_map(|(i, g)| match g {
-            GroupFate::Pending(p) => Some((i, p)),
+            GroupFate::Pending(p) => Some((i, p.as_ref())),
             _ => None,
         })
     }
@@ -217,18 +226,43 @@ pub struct RayReport {
 /// docs for the model. Never panics; bounded by `options`.
 pub fn simulate(slots: &[NodeSlot], cluster: &Cluster, options: &RaySimOptions) -> RayReport {
     let start = Instant::now();
+    let instance = Instance::new(slots, cluster);
+    simulate_from(start, &instance, slots, cluster, options, None)
+}
+
+/// [`simulate`] on the input already read ([`Instance::new`] of `slots` and `cluster`),
+/// with the placement check's report on the same input and `options.placement` when the
+/// caller has it (a fix needs it; it is not checked again).
+pub(crate) fn simulate_of(
+    instance: &Instance,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    options: &RaySimOptions,
+    placement: Option<&PlacementReport>,
+) -> RayReport {
+    simulate_from(Instant::now(), instance, slots, cluster, options, placement)
+}
+
+fn simulate_from(
+    start: Instant,
+    instance: &Instance,
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    options: &RaySimOptions,
+    placement: Option<&PlacementReport>,
+) -> RayReport {
     let deadline = start + options.budget;
-    let sim = Sim::new(slots, cluster, deadline);
+    let sim = Sim::new(slots, cluster, instance, deadline);
     let mut caps = CapTable::default();
-    let order: Vec<usize> = (0..slots.len()).collect();
+    let order = [Run {
+        start: 0,
+        end: slots.len(),
+    }];
     let outcome = sim.run(&order, options.max_branches, &mut caps);
-    let representative = sim.replay(&order, &outcome.representative, &caps);
-    let alternative = outcome
-        .alternative
-        .as_ref()
-        .map(|d| sim.replay(&order, d, &caps));
+    let representative = replay(&sim, &outcome.representative, &caps);
+    let alternative = outcome.alternative.as_ref().map(|d| replay(&sim, d, &caps));
     let fix = if outcome.verdict != RayVerdict::Places && options.suggest_fixes {
-        find_fix(&sim, options, &mut caps)
+        find_fix(&sim, options, &mut caps, placement)
     } else {
         None
     };
@@ -241,5 +275,7 @@ pub fn simulate(slots: &[NodeSlot], cluster: &Cluster, options: &RaySimOptions) 
     }
 }
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

@@ -1,51 +1,82 @@
 //! The simulation proper: node classes with counts, Ray's score, every tie followed up to
 //! the bounds, identical branch states explored once.
+//!
+//! Groups come in runs of one demand and one pool (verl's `[8] * 100_000`). While a run
+//! places its groups on one class without a tie followed, each placement only moves one
+//! node from that class to the class it leaves behind: when that class exists already,
+//! the classes' vectors and their order do not change, so neither do the scores nor the
+//! choice, and the run's next groups go to the same class until it runs out. They are
+//! placed at once ([`place`]), as counts; the decisions are kept as runs too
+//! ([`Decisions`]).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::HashSet;
 use std::time::Instant;
 
 use super::fix::CapTable;
 use super::*;
-use crate::model::{ResourceName, Resources};
-use crate::placement::{FxBuild, VecMap, fill_vector, fits, intern_slots, nearest};
+use crate::placement::{FxBuild, Instance, Run, fits};
 
-const PENDING: u32 = u32::MAX;
+/// The decision of a group that fits no node.
+pub(super) const PENDING: u32 = u32::MAX;
 
 /// The instance in dense form.
 pub(super) struct Sim<'a> {
     pub(super) slots: &'a [NodeSlot],
     pub(super) cluster: &'a Cluster,
-    pub(super) names: Vec<ResourceName>,
-    /// Distinct demands, and the index among them of every slot's.
-    pub(super) demands: Vec<Vec<u64>>,
-    pub(super) type_of: Vec<usize>,
-    /// Per demand, whether no alive node's (known) total could ever hold it.
+    /// The slots and alive nodes, read once (shared with the placement check).
+    pub(super) instance: &'a Instance,
+    /// Per slot type, whether no alive node's (known) total could ever hold it.
     pub(super) never: Vec<bool>,
     /// Classes of alive nodes that can host some slot.
     pub(super) init: Vec<(Vec<u64>, u64)>,
     pub(super) deadline: Instant,
 }
 
-impl Sim<'_> {
-    pub(super) fn demand(&self, slot: usize) -> &[u64] {
-        &self.demands[self.type_of[slot]]
+/// The capacity chosen for each group of an order, as runs: `(capacity id, groups)`, the
+/// id from the [`CapTable`] or [`PENDING`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Decisions(Vec<(u32, usize)>);
+
+impl Decisions {
+    /// `groups` more groups decided `id`.
+    pub(super) fn push(&mut self, id: u32, groups: usize) {
+        match self.0.last_mut() {
+            Some((last, n)) if *last == id => *n += groups,
+            _ if groups == 0 => {}
+            _ => self.0.push((id, groups)),
+        }
     }
+
+    /// The runs, in order.
+    pub(super) fn runs(&self) -> &[(u32, usize)] {
+        &self.0
+    }
+}
+
+/// A stretch of an order: the groups before position `end` and after the previous
+/// segment's, of one slot type and one pool.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Segment {
+    end: usize,
+    ty: usize,
+    pool: PoolId,
 }
 
 /// One unexplored branch.
 pub(super) struct Work {
     pub(super) pos: usize,
+    /// The segment that holds `pos`.
+    seg: usize,
     pub(super) classes: Vec<(Vec<u64>, u64)>,
-    pub(super) decisions: Vec<u32>,
+    pub(super) decisions: Decisions,
     pub(super) blocked: Option<PoolId>,
 }
 
 /// The result of simulating one order.
 pub(super) struct Outcome {
     pub(super) verdict: RayVerdict,
-    pub(super) representative: Vec<u32>,
-    pub(super) alternative: Option<Vec<u32>>,
+    pub(super) representative: Decisions,
+    pub(super) alternative: Option<Decisions>,
     pub(super) branches: usize,
 }
 
@@ -70,28 +101,46 @@ pub(super) fn tied(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
 }
 
-fn place(classes: &mut Vec<(Vec<u64>, u64)>, ci: usize, demand: &[u64]) {
-    classes[ci].1 -= 1;
+/// Places up to `want` groups of `demand` on nodes of class `ci`, which Ray chose for the
+/// first of them, and says how many it placed. Every one but the first goes there only
+/// when the placements before it changed counts alone (see the module docs): so all
+/// `want` when nothing moves (a zero demand), as many as the class has nodes (at most
+/// `want`) when the class left behind exists, else one (which creates that class).
+pub(super) fn place(
+    classes: &mut Vec<(Vec<u64>, u64)>,
+    ci: usize,
+    demand: &[u64],
+    want: usize,
+) -> usize {
     let from = &classes[ci].0;
     let same = |c: &(Vec<u64>, u64)| {
         c.0.iter()
             .zip(from.iter().zip(demand))
             .all(|(x, (a, d))| *x == a.saturating_sub(*d))
     };
-    match classes.iter().position(same) {
-        Some(j) => classes[j].1 += 1,
+    let placed = match classes.iter().position(same) {
+        Some(j) if j == ci => return want,
+        Some(j) => {
+            let n = classes[ci].1.min(want as u64);
+            classes[ci].1 -= n;
+            classes[j].1 += n;
+            n as usize
+        }
         None => {
             let to = from
                 .iter()
                 .zip(demand)
                 .map(|(a, d)| a.saturating_sub(*d))
                 .collect();
+            classes[ci].1 -= 1;
             classes.push((to, 1));
+            1
         }
-    }
+    };
     if classes[ci].1 == 0 {
         classes.remove(ci);
     }
+    placed
 }
 
 fn state_key(pos: usize, blocked: Option<PoolId>, classes: &[(Vec<u64>, u64)]) -> Box<[u64]> {
@@ -106,138 +155,151 @@ fn state_key(pos: usize, blocked: Option<PoolId>, classes: &[(Vec<u64>, u64)]) -
 }
 
 impl<'a> Sim<'a> {
-    pub(super) fn new(slots: &'a [NodeSlot], cluster: &'a Cluster, deadline: Instant) -> Sim<'a> {
-        let (names, types) = intern_slots(slots);
-        let dims = names.len();
-        let mut type_of = vec![0; slots.len()];
-        for (t, ty) in types.iter().enumerate() {
-            for &s in &ty.slots {
-                if let Some(x) = type_of.get_mut(s) {
-                    *x = t;
-                }
-            }
-        }
-        let demands: Vec<Vec<u64>> = types.into_iter().map(|t| t.demand).collect();
-        let mut buf = vec![0u64; dims];
-        let mut totals: Option<Vec<Vec<u64>>> = Some(Vec::new());
-        let mut index: VecMap<usize> = VecMap::default();
-        let mut init: Vec<(Vec<u64>, u64)> = Vec::new();
-        // The last node's resources and where they went: a node that shares them (see
-        // `Resources::shares_with`) is not read again.
-        let mut previous: Option<(&Resources, usize)> = None;
-        let mut previous_total: Option<&Resources> = None;
-        for node in cluster.alive() {
-            let c = match previous {
-                Some((available, c)) if available.shares_with(&node.available) => c,
-                _ => {
-                    fill_vector(&node.available, &names, &mut buf);
-                    match index.get(buf.as_slice()) {
-                        Some(&c) => c,
-                        None => {
-                            index.insert(buf.clone(), init.len());
-                            init.push((buf.clone(), 0));
-                            init.len() - 1
-                        }
-                    }
-                }
-            };
-            init[c].1 += 1;
-            previous = Some((&node.available, c));
-            match (&mut totals, &node.total) {
-                (Some(_), Some(total)) if previous_total.is_some_and(|p| p.shares_with(total)) => {}
-                (Some(list), Some(total)) => {
-                    fill_vector(total, &names, &mut buf);
-                    if !list.contains(&buf) {
-                        list.push(buf.clone());
-                    }
-                    previous_total = Some(total);
-                }
-                _ => totals = None,
-            }
-        }
-        init.retain(|(cap, _)| demands.iter().any(|d| fits(d, cap)));
-        let never = demands
+    /// The simulation of `slots` on `cluster`, as read into `instance`.
+    pub(super) fn new(
+        slots: &'a [NodeSlot],
+        cluster: &'a Cluster,
+        instance: &'a Instance,
+        deadline: Instant,
+    ) -> Sim<'a> {
+        let never = instance
+            .types
             .iter()
-            .map(|d| match &totals {
-                Some(list) => !list.iter().any(|t| fits(d, t)),
+            .map(|t| match &instance.totals {
+                Some(list) => !list.iter().any(|total| fits(&t.demand, total)),
                 None => false,
             })
+            .collect();
+        let init = instance
+            .shapes()
+            .filter(|(cap, _)| instance.types.iter().any(|t| fits(&t.demand, cap)))
+            .map(|(cap, count)| (cap.to_vec(), count as u64))
             .collect();
         Sim {
             slots,
             cluster,
-            names,
-            demands,
-            type_of,
+            instance,
             never,
             init,
             deadline,
         }
     }
 
+    /// The demand of slot type `ty`.
+    pub(super) fn demand(&self, ty: usize) -> &[u64] {
+        &self.instance.types[ty].demand
+    }
+
+    /// The order (runs of slot indices) as segments of one type and one pool.
+    fn segments(&self, order: &[Run]) -> Vec<Segment> {
+        let runs = &self.instance.slot_runs;
+        let mut out = Vec::new();
+        let mut pos = 0;
+        for r in order {
+            let mut at = r.start;
+            let mut k = runs.partition_point(|run| run.slots.end <= at);
+            while at < r.end {
+                let Some(run) = runs.get(k) else { break };
+                let end = run.slots.end.min(r.end);
+                out.push(Segment {
+                    end: pos + (end - at),
+                    ty: run.ty,
+                    pool: run.pool,
+                });
+                pos += end - at;
+                at = end;
+                k += 1;
+            }
+        }
+        out
+    }
+
     /// Whether every group of `order` finds a fitting node on every branch, whatever the
     /// tie-breaks: each earlier group changes at most one node, so a group whose demand
     /// fits more untouched nodes than there are groups before it always fits one.
-    pub(super) fn places_whatever_ties(&self, order: &[usize]) -> bool {
+    #[cfg(test)]
+    pub(super) fn places_whatever_ties(&self, order: &[Run]) -> bool {
+        self.places_whatever_ties_of(&self.segments(order))
+    }
+
+    fn places_whatever_ties_of(&self, segments: &[Segment]) -> bool {
         let fitting: Vec<u64> = self
-            .demands
+            .instance
+            .types
             .iter()
-            .map(|d| {
+            .map(|t| {
                 self.init
                     .iter()
-                    .filter(|(cap, _)| fits(d, cap))
+                    .filter(|(cap, _)| fits(&t.demand, cap))
                     .map(|(_, count)| count)
                     .sum()
             })
             .collect();
-        order
-            .iter()
-            .enumerate()
-            .all(|(before, &s)| fitting[self.type_of[s]] > before as u64)
+        // The last group of a segment has the most groups before it.
+        segments.iter().all(|s| fitting[s.ty] > (s.end - 1) as u64)
     }
 
-    /// Simulates the groups in `order` (slot indices), following ties unless every branch
-    /// is known to place everything ([`Sim::places_whatever_ties`]): then one branch is
-    /// the answer and the representative.
-    pub(super) fn run(&self, order: &[usize], max_branches: usize, caps: &mut CapTable) -> Outcome {
-        let follow_ties = !self.places_whatever_ties(order);
-        let outcome = self.run_with(order, max_branches, caps, follow_ties);
+    /// Simulates the groups in `order` (runs of slot indices), following ties unless
+    /// every branch is known to place everything ([`Sim::places_whatever_ties`]): then one
+    /// branch is the answer and the representative.
+    pub(super) fn run(&self, order: &[Run], max_branches: usize, caps: &mut CapTable) -> Outcome {
+        let segments = self.segments(order);
+        let follow_ties = !self.places_whatever_ties_of(&segments);
+        let outcome = self.run_segments(&segments, max_branches, caps, follow_ties);
         debug_assert!(follow_ties || outcome.verdict == RayVerdict::Places);
         outcome
     }
 
+    /// [`Sim::run`], following ties or not as told.
+    #[cfg(test)]
     pub(super) fn run_with(
         &self,
-        order: &[usize],
+        order: &[Run],
         max_branches: usize,
         caps: &mut CapTable,
         follow_ties: bool,
     ) -> Outcome {
+        self.run_segments(&self.segments(order), max_branches, caps, follow_ties)
+    }
+
+    fn run_segments(
+        &self,
+        segments: &[Segment],
+        max_branches: usize,
+        caps: &mut CapTable,
+        follow_ties: bool,
+    ) -> Outcome {
+        let total = segments.last().map_or(0, |s| s.end);
         let mut stack = vec![Work {
             pos: 0,
+            seg: 0,
             classes: self.init.clone(),
-            decisions: Vec::with_capacity(order.len()),
+            decisions: Decisions::default(),
             blocked: None,
         }];
         let mut seen: HashSet<Box<[u64]>, FxBuild> = HashSet::default();
-        let mut places: Option<Vec<u32>> = None;
-        let mut hangs: Option<Vec<u32>> = None;
+        let mut places: Option<Decisions> = None;
+        let mut hangs: Option<Decisions> = None;
         let mut branches = 0usize;
         let mut cut = false;
         let mut scores: Vec<f64> = Vec::new();
+        let mut ties: Vec<usize> = Vec::new();
         while let Some(mut w) = stack.pop() {
             if branches > 0 && (branches >= max_branches.max(1) || Instant::now() > self.deadline) {
                 cut = true;
                 break;
             }
             let mut abandoned = false;
-            while w.pos < order.len() {
-                let s = order[w.pos];
-                let pool = self.slots[s].pool;
-                if w.blocked.is_some_and(|b| b != pool) {
+            while w.pos < total {
+                while segments[w.seg].end <= w.pos {
+                    w.seg += 1;
+                }
+                let seg = segments[w.seg];
+                if w.blocked.is_some_and(|b| b != seg.pool) {
                     break;
                 }
-                let d = self.demand(s);
+                let d = self.demand(seg.ty);
+                let left = seg.end - w.pos;
                 scores.clear();
                 let mut best = f64::NEG_INFINITY;
                 for (cap, _) in &w.classes {
@@ -250,38 +312,46 @@ impl<'a> Sim<'a> {
                     scores.push(sc);
                 }
                 if best == f64::NEG_INFINITY {
-                    w.decisions.push(PENDING);
-                    w.blocked.get_or_insert(pool);
-                    w.pos += 1;
+                    // Nothing changes while groups pend: the rest of the segment pends too.
+                    w.decisions.push(PENDING, left);
+                    w.blocked.get_or_insert(seg.pool);
+                    w.pos += left;
                     continue;
                 }
-                let ties: Vec<usize> = (0..scores.len())
-                    .filter(|&i| scores[i] > f64::NEG_INFINITY && tied(scores[i], best))
-                    .collect();
+                ties.clear();
+                ties.extend(
+                    (0..scores.len())
+                        .filter(|&i| scores[i] > f64::NEG_INFINITY && tied(scores[i], best)),
+                );
                 let chosen = ties[0];
-                let follow = follow_ties && ties.len() > 1;
-                if follow {
-                    for &alt in &ties[1..] {
-                        let mut classes = w.classes.clone();
-                        let id = caps.id(&classes[alt].0);
-                        place(&mut classes, alt, d);
-                        if seen.insert(state_key(w.pos + 1, w.blocked, &classes)) {
-                            let mut decisions = w.decisions.clone();
-                            decisions.push(id);
-                            stack.push(Work {
-                                pos: w.pos + 1,
-                                classes,
-                                decisions,
-                                blocked: w.blocked,
-                            });
-                        }
+                if !(follow_ties && ties.len() > 1) {
+                    let id = caps.id(&w.classes[chosen].0);
+                    let placed = place(&mut w.classes, chosen, d, left);
+                    w.decisions.push(id, placed);
+                    w.pos += placed;
+                    continue;
+                }
+                for &alt in &ties[1..] {
+                    let mut classes = w.classes.clone();
+                    let id = caps.id(&classes[alt].0);
+                    place(&mut classes, alt, d, 1);
+                    if seen.insert(state_key(w.pos + 1, w.blocked, &classes)) {
+                        let mut decisions = w.decisions.clone();
+                        decisions.push(id, 1);
+                        stack.push(Work {
+                            pos: w.pos + 1,
+                            seg: w.seg,
+                            classes,
+                            decisions,
+                            blocked: w.blocked,
+                        });
                     }
                 }
                 let id = caps.id(&w.classes[chosen].0);
-                place(&mut w.classes, chosen, d);
-                w.decisions.push(id);
+                place(&mut w.classes, chosen, d, 1);
+                w.decisions.push(id, 1);
                 w.pos += 1;
-                if follow && !seen.insert(state_key(w.pos, w.blocked, &w.classes)) {
+                if !seen.insert(state_key(w.pos, w.blocked, &w.classes)) {
                     abandoned = true;
                     break;
                 }
@@ -308,95 +378,13 @@ impl<'a> Sim<'a> {
         let (representative, alternative) = match (hangs, places) {
             (Some(h), p) => (h, p),
             (None, Some(p)) => (p, None),
-            (None, None) => (Vec::new(), None),
+            (None, None) => (Decisions::default(), None),
         };
         Outcome {
             verdict,
             representative,
             alternative,
             branches,
-        }
-    }
-
-    /// Turns decisions into fates on real nodes (lowest index first among equal nodes).
-    pub(super) fn replay(&self, order: &[usize], decisions: &[u32], caps: &CapTable) -> RayBranch {
-        let dims = self.names.len();
-        let mut buckets: VecMap<BinaryHeap<Reverse<usize>>> = VecMap::default();
-        let mut buf = vec![0u64; dims];
-        // A node that shares its resources with the last one read has its vector.
-        let mut previous: Option<&Resources> = None;
-        for (i, node) in self.cluster.nodes.iter().enumerate() {
-            if !node.alive {
-                continue;
-            }
-            if !previous.is_some_and(|p| p.shares_with(&node.available)) {
-                fill_vector(&node.available, &self.names, &mut buf);
-                previous = Some(&node.available);
-            }
-            match buckets.get_mut(buf.as_slice()) {
-                Some(heap) => heap.push(Reverse(i)),
-                None => {
-                    buckets.insert(buf.clone(), BinaryHeap::from([Reverse(i)]));
-                }
-            }
-        }
-        let mut groups: Vec<Option<GroupFate>> = vec![None; self.slots.len()];
-        let mut blocked: Option<PoolId> = None;
-        for (pos, &s) in order.iter().enumerate() {
-            let d = self.demand(s);
-            let fate = match decisions.get(pos) {
-                None => GroupFate::NotCreated {
-                    blocked_by: blocked.unwrap_or(self.slots[s].pool),
-                },
-                Some(&PENDING) => {
-                    blocked.get_or_insert(self.slots[s].pool);
-                    let candidates = buckets
-                        .iter()
-                        .filter_map(|(cap, heap)| heap.peek().map(|r| (r.0, cap.as_slice())));
-                    GroupFate::Pending(Pending {
-                        state: if self.never[self.type_of[s]] {
-                            PendingState::Infeasible
-                        } else {
-                            PendingState::NoResources
-                        },
-                        nearest: nearest(&self.names, d, candidates, self.cluster),
-                    })
-                }
-                Some(&id) => {
-                    let node = caps
-                        .get(id)
-                        .and_then(|cap| buckets.get_mut(cap))
-                        .and_then(BinaryHeap::pop);
-                    match (node, caps.get(id)) {
-                        (Some(Reverse(node)), Some(cap)) => {
-                            for ((b, a), x) in buf.iter_mut().zip(cap).zip(d) {
-                                *b = a.saturating_sub(*x);
-                            }
-                            match buckets.get_mut(buf.as_slice()) {
-                                Some(heap) => heap.push(Reverse(node)),
-                                None => {
-                                    buckets.insert(buf.clone(), BinaryHeap::from([Reverse(node)]));
-                                }
-                            }
-                            GroupFate::Placed { node }
-                        }
-                        // Cannot happen: decisions come from the same classes.
-                        _ => GroupFate::NotCreated {
-                            blocked_by: self.slots[s].pool,
-                        },
-                    }
-                }
-            };
-            if let Some(g) = groups.get_mut(s) {
-                *g = Some(fate);
-            }
-        }
-        RayBranch {
-            groups: groups
-                .into_iter()
-                .zip(self.slots)
-                .map(|(g, s)| g.unwrap_or(GroupFate::NotCreated { blocked_by: s.pool }))
-                .collect(),
         }
     }
 }

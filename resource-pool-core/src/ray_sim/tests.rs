@@ -94,10 +94,7 @@ fn later_groups_of_a_blocked_pool_still_schedule() {
     let g = &report.representative.groups;
     assert!(matches!(
         &g[0],
-        GroupFate::Pending(Pending {
-            state: PendingState::NoResources,
-            ..
-        })
+        GroupFate::Pending(p) if p.state == PendingState::NoResources
     ));
     assert_eq!(g[1], GroupFate::Placed { node: 0 });
     assert_eq!(g[2], GroupFate::NotCreated { blocked_by: 0 });
@@ -251,8 +248,17 @@ fn the_slack_bound_is_sound_against_following_every_tie() {
     let mut bound_failed = 0;
     for seed in 0..400 {
         let (slots, cluster) = tie_heavy_instance(seed, 12, 6);
-        let sim = Sim::new(&slots, &cluster, Instant::now() + Duration::from_secs(10));
-        let order: Vec<usize> = (0..slots.len()).collect();
+        let instance = Instance::new(&slots, &cluster);
+        let sim = Sim::new(
+            &slots,
+            &cluster,
+            &instance,
+            Instant::now() + Duration::from_secs(10),
+        );
+        let order = [Run {
+            start: 0,
+            end: slots.len(),
+        }];
         let mut caps = CapTable::default();
         let full = sim.run_with(&order, usize::MAX, &mut caps, true);
         if sim.places_whatever_ties(&order) {
@@ -283,8 +289,15 @@ fn with_slack_ties_cost_one_branch() {
     assert_eq!(report.branches, 1);
     assert!(report.representative.places_all());
     // Following every tie takes more branches to say the same.
-    let sim = Sim::new(&slots, &cluster, Instant::now() + Duration::from_secs(10));
-    let full = sim.run_with(&[0, 1], 64, &mut CapTable::default(), true);
+    let instance = Instance::new(&slots, &cluster);
+    let sim = Sim::new(
+        &slots,
+        &cluster,
+        &instance,
+        Instant::now() + Duration::from_secs(10),
+    );
+    let order = [Run { start: 0, end: 2 }];
+    let full = sim.run_with(&order, 64, &mut CapTable::default(), true);
     assert_eq!(full.verdict, RayVerdict::Places);
     assert!(full.branches > 1, "{}", full.branches);
 }

@@ -7,7 +7,8 @@ use std::fmt;
 
 use resource_pool_core::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
 use resource_pool_core::check::{
-    CheckOptions, CheckReport, ClusterFinding, NoSpans, check, check_against_slots, spelt_otherwise,
+    CheckOptions, CheckReport, ClusterFinding, NoSpans, check_against_slots,
+    check_with_cluster_findings, spelt_otherwise,
 };
 use resource_pool_core::inventory::InventoryNote;
 use resource_pool_core::load::LoadedConfig;
@@ -75,8 +76,8 @@ impl CheckRun {
                 suggested_from: None,
             };
         };
-        let report = check(manager, &cluster, config, options);
-        let mut run = CheckRun::from_report(findings, report, cluster);
+        let (report, found) = check_with_cluster_findings(manager, &cluster, config, options);
+        let mut run = CheckRun::from_report(findings, report, found, cluster);
         let diagnostics = run
             .report
             .as_ref()
@@ -94,8 +95,8 @@ impl CheckRun {
         cluster: Cluster,
         options: &CheckOptions,
     ) -> CheckRun {
-        let report = check(manager, &cluster, &NoSpans, options);
-        let mut run = CheckRun::from_report(Vec::new(), report, cluster);
+        let (report, found) = check_with_cluster_findings(manager, &cluster, &NoSpans, options);
+        let mut run = CheckRun::from_report(Vec::new(), report, found, cluster);
         let diagnostics = run
             .report
             .as_ref()
@@ -106,9 +107,15 @@ impl CheckRun {
         run
     }
 
-    /// The run with the cluster's findings against the node-slots added.
-    fn from_report(mut findings: Vec<Finding>, report: CheckReport, cluster: Cluster) -> CheckRun {
-        findings.extend(slot_findings(&cluster, &report));
+    /// The run with the cluster's findings against the node-slots (`found`, read by the
+    /// check) added.
+    fn from_report(
+        mut findings: Vec<Finding>,
+        report: CheckReport,
+        found: Vec<ClusterFinding>,
+        cluster: Cluster,
+    ) -> CheckRun {
+        findings.extend(said_by_the_cluster(found, &report));
         CheckRun {
             findings,
             report: Some(report),
@@ -211,7 +218,13 @@ fn suggestion_findings(
 /// hold, a resource no alive node declares, ...), as every front end reports them: a
 /// resource whose spelling the check already corrects is said once, by the check.
 pub fn slot_findings(cluster: &Cluster, report: &CheckReport) -> Vec<Finding> {
-    check_against_slots(cluster, &report.slots)
+    said_by_the_cluster(check_against_slots(cluster, &report.slots), report)
+}
+
+/// The cluster's findings against the report's node-slots, as findings, less what the
+/// check says already.
+fn said_by_the_cluster(found: Vec<ClusterFinding>, report: &CheckReport) -> Vec<Finding> {
+    found
         .into_iter()
         .filter(|f| !said_by_type_name(f, report))
         .map(Finding::bare)
