@@ -28,6 +28,7 @@ mod document;
 mod duplicate_ids;
 mod hash_index;
 mod json_reader;
+mod node_entry;
 mod nodes;
 mod plain_entry;
 mod toml_reader;
