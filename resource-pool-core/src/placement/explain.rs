@@ -270,13 +270,8 @@ pub(crate) fn short_totals(problem: &Problem) -> Vec<ShortTotal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Node, Resources};
-
-    fn res(gpu: u64, cpu: u64) -> Resources {
-        Resources::new()
-            .with("GPU", Amount::from_units(gpu * 10_000))
-            .with("CPU", Amount::from_units(cpu * 10_000))
-    }
+    use crate::model::Node;
+    use crate::test_support::res;
 
     #[test]
     fn texts_read_like_the_issue() {

@@ -267,13 +267,7 @@ impl Instance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Amount;
-
-    fn res(gpu: u64, cpu: u64) -> Resources {
-        Resources::new()
-            .with("GPU", Amount::from_units(gpu * 10_000))
-            .with("CPU", Amount::from_units(cpu * 10_000))
-    }
+    use crate::test_support::res;
 
     fn slot(pool: usize, i: usize, gpu: u64) -> NodeSlot {
         NodeSlot {

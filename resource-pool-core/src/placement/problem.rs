@@ -279,31 +279,22 @@ impl Problem {
         // Classes that can host no type are dropped, and the others renumbered (most often
         // all are kept).
         let hosts = |class: &NodeClass| types.iter().any(|t| fits(&t.demand, &class.cap));
-        if classes.iter().all(hosts) {
-            return Problem {
-                names,
-                types,
-                classes,
-                node_runs: Arc::clone(&instance.node_runs),
-                class_of_shape,
-                need: total,
-                free,
-            };
-        }
-        let mut kept = 0;
-        let renumbered: Vec<Option<usize>> = classes
-            .iter()
-            .map(|class| {
-                types.iter().any(|t| fits(&t.demand, &class.cap)).then(|| {
-                    kept += 1;
-                    kept - 1
+        if !classes.iter().all(hosts) {
+            let mut kept = 0;
+            let renumbered: Vec<Option<usize>> = classes
+                .iter()
+                .map(|class| {
+                    hosts(class).then(|| {
+                        kept += 1;
+                        kept - 1
+                    })
                 })
-            })
-            .collect();
-        let mut number = renumbered.iter();
-        classes.retain(|_| number.next().is_some_and(Option::is_some));
-        for class in &mut class_of_shape {
-            *class = class.and_then(|c| renumbered[c]);
+                .collect();
+            let mut number = renumbered.iter();
+            classes.retain(|_| number.next().is_some_and(Option::is_some));
+            for class in &mut class_of_shape {
+                *class = class.and_then(|c| renumbered[c]);
+            }
         }
         Problem {
             names,
@@ -371,12 +362,7 @@ pub(crate) fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::model::{Amount, Node};
-
-    fn res(gpu: u64, cpu: u64) -> Resources {
-        Resources::new()
-            .with("GPU", Amount::from_units(gpu * 10_000))
-            .with("CPU", Amount::from_units(cpu * 10_000))
-    }
+    use crate::test_support::res;
 
     fn slot(i: usize, gpu: u64) -> NodeSlot {
         NodeSlot {
