@@ -3,15 +3,18 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::parse::ParseStream;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, Data, DeriveInput, Expr, Fields, Lit as SynLit, LitStr, Path, Token};
+use syn::{Attribute, Data, DeriveInput, Expr, Fields, LitStr, Path, Token};
 
 use crate::ast::{Accelerator, Lit, Pool, PoolsStruct, RoleEnum, RoleVariant};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
 use crate::suggest;
+
+mod value;
+
+use value::{expr_u32, lit_str, lit_u32, parse_attr, skip_value, unknown_key};
 
 const ENUM_KEYS: &[&str] = &["rename_all"];
 const VARIANT_KEYS: &[&str] = &["rename"];
@@ -497,133 +500,4 @@ fn pool_key(
 
 fn role_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|attr| attr.path().is_ident("role"))
-}
-
-/// Runs `logic` over the keys of `#[name(...)]`, reporting a malformed attribute.
-fn parse_attr(cx: &Ctxt, attr: &Attribute, logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>) {
-    if let Err(err) = attr.parse_nested_meta(logic) {
-        cx.push(err);
-    }
-}
-
-/// Reports an unknown key and skips its value, so the keys after it are still read.
-fn unknown_key(cx: &Ctxt, meta: &ParseNestedMeta, attr: &str, keys: &[&str]) -> syn::Result<()> {
-    let key = meta
-        .path
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_else(|| {
-            let path = &meta.path;
-            quote::quote!(#path).to_string().replace(' ', "")
-        });
-    let hint = suggest::hint(&key, keys.iter().copied());
-    let list: Vec<_> = keys.iter().map(|k| format!("`{k}`")).collect();
-    let expected = match list.as_slice() {
-        _ if !hint.is_empty() => String::new(),
-        [one] => format!("; the only key is {one}"),
-        _ => format!("; the keys are {}", list.join(", ")),
-    };
-    cx.error_at(
-        &meta.path,
-        format!("unknown key `{key}` in `#[{attr}(...)]`{hint}{expected}"),
-    );
-    skip_value(meta)
-}
-
-/// Skips `= value` or `(...)` after a key.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
-    let input: ParseStream = meta.input;
-    if input.peek(Token![=]) {
-        input.parse::<Token![=]>()?;
-        input.parse::<Expr>()?;
-    } else if input.peek(syn::token::Paren) {
-        input.parse::<proc_macro2::Group>()?;
-    }
-    Ok(())
-}
-
-/// `key = "string"`; a value of another kind is reported and read past.
-fn lit_str(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Option<LitStr>> {
-    let key = meta
-        .path
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    if !meta.input.peek(Token![=]) {
-        cx.error_at(&meta.path, format!("`{key}` takes a string: `{example}`"));
-        skip_value(meta)?;
-        return Ok(None);
-    }
-    let expr: Expr = meta.value()?.parse()?;
-    match expr {
-        Expr::Lit(syn::ExprLit {
-            lit: SynLit::Str(lit),
-            ..
-        }) => Ok(Some(lit)),
-        other => {
-            cx.error_at(&other, format!("`{key}` takes a string: `{example}`"));
-            Ok(None)
-        }
-    }
-}
-
-/// `key = 3`; a value of another kind is reported and read past.
-fn lit_u32(cx: &Ctxt, meta: &ParseNestedMeta, example: &str) -> syn::Result<Option<Lit<u32>>> {
-    let key = meta
-        .path
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    if !meta.input.peek(Token![=]) {
-        cx.error_at(
-            &meta.path,
-            format!("`{key}` takes a whole number: `{example}`"),
-        );
-        skip_value(meta)?;
-        return Ok(None);
-    }
-    let expr: Expr = meta.value()?.parse()?;
-    expr_u32(cx, &expr, &format!("`{key}`"))
-}
-
-/// A non-negative integer literal that fits `u32`.
-fn expr_u32(cx: &Ctxt, expr: &Expr, what: &str) -> syn::Result<Option<Lit<u32>>> {
-    match expr {
-        Expr::Lit(syn::ExprLit {
-            lit: SynLit::Int(int),
-            ..
-        }) => {
-            if !matches!(int.suffix(), "" | "u32") {
-                cx.error_at(
-                    int,
-                    format!(
-                        "{what} is a plain whole number: write it without the `{}` suffix",
-                        int.suffix()
-                    ),
-                );
-                return Ok(None);
-            }
-            match int.base10_parse::<u32>() {
-                Ok(value) => Ok(Some(Lit {
-                    value,
-                    span: int.span(),
-                })),
-                Err(_) => {
-                    cx.error_at(int, format!("{what} is too large (at most {})", u32::MAX));
-                    Ok(None)
-                }
-            }
-        }
-        Expr::Unary(syn::ExprUnary {
-            op: syn::UnOp::Neg(_),
-            ..
-        }) => {
-            cx.error_at(expr, format!("{what} cannot be negative"));
-            Ok(None)
-        }
-        other => {
-            cx.error_at(other, format!("{what} takes a whole number, such as `8`"));
-            Ok(None)
-        }
-    }
 }
