@@ -240,7 +240,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Simulates the groups in `order` (runs of slot indices), following ties unless
-    /// every branch is known to place everything ([`Sim::places_whatever_ties`]): then one
+    /// every branch is known to place everything ([`Self::places_whatever_ties_of`]): then one
     /// branch is the answer and the representative.
     pub(super) fn run(&self, order: &[Run], max_branches: usize, caps: &mut CapTable) -> Outcome {
         let segments = self.segments(order);

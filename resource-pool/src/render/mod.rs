@@ -2,7 +2,7 @@
 //!
 //! Diagnostics render through miette; this module draws what miette does not. A
 //! [`Picture`] is computed once from the slots, pools, cluster and an assignment
-//! ([`picture`], or [`check_pictures`] for what `check` shows and [`suggestion_pictures`]
+//! ([`picture()`], or [`check_pictures`] for what `check` shows and [`suggestion_pictures`]
 //! for the layouts it suggests), then drawn as text
 //! ([`render_text`], with or without ANSI colour: the caller decides) or as SVG
 //! ([`render_svg`]).

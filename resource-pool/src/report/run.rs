@@ -29,7 +29,7 @@ pub struct CheckRun {
     /// The cluster checked against.
     pub cluster: Cluster,
     /// The layouts suggested when it does not fit (see
-    /// [`suggest`](resource_pool_core::check::suggest)); their diagnostics are the last
+    /// [`resource_pool_core::check::suggest`]); their diagnostics are the last
     /// findings.
     pub suggestions: Option<Suggestions>,
     /// Where the suggestions' findings start, and the file they point into.

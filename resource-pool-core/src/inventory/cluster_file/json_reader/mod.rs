@@ -325,7 +325,7 @@ impl<'i> Scanner<'i> {
         }
     }
 
-    /// A number: `-`? (`0` | digits) (`.` digits)? ([eE] [+-]? digits)?.
+    /// A number: `-`? (`0` | digits) (`.` digits)? ((`e` | `E`) (`+` | `-`)? digits)?.
     fn number(&mut self) -> Step<Value<'i>> {
         let start = self.pos;
         let digits = |s: &mut Self| {
