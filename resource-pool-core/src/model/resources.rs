@@ -300,9 +300,32 @@ impl Resources {
         Arc::as_ptr(&self.0).cast::<()>() as usize
     }
 
-    /// Whether every amount in `demand` is at most what `self` holds.
+    /// Whether every amount in `demand` is at most what `self` holds. Both lists are
+    /// walked once, in their order of names (a reader checks `available` within `total`
+    /// for every node of a file, and these lists are short).
     pub fn covers(&self, demand: &Resources) -> bool {
-        demand.iter().all(|(name, amount)| self.get(name) >= amount)
+        let mut held = self.0.iter();
+        let mut next = held.next();
+        'demand: for (name, amount) in demand.0.iter() {
+            while let Some((held_name, all)) = next {
+                match held_name.as_str().cmp(name.as_str()) {
+                    std::cmp::Ordering::Less => next = held.next(),
+                    std::cmp::Ordering::Equal => {
+                        if amount > all {
+                            return false;
+                        }
+                        next = held.next();
+                        continue 'demand;
+                    }
+                    std::cmp::Ordering::Greater => break,
+                }
+            }
+            // `self` holds none of `name`.
+            if !amount.is_zero() {
+                return false;
+            }
+        }
+        true
     }
 
     /// What `self` still holds after `demand` is taken, each amount saturating at zero.

@@ -111,7 +111,7 @@ impl NodeReader {
                 .as_ref()
                 .is_some_and(|(a, t)| a.shares_with(&available) && t.shares_with(total));
             if !checked {
-                if !holds_no_more(&available, total) {
+                if !total.covers(&available) {
                     return false;
                 }
                 self.within = Some((available.clone(), total.clone()));
@@ -229,32 +229,6 @@ impl NodeReader {
     }
 }
 
-/// Whether no amount of `available` is over its amount in `total`: both lists walked
-/// once in their order of names (a name missing from `total` has none there).
-fn holds_no_more(available: &Resources, total: &Resources) -> bool {
-    let mut total = total.entries();
-    let mut held = total.next();
-    'available: for (name, amount) in available.entries() {
-        while let Some((held_name, all)) = held {
-            if held_name == name {
-                if amount > all {
-                    return false;
-                }
-                held = total.next();
-                continue 'available;
-            }
-            if held_name.as_str() > name.as_str() {
-                break;
-            }
-            held = total.next();
-        }
-        if !amount.is_zero() {
-            return false;
-        }
-    }
-    true
-}
-
 /// The problems of the top-level table: unknown keys, then a `nodes` that is no array.
 pub(super) fn check_root(
     root: &Table<'_>,
@@ -271,33 +245,5 @@ pub(super) fn check_root(
                 NodesKey::Other
             }
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-
-    use super::*;
-    use crate::model::Amount;
-
-    fn resources() -> impl Strategy<Value = Resources> {
-        let name = prop::sample::select(vec!["CPU", "GPU", "NPU", "a", "accelerator_type:H100"]);
-        prop::collection::vec((name, 0..4u64), 0..5).prop_map(|entries| {
-            entries
-                .into_iter()
-                .fold(Resources::new(), |resources, (name, units)| {
-                    resources.with(name, Amount::from_units(units))
-                })
-        })
-    }
-
-    proptest! {
-        /// The walk of both lists answers as looking each amount up in `total` does.
-        #[test]
-        fn holds_no_more_is_each_amount_within_its_total(available in resources(), total in resources()) {
-            let expected = available.iter().all(|(name, amount)| amount <= total.get(name));
-            prop_assert_eq!(holds_no_more(&available, &total), expected);
-        }
     }
 }
