@@ -10,7 +10,8 @@
 const ONES: u64 = u64::from_le_bytes([1; 8]);
 const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
 
-fn word(bytes: &[u8], at: usize) -> u64 {
+/// The eight bytes of `bytes` from `at`, as a little-endian word.
+pub(super) fn word(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
 }
 

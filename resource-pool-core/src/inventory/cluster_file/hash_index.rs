@@ -16,6 +16,8 @@
 
 use std::hash::{BuildHasher, RandomState};
 
+use super::byte_search::word;
+
 /// An index past its budget of probes, or full: too many keys fell on the same slots.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Crowded;
@@ -216,10 +218,6 @@ impl HashKeys {
         }
         fold(state, 0x9e37_79b9_7f4a_7c15)
     }
-}
-
-fn word(bytes: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
 }
 
 fn half(bytes: &[u8], at: usize) -> u32 {
