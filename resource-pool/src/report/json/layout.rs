@@ -4,7 +4,7 @@
 //!
 //! Why: the pretty layout spends seven lines on each placed slot, and a check lists every
 //! slot twice (`placement`, `ray_placement`). For 100,000 node-slots that was 18 MB, more
-//! than the 9 MB cluster file it answers; one row a slot is 11 MB, and reads (and greps)
+//! than the 9 MB cluster file it answers; one row a slot is 13 MB, and reads (and greps)
 //! as the table it is. The JSON values are the same either way.
 //!
 //! [`write_value`] lays out any result object; [`CheckResult::write_json`] writes `check`'s
