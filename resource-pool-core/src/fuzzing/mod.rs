@@ -16,7 +16,7 @@ use crate::inventory::local::{
 };
 use crate::inventory::{kubectl, ray_json, slurm};
 use crate::lint::LintOptions;
-use crate::load::{load_config, load_config_reading, load_config_with};
+use crate::load::{load_config, load_config_as, load_config_with};
 use crate::model::Cluster;
 use crate::source::SourceFile;
 
@@ -92,10 +92,10 @@ pub fn config_toml(bytes: &[u8]) {
 /// The config load, with arrays of counts read ahead when worth it and always, and the
 /// tree reader's agree on everything they say.
 fn assert_same_as_tree(source: &SourceFile, overrides: &[String], options: &LintOptions) {
-    let tree = || load_config_reading(source, overrides, options, Arrays::FromTree);
+    let tree = || load_config_as(source, overrides, options, Arrays::FromTree);
     for fast in [
         load_config_with(source, overrides, options),
-        load_config_reading(source, overrides, options, Arrays::Always),
+        load_config_as(source, overrides, options, Arrays::Always),
     ] {
         match (fast, tree()) {
             (Ok(fast), Ok(tree)) => {

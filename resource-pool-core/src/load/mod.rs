@@ -18,7 +18,8 @@ use std::fmt;
 use crate::config::count_arrays::Arrays;
 use crate::config::overrides::Layered;
 use crate::config::{
-    ConfigDiagnostic, ConfigDoc, OverrideError, PoolDefaults, parse_config_as, parse_config_with,
+    ConfigDiagnostic, ConfigDoc, OverrideError, PoolDefaults, parse_config, parse_config_as,
+    parse_config_with,
 };
 use crate::lint::{self, LintOptions};
 use crate::model::{PoolId, ResourcePool, ResourcePoolManager, RoleName};
@@ -69,7 +70,7 @@ impl LoadedConfig {
 
 /// Reads, lints and builds a config file.
 pub fn load_config(source: &SourceFile, options: &LintOptions) -> LoadedConfig {
-    let (doc, diagnostics) = parse_config_as(source, Arrays::WhenWorthIt);
+    let (doc, diagnostics) = parse_config(source);
     finish_load(source.clone(), doc, diagnostics, options)
 }
 
@@ -94,20 +95,11 @@ pub fn load_config_with(
     load_config_as(source, overrides, options, Arrays::WhenWorthIt)
 }
 
-/// [`load_config_with`] with arrays of counts always read ahead of the parser, or never
-/// (every array read from the `toml` crate's tree, as configs were read before: the oracle
-/// the read-ahead is compared with, in tests and fuzzing).
-#[cfg(any(test, feature = "fuzzing"))]
-pub(crate) fn load_config_reading(
-    source: &SourceFile,
-    overrides: &[String],
-    options: &LintOptions,
-    arrays: Arrays,
-) -> Result<LoadedConfig, OverrideFailure> {
-    load_config_as(source, overrides, options, arrays)
-}
-
-fn load_config_as(
+/// [`load_config_with`], its arrays of counts read ahead of the parser as `arrays` says:
+/// when worth it (the loaders), always, or never (every array read from the `toml`
+/// crate's tree, as configs were read before: the oracle the read-ahead is compared with,
+/// in tests and fuzzing).
+pub(crate) fn load_config_as(
     source: &SourceFile,
     overrides: &[String],
     options: &LintOptions,

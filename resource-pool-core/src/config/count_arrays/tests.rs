@@ -8,7 +8,7 @@ use proptest::test_runner::{Config, TestRunner};
 
 use super::{Arrays, find, worth_reading_ahead};
 use crate::lint::LintOptions;
-use crate::load::load_config_reading;
+use crate::load::load_config_as;
 use crate::source::SourceFile;
 
 /// The arrays read ahead in `text`, as the text of each.
@@ -325,8 +325,8 @@ fn overrides() -> impl Strategy<Value = Vec<String>> {
 fn assert_same(text: &str, overrides: &[String]) -> Result<(), TestCaseError> {
     let source = SourceFile::new("c.toml", text);
     let options = LintOptions::default();
-    let fast = load_config_reading(&source, overrides, &options, Arrays::Always);
-    let tree = load_config_reading(&source, overrides, &options, Arrays::FromTree);
+    let fast = load_config_as(&source, overrides, &options, Arrays::Always);
+    let tree = load_config_as(&source, overrides, &options, Arrays::FromTree);
     match (fast, tree) {
         (Ok(fast), Ok(tree)) => {
             prop_assert_eq!(&fast.doc, &tree.doc, "documents differ: {:?}", text);
