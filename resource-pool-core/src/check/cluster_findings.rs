@@ -2,7 +2,7 @@
 //! nodes than the slots need, the other accelerator than the one asked for, a resource no
 //! alive node declares. Cheap, and said even when the exact check cannot decide.
 
-use crate::model::{Cluster, NodeSlot, Resources, names};
+use crate::model::{Cluster, Node, NodeSlot, Resources, names};
 
 /// A finding of the cluster against the node-slots (warnings: the placement check gives
 /// the verdict).
@@ -190,21 +190,31 @@ fn nodes_needed_of(
 fn runs<'a>(lists: impl Iterator<Item = &'a Resources>) -> Vec<(&'a Resources, usize)> {
     let mut runs: Vec<(&Resources, usize)> = Vec::new();
     for list in lists {
-        match runs.last_mut() {
-            Some((last, count)) if last.shares_with(list) => *count += 1,
-            _ => runs.push((list, 1)),
-        }
+        add_to_runs(&mut runs, list, 1);
     }
     runs
 }
 
-/// The runs of what the alive nodes hold: the idle total where known, else what is free.
+/// Adds `count` more of `list` to `runs`: to the last run when it is the same shared list.
+pub(super) fn add_to_runs<'a>(
+    runs: &mut Vec<(&'a Resources, usize)>,
+    list: &'a Resources,
+    count: usize,
+) {
+    match runs.last_mut() {
+        Some((last, n)) if last.shares_with(list) => *n += count,
+        _ => runs.push((list, count)),
+    }
+}
+
+/// What an alive node holds: its idle total where known, else what is free.
+pub(super) fn held_by(node: &Node) -> &Resources {
+    node.total.as_ref().unwrap_or(&node.available)
+}
+
+/// The runs of what the alive nodes hold ([`held_by`]).
 fn held_runs(cluster: &Cluster) -> Vec<(&Resources, usize)> {
-    runs(
-        cluster
-            .alive()
-            .map(|node| node.total.as_ref().unwrap_or(&node.available)),
-    )
+    runs(cluster.alive().map(held_by))
 }
 
 /// The names in any of the lists, sorted, each once.
@@ -224,7 +234,7 @@ mod tests {
 
     use super::*;
     use crate::model::{
-        Accelerator, Amount, Node, PoolSpec, ResourcePool, ResourcePoolManager, Resources, RoleName,
+        Accelerator, Amount, PoolSpec, ResourcePool, ResourcePoolManager, Resources, RoleName,
     };
 
     fn whole(n: u64) -> Amount {

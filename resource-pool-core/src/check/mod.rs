@@ -157,12 +157,7 @@ pub fn check_with_cluster_findings<R: RoleKey>(
 fn read_input(slots: &[NodeSlot], cluster: &Cluster) -> (Instance, Vec<ClusterFinding>) {
     let mut held: Vec<(&Resources, usize)> = Vec::new();
     let instance = Instance::read(slots, cluster, |node, nodes| {
-        // What the nodes hold: their idle total where known, else what is free.
-        let list = node.total.as_ref().unwrap_or(&node.available);
-        match held.last_mut() {
-            Some((last, n)) if last.shares_with(list) => *n += nodes,
-            _ => held.push((list, nodes)),
-        }
+        cluster_findings::add_to_runs(&mut held, cluster_findings::held_by(node), nodes);
     });
     let demands: Vec<(&Resources, usize)> = instance
         .types
