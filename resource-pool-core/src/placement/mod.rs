@@ -90,7 +90,7 @@ pub use witness::{Witness, WitnessError};
 
 pub(crate) use explain::nearest;
 pub(crate) use instance::Instance;
-pub(crate) use problem::{FxBuild, VecIndex, VecMap, fill_vector, fits};
+pub(crate) use problem::{FxBuild, VecIndex, VecMap, fill_vector, fits, split_groups};
 #[cfg(test)]
 pub(crate) use runs::IndexRuns;
 pub(crate) use runs::{Run, push_run};

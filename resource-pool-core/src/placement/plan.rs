@@ -1,7 +1,7 @@
 //! Plans: what the searches produce (moves over classes of equal capacity), and their
 //! replay onto real node indices.
 
-use super::problem::{Problem, VecIndex};
+use super::problem::{Problem, VecIndex, split_groups};
 use super::runs::{Run, push_run};
 
 /// One step of a plan: `per_node` slots of type `ty` on each of `nodes` nodes whose
@@ -90,15 +90,14 @@ pub(crate) fn replay(problem: &Problem, moves: &[Move], n_slots: usize) -> Optio
         }
     }
     let mut stacks: Vec<Stack<'_>> = Vec::with_capacity(caps.len());
-    let mut rest: &mut [Run] = &mut own;
-    for c in 0..problem.classes.len() {
-        let (mine, after) = std::mem::take(&mut rest).split_at_mut(starts[c + 1] - starts[c]);
-        stacks.push(Stack {
-            own: mine,
-            ..Stack::default()
-        });
-        rest = after;
-    }
+    stacks.extend(
+        split_groups(&mut own, &starts)
+            .into_iter()
+            .map(|own| Stack {
+                own,
+                ..Stack::default()
+            }),
+    );
     stacks.resize_with(caps.len(), Stack::default);
     let mut next_slot: Vec<(usize, usize)> = vec![(0, 0); problem.types.len()];
     let mut out = vec![usize::MAX; n_slots];

@@ -348,6 +348,19 @@ pub(crate) fn runs_by_group(
     (out, starts)
 }
 
+/// The groups of a list laid out by [`runs_by_group`], each a slice of its own:
+/// `runs[starts[g]..starts[g + 1]]` for group `g`.
+pub(crate) fn split_groups<'r>(mut runs: &'r mut [Run], starts: &[usize]) -> Vec<&'r mut [Run]> {
+    starts
+        .windows(2)
+        .map(|bounds| {
+            let (group, rest) = std::mem::take(&mut runs).split_at_mut(bounds[1] - bounds[0]);
+            runs = rest;
+            group
+        })
+        .collect()
+}
+
 /// Greatest common divisor, with `gcd(0, x) = x`.
 pub(crate) fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {

@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 use super::fix::CapTable;
 use super::sim::{Decisions, PENDING, Sim};
 use super::*;
-use crate::placement::{Run, VecIndex, nearest, push_run};
+use crate::placement::{Run, VecIndex, nearest, push_run, split_groups};
 
 /// The nodes that have one capacity free, lowest index first.
 #[derive(Debug, Default)]
@@ -114,13 +114,10 @@ pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> R
     // A set per shape, then one per capacity groups leave behind; found by capacity.
     let (mut initial, starts) = instance.runs_by_shape();
     let shapes = instance.shape_counts.len();
-    let mut sets: Vec<NodeSet<'_>> = Vec::with_capacity(shapes);
-    let mut rest: &mut [Run] = &mut initial;
-    for s in 0..shapes {
-        let (mine, after) = std::mem::take(&mut rest).split_at_mut(starts[s + 1] - starts[s]);
-        sets.push(NodeSet::new(mine));
-        rest = after;
-    }
+    let mut sets: Vec<NodeSet<'_>> = split_groups(&mut initial, &starts)
+        .into_iter()
+        .map(NodeSet::new)
+        .collect();
     // Each set's capacity: the shapes' (distinct), then each capacity left behind.
     let mut set_caps: Vec<Cow<'_, [u64]>> = Vec::with_capacity(shapes);
     let mut index = VecIndex::default();
