@@ -384,7 +384,7 @@ pub fn check_placement(
     options: &PlacementOptions,
 ) -> PlacementReport {
     let budget = Budget::new(options.max_steps, options.budget);
-    let problem = Problem::of(Instance::for_placement(slots, cluster));
+    let problem = Problem::build(slots, cluster);
     check_problem(problem, slots, cluster, options, budget)
 }
 
