@@ -1,6 +1,7 @@
 //! Helpers shared by the unit tests of the placement check and the Ray simulation.
 
-use crate::model::{Amount, Cluster, Node, NodeSlot, Resources};
+use crate::model::{Amount, Cluster, Node, NodeSlot, ResourceName, Resources};
+use crate::placement::fill_vector;
 
 /// A whole number of resource units.
 pub(crate) fn whole(n: u64) -> Amount {
@@ -216,4 +217,33 @@ pub(crate) fn runs_case() -> impl proptest::strategy::Strategy<Value = (Vec<Node
             }
             (slots, cluster)
         })
+}
+
+/// A distinct demand as a vector over the demanded names, and its slots.
+pub(crate) type PlainDemand = (Vec<u64>, Vec<usize>);
+
+/// The demanded names (sorted) and each distinct demand with its slots, in order of first
+/// appearance: the plain way, slot by slot, as the placement check and Ray's simulation
+/// read slots before they read runs. Their test oracles share it.
+pub(crate) fn intern_slots_plainly(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<PlainDemand>) {
+    let mut names: Vec<ResourceName> = slots
+        .iter()
+        .flat_map(|s| s.demand.entries().map(|(n, _)| n.clone()))
+        .collect();
+    names.sort();
+    names.dedup();
+    let mut types: Vec<PlainDemand> = Vec::new();
+    let mut reps: Vec<&Resources> = Vec::new();
+    for (i, slot) in slots.iter().enumerate() {
+        match reps.iter().position(|r| **r == slot.demand) {
+            Some(t) => types[t].1.push(i),
+            None => {
+                let mut demand = vec![0; names.len()];
+                fill_vector(&slot.demand, &names, &mut demand);
+                reps.push(&slot.demand);
+                types.push((demand, vec![i]));
+            }
+        }
+    }
+    (names, types)
 }

@@ -6,7 +6,7 @@ use super::plan::Move;
 use super::problem::{VecMap, fill_vector, fits, gcd_u64};
 use super::*;
 use crate::model::ResourceName;
-use crate::test_support::{runs_case, tight_case};
+use crate::test_support::{intern_slots_plainly, runs_case, tight_case};
 
 /// A problem with its members as plain index vectors.
 #[derive(Debug, PartialEq, Eq)]
@@ -50,26 +50,9 @@ impl Plain {
 
     /// Interns, reduces and groups, reading every slot and every alive node.
     fn build(slots: &[NodeSlot], cluster: &Cluster) -> Plain {
-        let mut names: Vec<ResourceName> = slots
-            .iter()
-            .flat_map(|s| s.demand.entries().map(|(n, _)| n.clone()))
-            .collect();
-        names.sort();
-        names.dedup();
+        let (names, types) = intern_slots_plainly(slots);
         let dims = names.len();
-        let mut types: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();
         let mut buf = vec![0u64; dims];
-        let mut reps = Vec::new();
-        for (i, slot) in slots.iter().enumerate() {
-            match reps.iter().position(|r| *r == &slot.demand) {
-                Some(t) => types[t].1.push(i),
-                None => {
-                    fill_vector(&slot.demand, &names, &mut buf);
-                    reps.push(&slot.demand);
-                    types.push((buf.clone(), vec![i]));
-                }
-            }
-        }
         let mut need = vec![0u64; dims];
         let mut gcd = vec![0u64; dims];
         for (demand, members) in &types {

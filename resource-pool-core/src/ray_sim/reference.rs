@@ -11,6 +11,7 @@ use super::sim::{score, tied};
 use super::*;
 use crate::model::{ResourceName, Resources};
 use crate::placement::{FxBuild, VecMap, check_placement, fill_vector, fits, nearest};
+use crate::test_support::intern_slots_plainly;
 
 const PENDING: u32 = u32::MAX;
 
@@ -88,7 +89,7 @@ fn state_key(pos: usize, blocked: Option<PoolId>, classes: &[(Vec<u64>, u64)]) -
 
 impl<'a> Sim<'a> {
     fn new(slots: &'a [NodeSlot], cluster: &'a Cluster, deadline: Instant) -> Sim<'a> {
-        let (names, types) = intern(slots);
+        let (names, types) = intern_slots_plainly(slots);
         let dims = names.len();
         let mut type_of = vec![0; slots.len()];
         for (t, (_, members)) in types.iter().enumerate() {
@@ -380,34 +381,6 @@ impl<'a> Sim<'a> {
                 .collect(),
         }
     }
-}
-
-/// A distinct demand and its slots.
-type Demand = (Vec<u64>, Vec<usize>);
-
-/// The demanded names and each distinct demand with its slots, in order of first
-/// appearance: the plain way, slot by slot.
-fn intern(slots: &[NodeSlot]) -> (Vec<ResourceName>, Vec<Demand>) {
-    let mut names: Vec<ResourceName> = slots
-        .iter()
-        .flat_map(|s| s.demand.entries().map(|(n, _)| n.clone()))
-        .collect();
-    names.sort();
-    names.dedup();
-    let mut types: Vec<Demand> = Vec::new();
-    let mut reps: Vec<&Resources> = Vec::new();
-    for (i, slot) in slots.iter().enumerate() {
-        match reps.iter().position(|r| **r == slot.demand) {
-            Some(t) => types[t].1.push(i),
-            None => {
-                let mut demand = vec![0; names.len()];
-                fill_vector(&slot.demand, &names, &mut demand);
-                reps.push(&slot.demand);
-                types.push((demand, vec![i]));
-            }
-        }
-    }
-    (names, types)
 }
 
 /// The simulation as it was: the same model, group by group.
