@@ -92,12 +92,12 @@ pub fn config_toml(bytes: &[u8]) {
 /// The config load, with arrays of counts read ahead when worth it and always, and the
 /// tree reader's agree on everything they say.
 fn assert_same_as_tree(source: &SourceFile, overrides: &[String], options: &LintOptions) {
-    let tree = || load_config_as(source, overrides, options, Arrays::FromTree);
+    let tree = load_config_as(source, overrides, options, Arrays::FromTree);
     for fast in [
         load_config_with(source, overrides, options),
         load_config_as(source, overrides, options, Arrays::Always),
     ] {
-        match (fast, tree()) {
+        match (&fast, &tree) {
             (Ok(fast), Ok(tree)) => {
                 assert_eq!(fast.doc, tree.doc, "the documents differ");
                 assert_eq!(fast.diagnostics, tree.diagnostics, "the diagnostics differ");
@@ -108,8 +108,8 @@ fn assert_same_as_tree(source: &SourceFile, overrides: &[String], options: &Lint
             }
             (fast, tree) => panic!(
                 "one load fails on its overrides, the other not: {:?} / {:?}",
-                fast.map(|l| l.diagnostics),
-                tree.map(|l| l.diagnostics)
+                fast.as_ref().map(|l| &l.diagnostics),
+                tree.as_ref().map(|l| &l.diagnostics)
             ),
         }
     }
