@@ -62,23 +62,37 @@ pub(super) fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-/// `key = "string"`; a value of another kind is reported and read past.
-pub(super) fn lit_str(
+/// The key's name and the expression after its `=`; a key written without `=` is
+/// reported (it takes `what`, written as `example`) and its value read past (`None`).
+fn key_value(
     cx: &Ctxt,
     meta: &ParseNestedMeta,
+    what: &str,
     example: &str,
-) -> syn::Result<Option<LitStr>> {
+) -> syn::Result<Option<(String, Expr)>> {
     let key = meta
         .path
         .get_ident()
         .map(ToString::to_string)
         .unwrap_or_default();
     if !meta.input.peek(Token![=]) {
-        cx.error_at(&meta.path, format!("`{key}` takes a string: `{example}`"));
+        cx.error_at(&meta.path, format!("`{key}` takes {what}: `{example}`"));
         skip_value(meta)?;
         return Ok(None);
     }
     let expr: Expr = meta.value()?.parse()?;
+    Ok(Some((key, expr)))
+}
+
+/// `key = "string"`; a value of another kind is reported and read past.
+pub(super) fn lit_str(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    example: &str,
+) -> syn::Result<Option<LitStr>> {
+    let Some((key, expr)) = key_value(cx, meta, "a string", example)? else {
+        return Ok(None);
+    };
     match expr {
         Expr::Lit(syn::ExprLit {
             lit: SynLit::Str(lit),
@@ -97,20 +111,9 @@ pub(super) fn lit_u32(
     meta: &ParseNestedMeta,
     example: &str,
 ) -> syn::Result<Option<Lit<u32>>> {
-    let key = meta
-        .path
-        .get_ident()
-        .map(ToString::to_string)
-        .unwrap_or_default();
-    if !meta.input.peek(Token![=]) {
-        cx.error_at(
-            &meta.path,
-            format!("`{key}` takes a whole number: `{example}`"),
-        );
-        skip_value(meta)?;
+    let Some((key, expr)) = key_value(cx, meta, "a whole number", example)? else {
         return Ok(None);
-    }
-    let expr: Expr = meta.value()?.parse()?;
+    };
     expr_u32(cx, &expr, &format!("`{key}`"))
 }
 
