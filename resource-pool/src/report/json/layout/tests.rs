@@ -49,7 +49,8 @@ fn result_of(run: &CheckRun) -> CheckResult<'_> {
 
 #[test]
 fn placements_stand_one_per_line_and_the_rest_is_pretty() {
-    // verl's hang: the small pool first takes the big node.
+    // Two pools that fit, the 8-GPU one created first: Ray places both (and the
+    // diagnostic set by hand shows a nested value in the pretty layout).
     let cluster = Cluster::new(vec![gpu_node("big", 8, 32), gpu_node("small", 4, 16)]);
     let run = checked(&[("pool0", vec![8]), ("pool1", vec![4])], cluster);
     let mut result = result_of(&run);
