@@ -298,7 +298,7 @@ fn nnodes_of_u32_max_is_a_diagnostic_and_allocates_nothing_proportional() {
     assert!(
         too_many
             .to_string()
-            .contains("4294967295 node-slots, more than the limit of 1000000")
+            .contains("brings the node-slots to 4294967295, more than the limit of 1000000")
     );
     // `vec![8u32; 4294967295]` would be 16 GiB; the whole load takes a few kilobytes.
     assert!(peak < 256 * 1024, "loading took {peak} bytes");
@@ -526,19 +526,32 @@ fn a_config_of_10k_pools_loads_within_bounds() {
     );
     assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
 
-    // Past the slot limit, the pool that crosses it is named.
+    // Past the slot limit, the pool that crosses it is named, once, with the total.
     let limited = load_config(
         &source(&text),
         &LintOptions {
-            limits: resource_pool_core::lint::ConfigLimits { max_slots: 9_999 },
+            limits: resource_pool_core::lint::ConfigLimits { max_slots: 9_998 },
             ..LintOptions::default()
         },
     );
     assert!(limited.manager.is_none());
+    let too_many: Vec<_> = limited
+        .diagnostics
+        .iter()
+        .filter(|d| matches!(d, ConfigDiagnostic::TooManySlots { .. }))
+        .collect();
     assert!(
-        limited.diagnostics.iter().any(
-            |d| matches!(d, ConfigDiagnostic::TooManySlots { pool, .. } if pool == "pool_9999")
-        )
+        matches!(
+            too_many.as_slice(),
+            [ConfigDiagnostic::TooManySlots { pool, count: 1, total: 9_999, limit: 9_998, .. }]
+                if pool == "pool_9998"
+        ),
+        "{too_many:?}"
+    );
+    assert!(
+        too_many[0]
+            .to_string()
+            .contains("pool `pool_9998` brings the node-slots to 9999, more than the limit of 9998")
     );
 }
 

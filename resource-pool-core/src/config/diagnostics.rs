@@ -115,17 +115,22 @@ pub enum ConfigDiagnostic {
         span: SourceSpan,
     },
 
-    /// More node-slots than the limit (a typo such as `nnodes = 4294967295`).
-    #[error("pool `{pool}` has {count} node-slots, more than the limit of {limit}")]
+    /// More node-slots over all pools than the limit (a typo such as
+    /// `nnodes = 4294967295`), on the pool that passes it.
+    #[error("pool `{pool}` brings the node-slots to {total}, more than the limit of {limit}")]
     #[diagnostic(
         code(resource_pool::config::too_many_slots),
-        help("is this a typo? raise the limit with --max-slots if the pool is really this large")
+        help(
+            "is this a typo? if the layout is really this large, raise the limit (`--max-slots` on the command line, `ConfigLimits::max_slots` in the library)"
+        )
     )]
     TooManySlots {
         /// The pool, by its name in the config.
         pool: String,
         /// Its node-slots.
         count: u64,
+        /// The node-slots of this pool and every pool before it.
+        total: u64,
         /// The limit that was passed (a `--max-*` setting or its default).
         limit: u64,
         /// The count.

@@ -91,8 +91,11 @@ pub fn lint_pool(
         SlotSource::Defaults(fixed) => fixed.len() as u64,
         SlotSource::Missing => 0,
     };
-    *slots_so_far = slots_so_far.saturating_add(count);
-    if *slots_so_far > limits.max_slots {
+    let before = *slots_so_far;
+    *slots_so_far = before.saturating_add(count);
+    // Reported once, on the pool whose node-slots pass the limit: the limit is on all
+    // pools together, and every later pool is over it only because of this one.
+    if before <= limits.max_slots && *slots_so_far > limits.max_slots {
         let span = pool
             .nnodes
             .as_ref()
@@ -102,6 +105,7 @@ pub fn lint_pool(
         out.push(ConfigDiagnostic::TooManySlots {
             pool: name.clone(),
             count,
+            total: *slots_so_far,
             limit: limits.max_slots,
             span: to_source_span(&span),
         });
