@@ -19,6 +19,8 @@ pub enum ValueKind {
         /// The accepted values, when fixed.
         one_of: Option<&'static [&'static str]>,
     },
+    /// A string that may not be empty: the name of a Ray resource.
+    ResourceName,
     /// `true` or `false`.
     Boolean,
     /// A table of resource name to amount (a number from 0 to
@@ -168,7 +170,7 @@ pub const POOL_KEYS: &[KeyDoc] = &[
     },
     KeyDoc {
         name: "accelerator_type",
-        value: ValueKind::Text { one_of: None },
+        value: ValueKind::ResourceName,
         description: "A Ray accelerator-type resource every bundle asks for a sliver of, \
                       such as \"accelerator_type:H100\".",
         default: None,

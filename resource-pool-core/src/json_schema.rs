@@ -112,6 +112,7 @@ impl Generator<'_> {
             ValueKind::Count { minimum } => count(minimum),
             ValueKind::CountList => json!({ "type": "array", "minItems": 1, "items": count(1) }),
             ValueKind::Text { one_of: None } => json!({ "type": "string" }),
+            ValueKind::ResourceName => json!({ "type": "string", "minLength": 1 }),
             ValueKind::Text {
                 one_of: Some(values),
             } => json!({ "type": "string", "enum": values }),

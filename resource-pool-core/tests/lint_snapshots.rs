@@ -75,6 +75,10 @@ snapshot!(
     "[pools.global_pool]\nprocess_on_nodes = [8]\naccelerator = \"gpu\"\n\n[mapping]\nactor_rollout = \"global_pool\"\n"
 );
 snapshot!(
+    empty_accelerator_type,
+    "[pools.global_pool]\nprocess_on_nodes = [8]\naccelerator_type = \"\"\n\n[mapping]\nactor_rollout = \"global_pool\"\n"
+);
+snapshot!(
     bad_bundle_resource,
     "[pools.global_pool]\nprocess_on_nodes = [8]\nbundle_resources = { GPU = 1, my_custom = 0.5 }\n\n[mapping]\nactor_rollout = \"global_pool\"\n"
 );

@@ -273,6 +273,11 @@ const REJECTED_CONFIGS: &[(&str, &str, &str)] = &[
         "resource_pool::config::unknown_accelerator",
     ),
     (
+        "an empty accelerator_type",
+        "[pools.p]\nprocess_on_nodes = [8]\naccelerator_type = \"\"\n[mapping]\nactor_rollout = \"p\"\n",
+        "resource_pool::config::empty_accelerator_type",
+    ),
+    (
         "CPU in bundle_resources",
         "[pools.p]\nprocess_on_nodes = [8]\nbundle_resources = { CPU = 1 }\n[mapping]\nactor_rollout = \"p\"\n",
         "resource_pool::config::bad_bundle_resource",

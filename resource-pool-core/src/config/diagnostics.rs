@@ -192,6 +192,23 @@ pub enum ConfigDiagnostic {
         span: SourceSpan,
     },
 
+    /// `accelerator_type = ""`: a bundle would ask for a resource with no name.
+    #[error("pool `{pool}` has an empty accelerator_type")]
+    #[diagnostic(
+        code(resource_pool::config::empty_accelerator_type),
+        help(
+            "name the custom Ray resource the nodes declare, such as \"accelerator_type:H100\", or remove the key"
+        )
+    )]
+    EmptyAcceleratorType {
+        /// The pool, by its name in the config.
+        pool: String,
+        /// The empty string.
+        #[label("empty")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// A bundle resource that is empty or shadows one verl sets itself.
     #[error("bundle resource `{name}` {problem}")]
     #[diagnostic(code(resource_pool::config::bad_bundle_resource), help("{help}"))]

@@ -128,6 +128,14 @@ pub fn lint_pool(
             span: to_source_span(&acc.span),
         });
     }
+    if let Some(kind) = &pool.accelerator_type
+        && kind.value.is_empty()
+    {
+        out.push(ConfigDiagnostic::EmptyAcceleratorType {
+            pool: name.clone(),
+            span: to_source_span(&kind.span),
+        });
+    }
     lint_bundle_resources(pool, out);
     if out[start..].iter().all(|d| !d.is_error())
         && let Some(spec) = pool.build(defaults)

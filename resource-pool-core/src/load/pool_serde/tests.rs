@@ -118,6 +118,11 @@ fn a_bad_value_fails_at_its_line_naming_its_key() {
             3,
             "bundle resource `CPU` is set by verl itself",
         ),
+        (
+            "accelerator_type = \"\"",
+            3,
+            "`accelerator_type`: pool `(this pool)` has an empty accelerator_type",
+        ),
     ];
     for (bad, line, expected) in cases {
         let text = format!("# a pool\nnnodes = 1\n{bad}\ngpus_per_node = 8\n");
