@@ -303,11 +303,29 @@ pub(crate) fn count(
                 None
             }
         },
-        DeValue::Float(_) => {
-            out.push(bad(
-                "is not a whole number",
-                "counts are whole numbers such as 8",
-            ));
+        DeValue::Float(f) => {
+            // A float can hold a whole number (`8.0`, JSON's `1e30`): say what is wrong
+            // with it rather than call it fractional.
+            let whole = f
+                .as_str()
+                .replace('_', "")
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && v.fract() == 0.0);
+            out.push(match whole {
+                Some(v) if v > f64::from(u32::MAX) => {
+                    bad("is too large", &format!("counts are at most {}", u32::MAX))
+                }
+                Some(v) if v < 0.0 => bad("is negative", "counts are whole numbers of at least 1"),
+                Some(_) => bad(
+                    "is written as a float",
+                    "write the count as an integer, without a point or exponent: 8, not 8.0",
+                ),
+                None => bad(
+                    "is not a whole number",
+                    "counts are whole numbers such as 8",
+                ),
+            });
             None
         }
         _ => {

@@ -212,8 +212,15 @@ fn config_numbers_out_of_range_are_diagnostics_on_the_number() {
         (
             "process_on_nodes = [8]\nmax_colocate_count = 1e3",
             "1e3",
-            "is not a whole number",
+            "is written as a float",
         ),
+        (
+            "gpus_per_node = 8.0\nnnodes = 2",
+            "8.0",
+            "is written as a float",
+        ),
+        ("gpus_per_node = 8\nnnodes = 1e30", "1e30", "is too large"),
+        ("process_on_nodes = [-8.0]", "-8.0", "is negative"),
         (
             "process_on_nodes = [8]\nbundle_resources = { my_custom = nan }",
             "nan",

@@ -148,6 +148,10 @@ fn json_errors_have_line_and_column_of_the_value() {
         err.to_string().contains("`process_on_nodes`: pool"),
         "{err}"
     );
+    // JSON writes a large whole number as a float: it is too large, not fractional.
+    let huge = "{\"gpus_per_node\": 8, \"nnodes\": 1e30}";
+    let err = serde_json::from_str::<PoolSpec>(huge).unwrap_err();
+    assert!(err.to_string().contains("`nnodes` is too large"), "{err}");
     // Keys may repeat in JSON: the second is refused.
     let twice = "{\"nnodes\": 1, \"gpus_per_node\": 8, \"nnodes\": 2}";
     let err = serde_json::from_str::<PoolSpec>(twice).unwrap_err();
