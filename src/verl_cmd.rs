@@ -49,8 +49,14 @@ pub struct VerlArgs {
     #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
     verl_version: Option<String>,
     /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
-    /// also after `env VAR=..` or `ray job submit ... --`), or its overrides alone.
-    #[arg(last = true, value_name = "LAUNCH")]
+    /// also after `env VAR=..` or `ray job submit ... --`), or its overrides alone; after
+    /// `--`, or after this command's own options (everything from the first word that is
+    /// not one of them is the launch line).
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "LAUNCH"
+    )]
     overrides: Vec<String>,
 }
 

@@ -572,3 +572,30 @@ fn distillation_checks_the_teacher_pool_too() {
     assert_eq!(code, Some(1), "{value}");
     assert!(codes(&value).contains(&"resource_pool::verl::teacher_pool_size"));
 }
+
+#[test]
+fn the_launch_line_may_come_without_the_double_dash() {
+    let line = [
+        "python3",
+        "-u",
+        "-m",
+        "verl.trainer.main_ppo",
+        "trainer.nnodes=2",
+        "trainer.n_gpus_per_node=8",
+    ];
+    let mut with = vec!["--cluster", THREE, "--"];
+    with.extend_from_slice(&line);
+    let mut without = vec!["--cluster", THREE];
+    without.extend_from_slice(&line);
+    let (with_code, with_json) = json_of(&with);
+    let (without_code, without_json) = json_of(&without);
+    assert_eq!(with_code, Some(0), "{with_json}");
+    assert_eq!((without_code, without_json), (with_code, with_json));
+    // Our own options go before the line: after its first word they are the line's.
+    let (code, value) = json_of(&["--cluster", THREE, "trainer.nnodes=2", "--budget-ms", "5"]);
+    assert_eq!(code, Some(1), "{value}");
+    assert!(
+        codes(&value).contains(&"resource_pool::verl::override_syntax"),
+        "{value}"
+    );
+}
