@@ -113,9 +113,13 @@ pub fn render_human_refs(findings: &[&Finding], colour: bool) -> String {
     } else {
         GraphicalTheme::unicode_nocolor()
     };
+    // Lines break at spaces only: a help's `++trainer.x=...` or a key with hyphens split
+    // over two lines cannot be pasted back.
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(100)
-        .with_links(false);
+        .with_links(false)
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut out = String::new();
     for finding in findings {
         if finding.is_brief() {
