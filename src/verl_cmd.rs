@@ -322,21 +322,14 @@ impl VerlRun {
         let (Some(_), Some(layout)) = (&self.report, &self.loaded.layout) else {
             return String::new();
         };
-        let pools: Vec<String> = layout
-            .pools
-            .iter()
-            .map(|p| format!("{} = {:?}", p.name, p.spec.process_on_nodes))
-            .collect();
+        // Long lists shortened (`100000 node-slots of 8`), as suggestions show them.
+        let pools = suggest::LayoutText::of(&layout.pools);
         let mapping: Vec<String> = layout
             .mapping
             .iter()
             .map(|(r, p)| format!("{r} → {p}"))
             .collect();
-        format!(
-            "verl builds: {}; {}\n",
-            pools.join(", "),
-            mapping.join(", ")
-        )
+        format!("verl builds: {pools}; {}\n", mapping.join(", "))
     }
 }
 

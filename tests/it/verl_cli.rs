@@ -599,3 +599,16 @@ fn the_launch_line_may_come_without_the_double_dash() {
         "{value}"
     );
 }
+
+#[test]
+fn a_long_layout_is_shortened_in_the_heading() {
+    let out = human(&["--cluster", THREE, "--", "trainer.nnodes=1000"]);
+    let heading = out
+        .lines()
+        .find(|l| l.starts_with("verl builds:"))
+        .unwrap_or_else(|| panic!("no heading: {out}"));
+    assert_eq!(
+        heading,
+        "verl builds: global_pool = 1000 node-slots of 8; actor_rollout → global_pool, critic → global_pool"
+    );
+}
