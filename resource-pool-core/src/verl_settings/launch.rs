@@ -139,8 +139,9 @@ pub struct Launch {
     pub problems: Vec<LaunchProblem>,
 }
 
-/// Interpreter flags that take a value (`-X dev`, `-W ignore`).
-const PYTHON_FLAGS_WITH_VALUE: &[&str] = &["-X", "-W", "--check-hash-based-pycs"];
+/// Python's short flags that take a value: `-m MODULE`, `-c CODE`, `-X dev`, `-W ignore`
+/// (its one long flag with a value, `--check-hash-based-pycs`, is read apart).
+const PYTHON_FLAGS_WITH_VALUE: &[char] = &['m', 'c', 'X', 'W'];
 
 fn is_python(word: &str) -> bool {
     let name = word.rsplit('/').next().unwrap_or(word);
@@ -260,44 +261,66 @@ pub fn parse_launch(words: &[String]) -> Launch {
             let Some(w) = words.get(i) else {
                 return launch;
             };
-            match w.as_str() {
-                "-m" => {
-                    let Some(module) = words.get(i + 1) else {
-                        launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                        return launch;
-                    };
+            if w == "--check-hash-based-pycs" {
+                if i + 1 >= words.len() {
+                    launch.problems.push(LaunchProblem::MissingValue(span(i)));
+                    return launch;
+                }
+                i += 2;
+                continue;
+            }
+            if w.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) else {
+                // A script (`-` alone is stdin, which we cannot read either).
+                let kind = script_module(w).map_or(EntryKind::Unknown, |m| classify(&m));
+                launch.entry = Some(Entry {
+                    text: w.clone(),
+                    module: false,
+                    span: span(i),
+                    kind,
+                });
+                i += 1;
+                break;
+            };
+            // Python reads its short flags as getopt does: `-um MODULE` is `-u -m MODULE`,
+            // and a flag that takes a value takes the rest of its word
+            // (`-mverl.trainer.main_ppo`, `-Xdev`), else the next word.
+            let Some((at, flag)) = flags
+                .char_indices()
+                .find(|(_, c)| PYTHON_FLAGS_WITH_VALUE.contains(c))
+            else {
+                i += 1;
+                continue;
+            };
+            let attached = 1 + at + flag.len_utf8();
+            let (value, value_span, next) = if attached < w.len() {
+                let start = starts[i] + attached;
+                (&w[attached..], start..starts[i] + w.len(), i + 1)
+            } else if let Some(value) = words.get(i + 1) {
+                (value.as_str(), span(i + 1), i + 2)
+            } else {
+                launch.problems.push(LaunchProblem::MissingValue(span(i)));
+                return launch;
+            };
+            match flag {
+                'm' => {
                     launch.entry = Some(Entry {
-                        text: module.clone(),
+                        text: value.to_owned(),
                         module: true,
-                        span: span(i + 1),
-                        kind: classify(module),
+                        span: value_span,
+                        kind: classify(value),
                     });
-                    i += 2;
+                    i = next;
                     break;
                 }
-                "-c" => {
+                'c' => {
                     launch.problems.push(LaunchProblem::InlineCode(span(i)));
                     return launch;
                 }
-                f if PYTHON_FLAGS_WITH_VALUE.contains(&f) => {
-                    if i + 1 >= words.len() {
-                        launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                        return launch;
-                    }
-                    i += 2;
-                }
-                f if f.starts_with('-') && f.len() > 1 => i += 1,
-                script => {
-                    let kind = script_module(script).map_or(EntryKind::Unknown, |m| classify(&m));
-                    launch.entry = Some(Entry {
-                        text: script.to_owned(),
-                        module: false,
-                        span: span(i),
-                        kind,
-                    });
-                    i += 1;
-                    break;
-                }
+                _ => i = next,
             }
         }
     } else if let Some(w) = words.get(i)
@@ -386,6 +409,42 @@ mod tests {
         let (text, at) = &l.overrides[0];
         assert_eq!(&l.line[*at..*at + text.len()], "trainer.nnodes=2");
         assert!(l.problems.is_empty());
+    }
+
+    #[test]
+    fn python_short_flags_combine_as_getopt_reads_them() {
+        for line in [
+            "python3 -um verl.trainer.main_ppo trainer.nnodes=2",
+            "python3 -Bm verl.trainer.main_ppo trainer.nnodes=2",
+            "python3 -mverl.trainer.main_ppo trainer.nnodes=2",
+            "python3 -Xdev -Wignore -um verl.trainer.main_ppo trainer.nnodes=2",
+            "python3 -uX dev -Bmverl.trainer.main_ppo trainer.nnodes=2",
+            "python3 --check-hash-based-pycs never -m verl.trainer.main_ppo trainer.nnodes=2",
+        ] {
+            let l = parse_launch(&words(line));
+            let entry = l
+                .entry
+                .as_ref()
+                .unwrap_or_else(|| panic!("{line}: no entry"));
+            assert_eq!(
+                &l.line[entry.span.clone()],
+                "verl.trainer.main_ppo",
+                "{line}"
+            );
+            assert!(matches!(entry.kind, EntryKind::Understood(_)), "{line}");
+            let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
+            assert_eq!(overrides, ["trainer.nnodes=2"], "{line}");
+            assert!(l.problems.is_empty(), "{line}");
+        }
+        // `-uc CODE`: inline code, on its flag; a value flag at the end has no value.
+        let l = parse_launch(&words("python3 -uc print(1) trainer.nnodes=2"));
+        assert!(
+            matches!(&l.problems[..], [LaunchProblem::InlineCode(s)] if l.line[s.clone()] == *"-uc")
+        );
+        let l = parse_launch(&words("python3 -u -m"));
+        assert!(
+            matches!(&l.problems[..], [LaunchProblem::MissingValue(s)] if l.line[s.clone()] == *"-m")
+        );
     }
 
     #[test]
