@@ -549,9 +549,9 @@ fn a_config_of_10k_pools_loads_within_bounds() {
         "{too_many:?}"
     );
     assert!(
-        too_many[0]
-            .to_string()
-            .contains("pool `pool_9998` brings the node-slots to 9999, more than the limit of 9998")
+        too_many[0].to_string().contains(
+            "pool `pool_9998` brings the node-slots to 9999, more than the limit of 9998"
+        )
     );
 }
 
