@@ -152,6 +152,13 @@ def test_raise_for_problems_raises_a_layout_error():
     assert str(raised.value) == str(report).rstrip()
 
 
+def test_repr_counts_errors_warnings_and_advice_as_the_summary_line_does():
+    report = rp.check({"global_pool": [8, 8, 8]}, {"actor_rollout": "global_pool"}, cluster=BIG_AND_SMALL)
+    assert str(report).endswith("(2 errors, 1 warning, 1 advice)\n")
+    assert repr(report).endswith(" errors=2 warnings=1 advice=1>"), repr(report)
+    assert [d["severity"] for d in report.diagnostics].count("advice") == 1
+
+
 def test_colour_only_when_asked():
     report = rp.check(HANG_SPEC, HANG_MAPPING, cluster=BIG_AND_SMALL)
     assert "\x1b[" not in str(report)
