@@ -168,6 +168,14 @@ impl Report {
         self.field(py, "diagnostics")
     }
 
+    /// The suggested layouts, as `as_dict()["suggestions"]`: `[{"when", "pools",
+    /// "accelerators", "overrides", "undecided"}, ...]` (and `"holders"` for `"idle"`);
+    /// empty when none is suggested.
+    #[getter]
+    fn suggestions(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.field(py, "suggestions")
+    }
+
     /// The Ray version the dashboard said it runs (`None` for other sources).
     #[getter]
     fn ray_version(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

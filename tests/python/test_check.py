@@ -126,7 +126,7 @@ def test_str_and_json_equal_the_cli_for_the_same_inputs(case, tmp_path):
         ["check", "<rp.check>", "--cluster", cluster, "--format", "json"], cwd=tmp_path, merged=False
     )
     assert report.as_dict() == json.loads(as_json.stdout)
-    for key in ("feasible", "ray", "placement", "ray_placement"):
+    for key in ("feasible", "ray", "placement", "ray_placement", "suggestions"):
         assert getattr(report, key) == report.as_dict()[key]
     for ours, theirs in zip(report.diagnostics, report.as_dict()["diagnostics"]):
         assert {k: v for k, v in ours.items() if v is not None} == theirs
@@ -157,6 +157,15 @@ def test_repr_counts_errors_warnings_and_advice_as_the_summary_line_does():
     assert str(report).endswith("(2 errors, 1 warning, 1 advice)\n")
     assert repr(report).endswith(" errors=2 warnings=1 advice=1>"), repr(report)
     assert [d["severity"] for d in report.diagnostics].count("advice") == 1
+
+
+def test_suggestions_are_an_attribute_as_in_as_dict():
+    report = rp.check({"global_pool": [8, 8, 8]}, {"actor_rollout": "global_pool"}, cluster=BIG_AND_SMALL)
+    assert report.suggestions == report.as_dict()["suggestions"]
+    (now,) = report.suggestions
+    assert (now["when"], now["pools"]) == ("now", {"global_pool": [8]})
+    placed = rp.check({"global_pool": [8]}, {"actor_rollout": "global_pool"}, cluster=BIG_AND_SMALL)
+    assert placed.suggestions == []
 
 
 def test_colour_only_when_asked():
