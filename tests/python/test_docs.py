@@ -18,3 +18,11 @@ def test_the_five_line_example(monkeypatch):
     with contextlib.redirect_stdout(out):
         exec(compile(code, "docs/python.md", "exec"), {})
     assert out.getvalue() == expected
+
+
+def test_every_error_class_derives_from_resource_pool_error():
+    import resource_pool as rp
+
+    errors = [getattr(rp, name) for name in rp.__all__ if name.endswith("Error") or name == "ClusterUnreachable"]
+    assert rp.ArgumentError in errors
+    assert all(issubclass(error, rp.ResourcePoolError) for error in errors)
