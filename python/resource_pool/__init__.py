@@ -30,6 +30,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._errors import (
+    ArgumentError,
     ClusterError,
     ClusterUnreachable,
     ConfigError,
@@ -51,6 +52,7 @@ __all__ = [
     "ClusterError",
     "ClusterUnreachable",
     "ConfigError",
+    "ArgumentError",
     "dashboard_url",
     "__version__",
 ]
@@ -116,6 +118,16 @@ def _find_cluster(cluster: ClusterArg, ray: Optional[str]) -> Tuple[ClusterArg, 
     )
 
 
+def _seconds(timeout: Any) -> float:
+    """``timeout`` as a float; a type that is not a number is a ``TypeError`` as for any
+    argument (``float("10")`` would take a str; the native side checks the value)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(
+            "timeout: expected a number of seconds, got %s" % type(timeout).__name__
+        )
+    return float(timeout)
+
+
 def _as_dict(value: Any) -> Any:
     """A mapping that is not a dict as the dict the native side reads; anything else as it
     is (the native side says what is wrong with it)."""
@@ -155,8 +167,10 @@ def check(
     module's docs.
 
     Raises ``TypeError`` for arguments of the wrong type (naming the argument and key),
-    ``OSError`` for a cluster file that cannot be read, ``ClusterError`` for one that is not
-    a valid cluster, ``ClusterUnreachable`` when the dashboard does not answer in time.
+    ``ArgumentError`` for values it cannot take (``cluster`` and ``ray`` both, a timeout
+    that is not positive, an int past 64 bits), ``OSError`` for a cluster file that cannot
+    be read, ``ClusterError`` for one that is not a valid cluster, ``ClusterUnreachable``
+    when the dashboard does not answer in time.
     """
     cluster, ray = _find_cluster(cluster, ray)
     if ray is not None and not isinstance(ray, str):
@@ -168,7 +182,7 @@ def check(
         accelerator,
         _cluster_arg(cluster),
         ray,
-        float(timeout),
+        _seconds(timeout),
     )
 
 

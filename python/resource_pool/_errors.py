@@ -10,6 +10,7 @@ __all__ = [
     "ClusterError",
     "ClusterUnreachable",
     "ConfigError",
+    "ArgumentError",
 ]
 
 
@@ -46,3 +47,9 @@ class ClusterUnreachable(ResourcePoolError, ConnectionError):
 
 class ConfigError(ResourcePoolError, ValueError):
     """Overrides that cannot be applied to a config (``lint(..., overrides=...)``)."""
+
+
+class ArgumentError(ResourcePoolError, ValueError):
+    """An argument of the right type whose value the check cannot take: ``cluster=`` and
+    ``ray=`` both given, a ``timeout`` that is not a positive number of seconds, an int past
+    64 bits. A ``ValueError``, as these were before the class existed."""

@@ -27,6 +27,11 @@ class Report:
     def diagnostics(self) -> List[Dict[str, Any]]:
         """``[{"code", "severity", "message", "help", "file", "line", "column"}, ...]``."""
     @property
+    def suggestions(self) -> List[Dict[str, Any]]:
+        """The suggested layouts, as ``as_dict()["suggestions"]``: ``[{"when", "pools",
+        "accelerators", "overrides", "undecided"}, ...]`` (``"holders"`` too for
+        ``"idle"``); empty when none is suggested."""
+    @property
     def ray_version(self) -> Optional[str]:
         """The Ray version a live dashboard said it runs (``None`` for other sources)."""
     @property

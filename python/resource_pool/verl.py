@@ -8,7 +8,7 @@ import math
 import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
-from . import _find_cluster, _native, _strings, _cluster_arg, ClusterArg, Report
+from . import _find_cluster, _native, _seconds, _strings, _cluster_arg, ClusterArg, Report
 
 __all__ = ["check"]
 
@@ -79,4 +79,4 @@ def check(
     overrides = _strings(overrides, "overrides")
     path, text = _config_arg(config)
     cluster, ray = _find_cluster(cluster, ray)
-    return _native.verl_check(path, text, overrides, _cluster_arg(cluster), ray, float(timeout))
+    return _native.verl_check(path, text, overrides, _cluster_arg(cluster), ray, _seconds(timeout))

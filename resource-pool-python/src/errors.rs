@@ -20,10 +20,30 @@ pub fn with_findings(py: Python<'_>, class: &str, findings: &[Finding]) -> PyErr
 }
 
 fn build(py: Python<'_>, class: &str, message: &str, findings: &[Finding]) -> PyResult<PyErr> {
-    let class = py.import("resource_pool._errors")?.getattr(class)?;
-    let error = class.call1((message,))?;
+    let error = instance(py, class, message)?;
     error.setattr("diagnostics", diagnostics(py, findings)?)?;
     Ok(PyErr::from_value(error))
+}
+
+/// An exception of `resource_pool._errors` named `class`, with no diagnostics: for an
+/// argument, not a file, so there is nothing to point into.
+pub fn plain(py: Python<'_>, class: &str, message: &str) -> PyErr {
+    match instance(py, class, message) {
+        Ok(error) => PyErr::from_value(error),
+        Err(error) => error,
+    }
+}
+
+/// `rp.ArgumentError` (a `ValueError` and an `rp.ResourcePoolError`): an argument of the
+/// right type whose value cannot be used.
+pub fn argument(py: Python<'_>, message: &str) -> PyErr {
+    plain(py, "ArgumentError", message)
+}
+
+fn instance<'py>(py: Python<'py>, class: &str, message: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("resource_pool._errors")?
+        .getattr(class)?
+        .call1((message,))
 }
 
 /// A file that cannot be read as an `OSError` (Python picks the subclass from the errno:

@@ -17,7 +17,7 @@ mod to_toml;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use resource_pool::check::CheckOptions;
@@ -44,18 +44,22 @@ const LINT_TEXT_NAME: &str = "<rp.lint>";
 
 /// The cluster argument and the dashboard URL as one source.
 fn cluster_source(
+    py: Python<'_>,
     cluster: Option<&Bound<'_, PyAny>>,
     ray: Option<String>,
     timeout: f64,
 ) -> PyResult<ClusterSource> {
     match (cluster, ray) {
-        (Some(_), Some(_)) => Err(PyValueError::new_err("give cluster= or ray=, not both")),
-        (None, None) => Err(PyValueError::new_err(NO_CLUSTER)),
+        (Some(_), Some(_)) => Err(errors::argument(py, "give cluster= or ray=, not both")),
+        // As the Python layer says it when it finds nothing (only a direct call of the
+        // native function gets here).
+        (None, None) => Err(errors::plain(py, "ClusterError", NO_CLUSTER)),
         (None, Some(url)) => {
             if !(timeout.is_finite() && timeout > 0.0) {
-                return Err(PyValueError::new_err(format!(
-                    "timeout: expected a positive number of seconds, got {timeout}"
-                )));
+                return Err(errors::argument(
+                    py,
+                    &format!("timeout: expected a positive number of seconds, got {timeout}"),
+                ));
             }
             Ok(ClusterSource::Ray {
                 url,
@@ -93,7 +97,7 @@ fn check(
 ) -> PyResult<Report> {
     let config =
         to_toml::config_toml(resource_pool_spec, mapping, max_colocate_count, accelerator)?;
-    let source = cluster_source(cluster, ray, timeout)?;
+    let source = cluster_source(py, cluster, ray, timeout)?;
     let text = config.clone();
     let run = py.detach(
         move || -> Result<(CheckRun, Option<String>), ClusterFailure> {
@@ -197,7 +201,7 @@ fn verl_check(
     ray: Option<String>,
     timeout: f64,
 ) -> PyResult<Report> {
-    let source = cluster_source(cluster, ray, timeout)?;
+    let source = cluster_source(py, cluster, ray, timeout)?;
     let run = py.detach(
         move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
             let launch = parse_launch(&overrides);

@@ -7,7 +7,7 @@ use pyo3::types::PyDict;
 use resource_pool::Cluster;
 use resource_pool::check::CheckReport;
 use resource_pool::check::suggest::Suggestions;
-use resource_pool::report::{Finding, human_report_with, render_human, summary};
+use resource_pool::report::{Finding, SeverityCounts, human_report_with, render_human, summary};
 use serde_json::Value;
 
 use crate::to_python;
@@ -116,18 +116,15 @@ fn layout_error(py: Python<'_>, message: String, report: Py<PyAny>) -> PyResult<
     Ok(PyErr::from_value(error))
 }
 
-fn counts(diagnostics: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
-    let mut errors = 0;
-    let mut others = 0;
-    for item in diagnostics.try_iter()? {
-        let severity: Option<String> = item?.get_item("severity")?.extract()?;
-        if severity.as_deref() == Some("error") {
-            errors += 1;
-        } else {
-            others += 1;
-        }
-    }
-    Ok((errors, others))
+/// `errors=2 warnings=1 advice=1`: the counts of the summary line `str()` ends with (the
+/// facade's own counting, so `repr` and the line cannot disagree).
+fn counts_text(findings: &[Finding]) -> String {
+    let SeverityCounts {
+        errors,
+        warnings,
+        advice,
+    } = SeverityCounts::of(findings);
+    format!("errors={errors} warnings={warnings} advice={advice}")
 }
 
 #[pymethods]
@@ -171,6 +168,14 @@ impl Report {
         self.field(py, "diagnostics")
     }
 
+    /// The suggested layouts, as `as_dict()["suggestions"]`: `[{"when", "pools",
+    /// "accelerators", "overrides", "undecided"}, ...]` (and `"holders"` for `"idle"`);
+    /// empty when none is suggested.
+    #[getter]
+    fn suggestions(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.field(py, "suggestions")
+    }
+
     /// The Ray version the dashboard said it runs (`None` for other sources).
     #[getter]
     fn ray_version(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -203,12 +208,12 @@ impl Report {
         let show = |key: &str| -> PyResult<String> {
             Ok(self.field(py, key)?.bind(py).repr()?.to_string())
         };
-        let (errors, others) = counts(self.field(py, "diagnostics")?.bind(py))?;
         Ok(format!(
-            "<resource_pool.Report ok={} feasible={} ray={} errors={errors} warnings={others}>",
+            "<resource_pool.Report ok={} feasible={} ray={} {}>",
             if self.ok { "True" } else { "False" },
             show("feasible")?,
             show("ray")?,
+            counts_text(&self.findings),
         ))
     }
 
@@ -286,13 +291,13 @@ impl LintReport {
         self.text(false)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let (errors, others) = counts(self.diagnostics.bind(py))?;
-        Ok(format!(
-            "<resource_pool.LintReport {:?} ok={} errors={errors} warnings={others}>",
+    fn __repr__(&self) -> String {
+        format!(
+            "<resource_pool.LintReport {:?} ok={} {}>",
             self.name,
             if self.ok { "True" } else { "False" },
-        ))
+            counts_text(&self.findings),
+        )
     }
 
     /// Raises `rp.LayoutError` when the config is invalid; returns the report otherwise.

@@ -6,11 +6,12 @@
 //! Python types that have no meaning there are `TypeError`s that name the argument and
 //! the key (`resource_pool_spec['p']`); values of the right type but wrong meaning
 //! (a negative GPU count, an unknown accelerator) are left to the core's lint, which
-//! reports them as diagnostics with spans.
+//! reports them as diagnostics with spans. An int past 64 bits has no TOML form at all: it
+//! is an `rp.ArgumentError` (a `ValueError`) that names the argument and key.
 
 use std::fmt;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -71,9 +72,12 @@ fn int(
     if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
         return Err(type_error(path, expected, value));
     }
-    value
-        .extract::<i64>()
-        .map_err(|_| PyValueError::new_err(format!("{path}: {} is out of range", shown(value))))
+    value.extract::<i64>().map_err(|_| {
+        crate::errors::argument(
+            value.py(),
+            &format!("{path}: {} is out of range", shown(value)),
+        )
+    })
 }
 
 /// A dict's items, or a `TypeError` naming `path`.

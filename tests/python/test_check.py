@@ -126,7 +126,7 @@ def test_str_and_json_equal_the_cli_for_the_same_inputs(case, tmp_path):
         ["check", "<rp.check>", "--cluster", cluster, "--format", "json"], cwd=tmp_path, merged=False
     )
     assert report.as_dict() == json.loads(as_json.stdout)
-    for key in ("feasible", "ray", "placement", "ray_placement"):
+    for key in ("feasible", "ray", "placement", "ray_placement", "suggestions"):
         assert getattr(report, key) == report.as_dict()[key]
     for ours, theirs in zip(report.diagnostics, report.as_dict()["diagnostics"]):
         assert {k: v for k, v in ours.items() if v is not None} == theirs
@@ -150,6 +150,22 @@ def test_raise_for_problems_raises_a_layout_error():
     assert raised.value.report is report
     assert raised.value.diagnostics == report.diagnostics
     assert str(raised.value) == str(report).rstrip()
+
+
+def test_repr_counts_errors_warnings_and_advice_as_the_summary_line_does():
+    report = rp.check({"global_pool": [8, 8, 8]}, {"actor_rollout": "global_pool"}, cluster=BIG_AND_SMALL)
+    assert str(report).endswith("(2 errors, 1 warning, 1 advice)\n")
+    assert repr(report).endswith(" errors=2 warnings=1 advice=1>"), repr(report)
+    assert [d["severity"] for d in report.diagnostics].count("advice") == 1
+
+
+def test_suggestions_are_an_attribute_as_in_as_dict():
+    report = rp.check({"global_pool": [8, 8, 8]}, {"actor_rollout": "global_pool"}, cluster=BIG_AND_SMALL)
+    assert report.suggestions == report.as_dict()["suggestions"]
+    (now,) = report.suggestions
+    assert (now["when"], now["pools"]) == ("now", {"global_pool": [8]})
+    placed = rp.check({"global_pool": [8]}, {"actor_rollout": "global_pool"}, cluster=BIG_AND_SMALL)
+    assert placed.suggestions == []
 
 
 def test_colour_only_when_asked():
@@ -222,9 +238,40 @@ def test_wrong_types_are_type_errors_naming_the_argument_and_key(kwargs, names):
     assert str(raised.value).startswith(names + ":"), str(raised.value)
 
 
-def test_an_int_past_64_bits_is_a_value_error():
-    with pytest.raises(ValueError, match=r"resource_pool_spec\['p'\]\[0\]: .*out of range"):
+def test_an_int_past_64_bits_is_an_argument_error():
+    with pytest.raises(rp.ArgumentError, match=r"resource_pool_spec\['p'\]\[0\]: .*out of range"):
         rp.check({"p": [10**30]}, {"actor": "p"}, cluster={"nodes": [NODE]})
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(resource_pool_spec={"p": [10**30]}), "out of range"),
+        (dict(max_colocate_count=-(10**30)), "out of range"),
+        (dict(cluster={"nodes": [{"id": "a", "available": {"GPU": 10**40}}]}), "out of range"),
+        (dict(ray="http://127.0.0.1:1"), "not both"),
+        (dict(cluster=None, ray="http://127.0.0.1:1", timeout=0), "timeout"),
+        (dict(cluster=None, ray="http://127.0.0.1:1", timeout=-1), "timeout"),
+        (dict(cluster=None, ray="http://127.0.0.1:1", timeout=float("nan")), "timeout"),
+    ],
+)
+def test_argument_values_the_check_cannot_take_are_package_errors(kwargs, message):
+    # docs/python.md: every error of the package derives from rp.ResourcePoolError (and
+    # these stay ValueErrors, as they were).
+    arguments = dict(resource_pool_spec={"p": [8]}, mapping={"actor": "p"}, cluster={"nodes": [NODE]})
+    arguments.update(kwargs)
+    with pytest.raises(rp.ArgumentError, match=message) as raised:
+        rp.check(**arguments)
+    assert isinstance(raised.value, rp.ResourcePoolError)
+    assert isinstance(raised.value, ValueError)
+    assert raised.value.diagnostics == []
+
+
+def test_a_timeout_that_is_not_a_number_is_a_type_error():
+    with pytest.raises(TypeError, match="^timeout: expected a number of seconds"):
+        rp.check({"p": [8]}, {"actor": "p"}, ray="http://127.0.0.1:1", timeout="10")
+    with pytest.raises(TypeError, match="^timeout: expected a number of seconds"):
+        rp.verl.check(["trainer.nnodes=1"], ray="http://127.0.0.1:1", timeout=None)
 
 
 def test_a_cluster_dict_checks_as_its_file_does():
@@ -332,8 +379,10 @@ def test_without_cluster_or_ray_the_environment_says_where(monkeypatch):
     monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")
     with pytest.raises(rp.ClusterError, match="no cluster"):
         rp.check({"p": [8]}, {"actor": "p"})
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(rp.ArgumentError, match="not both"):
         rp.check({"p": [8]}, {"actor": "p"}, cluster=THREE_NODES, ray=url)
+    with pytest.raises(rp.ArgumentError, match="not both"):
+        rp.verl.check(["trainer.nnodes=1"], cluster=THREE_NODES, ray=url)
 
 
 class _FakeRay:

@@ -50,6 +50,9 @@ def test_overrides_and_roles(tmp_path):
     assert raised.value.diagnostics
     text = "[pools.p]\nprocess_on_nodes = [4]\n[mapping]\njudge = 'p'\n"
     assert [d["severity"] for d in rp.lint(text).diagnostics] == ["warning"]
+    # repr counts as the verdict line does: errors, warnings, advice.
+    assert str(rp.lint(text)).endswith("(0 errors, 1 warning)\n")
+    assert repr(rp.lint(text)).endswith(" errors=0 warnings=1 advice=0>"), repr(rp.lint(text))
     assert rp.lint(text, any_roles=True).diagnostics == []
 
 

@@ -149,15 +149,39 @@ pub fn render_human_refs(findings: &[&Finding], colour: bool) -> String {
     out
 }
 
+/// How many findings there are of each severity, as [`summary`] counts them: advice (a
+/// suggested layout, a held group) is not a warning. Front ends that show the counts in
+/// their own words (Python's `repr`) count with this, so they cannot differ from the line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeverityCounts {
+    /// Findings of severity error.
+    pub errors: usize,
+    /// Warnings: every finding that is neither an error nor advice.
+    pub warnings: usize,
+    /// Findings of severity advice.
+    pub advice: usize,
+}
+
+impl SeverityCounts {
+    /// The counts of `findings`.
+    pub fn of(findings: &[Finding]) -> SeverityCounts {
+        let errors = findings.iter().filter(|f| f.is_error()).count();
+        let advice = findings
+            .iter()
+            .filter(|f| f.severity() == Severity::Advice)
+            .count();
+        SeverityCounts {
+            errors,
+            warnings: findings.len() - errors - advice,
+            advice,
+        }
+    }
+}
+
 /// A one-line summary: `2 errors, 1 warning`, and `, 2 advice` when there is advice (a
 /// suggested layout, a held group): advice is not a warning.
 pub fn summary(findings: &[Finding]) -> String {
-    let errors = findings.iter().filter(|f| f.is_error()).count();
-    let advice = findings
-        .iter()
-        .filter(|f| f.severity() == Severity::Advice)
-        .count();
-    let warnings = findings.len() - errors - advice;
+    let counts = SeverityCounts::of(findings);
     let plural = |n: usize, word: &str| {
         if n == 1 {
             format!("1 {word}")
@@ -167,11 +191,11 @@ pub fn summary(findings: &[Finding]) -> String {
     };
     let mut out = format!(
         "{}, {}",
-        plural(errors, "error"),
-        plural(warnings, "warning")
+        plural(counts.errors, "error"),
+        plural(counts.warnings, "warning")
     );
-    if advice > 0 {
-        out.push_str(&format!(", {advice} advice"));
+    if counts.advice > 0 {
+        out.push_str(&format!(", {} advice", counts.advice));
     }
     out
 }

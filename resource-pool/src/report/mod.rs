@@ -11,7 +11,7 @@ pub mod json;
 mod run;
 pub mod sarif;
 
-pub use human::{ColorChoice, render_human, render_human_refs, summary};
+pub use human::{ColorChoice, SeverityCounts, render_human, render_human_refs, summary};
 pub use json::JsonDiagnostic;
 pub use run::{CheckRun, HumanReport, human_report, human_report_with, slot_findings};
 
