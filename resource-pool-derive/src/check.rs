@@ -164,7 +164,7 @@ fn check_slot_overflow(cx: &Ctxt, pool: &Pool) {
 fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
     let name = pool.ident;
     if let Some(list) = &pool.process_on_nodes {
-        if list.value.is_empty() {
+        if list.value.is_empty() && !pool.slots_unread {
             cx.error_span(
                 list.span,
                 format!(
@@ -218,6 +218,8 @@ fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
                 );
             }
         }
+        // Half a pair whose other half was written but unreadable is that half's error.
+        _ if pool.slots_unread => {}
         (Some(size), None) => cx.error_span(
             size.span,
             format!("pool `{name}` gives `gpus_per_node` without `nnodes`: add `nnodes = N`"),
