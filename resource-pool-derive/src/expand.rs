@@ -1,7 +1,7 @@
 //! The generated code. Every path is absolute (`::resource_pool::...`, `::core::...`) so
 //! that nothing the user imports, or fails to import, changes its meaning.
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -122,11 +122,16 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
 
     // Which pool hosts a role: the one place the role names appear in the generated code,
     // each pattern on the user's own token, so a name that is no variant fails once
-    // (E0599, with rustc's similar-name hint) on itself.
+    // (E0599, with rustc's similar-name hint) on itself. The patterns name the enum through
+    // one local alias, spanned on the `role = ...` path like every other use of the enum:
+    // were the path written into each pattern, a `role` that names no type would fail once
+    // per listed role, where through the alias it fails once, and rustc's identical errors
+    // at that one span are reported once.
+    let alias = Ident::new("__ResourcePoolsRole", Span::call_site());
     let arms = pools.pools.iter().enumerate().map(|(i, pool)| {
         let patterns = pool.roles.iter().map(|variant| {
-            let role = respan(role, variant.span());
-            quote_spanned! {variant.span()=> #role::#variant }
+            let alias = respan(&alias, variant.span());
+            quote_spanned! {variant.span()=> #alias::#variant }
         });
         quote! { #(#patterns)|* => ::core::option::Option::Some(#i), }
     });
@@ -137,6 +142,9 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         .segments
         .last()
         .map_or_else(|| role.span(), |segment| segment.ident.span());
+    let alias_item = quote_spanned! {role_span=>
+        type #alias = #role;
+    };
     let role_check = quote_spanned! {role_span=>
         const _: () = {
             let all = <#role as ::resource_pool::__private::RoleVariants>::ROLES;
@@ -294,6 +302,7 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
             #[doc(hidden)]
             #[allow(unreachable_patterns)]
             const fn __pool_of(role: #role) -> ::core::option::Option<usize> {
+                #alias_item
                 match role {
                     #(#arms)*
                     _ => ::core::option::Option::None,
