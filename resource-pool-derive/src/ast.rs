@@ -36,12 +36,18 @@ pub(crate) struct Pool<'a> {
     /// The span of the `#[pool(...)]` attribute, or of the field when it has none.
     pub(crate) span: Span,
     pub(crate) max_colocate_count: Option<Lit<u32>>,
+    /// The node-slots read from `process_on_nodes`, without those that could not be read.
     pub(crate) process_on_nodes: Option<Lit<Vec<Lit<u32>>>>,
     pub(crate) gpus_per_node: Option<Lit<u32>>,
     pub(crate) nnodes: Option<Lit<u32>>,
     pub(crate) accelerator: Option<Lit<Accelerator>>,
     pub(crate) accelerator_type: Option<Lit<String>>,
     pub(crate) separate_worker_groups: Option<Span>,
+    /// A value of `process_on_nodes`, `gpus_per_node` or `nnodes` could not be read (a
+    /// const, say; already reported), so what the model holds of the node-slots is partial:
+    /// the checks of the whole form (a list not empty, both halves of the pair) would only
+    /// repeat that error in other words.
+    pub(crate) slots_unread: bool,
 }
 
 /// Node-slots fixed in the attribute, in one of the two forms of a pool table.

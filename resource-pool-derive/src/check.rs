@@ -34,6 +34,11 @@ pub(crate) fn pools_struct(cx: &Ctxt, pools: &PoolsStruct) {
     }
 }
 
+// A duplicate is one mistake, so it is one error, at the second occurrence; the message
+// names the first (its variant, or its pool), which is what a note at the first would add.
+// Stable proc macros have no notes (`proc_macro::Diagnostic` is unstable), and a second
+// `syn::Error` there reads as a second mistake ("error: note: ...") and counts as one.
+
 /// Two variants may not share a name after renaming: the name is how a file and serde
 /// say which role.
 fn check_role_names_distinct(cx: &Ctxt, role: &RoleEnum) {
@@ -42,15 +47,9 @@ fn check_role_names_distinct(cx: &Ctxt, role: &RoleEnum) {
             cx.error_span(
                 variant.name_span,
                 format!(
-                    "roles `{}` and `{}` are both named \"{}\": role names must be distinct",
+                    "roles `{}` and `{}` are both named \"{}\": role names must be distinct; \
+                     give one of them another name with `#[role(rename = \"...\")]`",
                     first.ident, variant.ident, variant.name
-                ),
-            );
-            cx.error_span(
-                first.name_span,
-                format!(
-                    "note: role `{}` is named \"{}\" here",
-                    first.ident, first.name
                 ),
             );
         }
@@ -64,29 +63,21 @@ fn check_roles_listed_once(cx: &Ctxt, pools: &PoolsStruct) {
     for pool in &pools.pools {
         for role in &pool.roles {
             match seen.iter().find(|(r, _)| *r == role) {
-                Some((first, first_pool)) if *first_pool == pool.ident => {
-                    cx.error_at(
-                        role,
-                        format!("role `{role}` is listed twice in pool `{}`", pool.ident),
-                    );
-                    cx.error_at(first, format!("note: role `{role}` is first listed here"));
-                }
-                Some((first, first_pool)) => {
-                    cx.error_at(
-                        role,
-                        format!(
-                            "role `{role}` is assigned to two pools, `{first_pool}` and `{}`: \
-                             a role lives in exactly one pool",
-                            pool.ident
-                        ),
-                    );
-                    cx.error_at(
-                        first,
-                        format!(
-                            "note: role `{role}` is first assigned here, to pool `{first_pool}`"
-                        ),
-                    );
-                }
+                Some((_, first_pool)) if *first_pool == pool.ident => cx.error_at(
+                    role,
+                    format!(
+                        "role `{role}` is listed twice in pool `{}`: remove this one",
+                        pool.ident
+                    ),
+                ),
+                Some((_, first_pool)) => cx.error_at(
+                    role,
+                    format!(
+                        "role `{role}` is assigned to two pools, first `{first_pool}` and then \
+                         `{}`: a role lives in exactly one pool, so remove it from one of them",
+                        pool.ident
+                    ),
+                ),
                 None => seen.push((role, pool.ident)),
             }
         }
@@ -164,7 +155,7 @@ fn check_slot_overflow(cx: &Ctxt, pool: &Pool) {
 fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
     let name = pool.ident;
     if let Some(list) = &pool.process_on_nodes {
-        if list.value.is_empty() {
+        if list.value.is_empty() && !pool.slots_unread {
             cx.error_span(
                 list.span,
                 format!(
@@ -218,6 +209,8 @@ fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
                 );
             }
         }
+        // Half a pair whose other half was written but unreadable is that half's error.
+        _ if pool.slots_unread => {}
         (Some(size), None) => cx.error_span(
             size.span,
             format!("pool `{name}` gives `gpus_per_node` without `nnodes`: add `nnodes = N`"),

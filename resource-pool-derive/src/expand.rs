@@ -1,7 +1,7 @@
 //! The generated code. Every path is absolute (`::resource_pool::...`, `::core::...`) so
 //! that nothing the user imports, or fails to import, changes its meaning.
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Group, Ident, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
@@ -122,11 +122,16 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
 
     // Which pool hosts a role: the one place the role names appear in the generated code,
     // each pattern on the user's own token, so a name that is no variant fails once
-    // (E0599, with rustc's similar-name hint) on itself.
+    // (E0599, with rustc's similar-name hint) on itself. The patterns name the enum through
+    // one local alias, spanned on the `role = ...` path like every other use of the enum:
+    // were the path written into each pattern, a `role` that names no type would fail once
+    // per listed role, where through the alias it fails once, and rustc's identical errors
+    // at that one span are reported once.
+    let alias = Ident::new("__ResourcePoolsRole", Span::call_site());
     let arms = pools.pools.iter().enumerate().map(|(i, pool)| {
         let patterns = pool.roles.iter().map(|variant| {
-            let role = respan(role, variant.span());
-            quote_spanned! {variant.span()=> #role::#variant }
+            let alias = respan(&alias, variant.span());
+            quote_spanned! {variant.span()=> #alias::#variant }
         });
         quote! { #(#patterns)|* => ::core::option::Option::Some(#i), }
     });
@@ -137,6 +142,9 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         .segments
         .last()
         .map_or_else(|| role.span(), |segment| segment.ident.span());
+    let alias_item = quote_spanned! {role_span=>
+        type #alias = #role;
+    };
     let role_check = quote_spanned! {role_span=>
         const _: () = {
             let all = <#role as ::resource_pool::__private::RoleVariants>::ROLES;
@@ -215,8 +223,14 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         )
     };
 
-    let all_fixed = pools.pools.iter().all(|p| p.fixed_slots().is_some());
-    let fixed = all_fixed.then(|| {
+    let unfixed: Vec<&syn::Ident> = pools
+        .pools
+        .iter()
+        .filter(|p| p.fixed_slots().is_none())
+        .map(|p| p.ident)
+        .collect();
+    let not_fixed = fixed_refused(ident, vis, &unfixed);
+    let fixed = unfixed.is_empty().then(|| {
         quote! {
             /// The pools as their attributes fix them, without a file: every pool states its
             /// node-slots (`process_on_nodes`, or `gpus_per_node` and `nnodes`), and the
@@ -281,6 +295,8 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
     quote! {
         #role_check
 
+        #not_fixed
+
         #[doc(hidden)]
         const _: fn(&#ident) = |pools: &#ident| {
             #(#type_checks)*
@@ -294,6 +310,7 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
             #[doc(hidden)]
             #[allow(unreachable_patterns)]
             const fn __pool_of(role: #role) -> ::core::option::Option<usize> {
+                #alias_item
                 match role {
                     #(#arms)*
                     _ => ::core::option::Option::None,
@@ -365,6 +382,69 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
                 #manager
             }
         }
+    }
+}
+
+/// `fixed()` for a struct with pools that fix no node-slots (`unfixed`; none when every
+/// pool does): a method whose bound no type meets, so that a call fails with an error that
+/// names those pools rather than rustc's bare "no function named `fixed`" (E0599).
+///
+/// The bound is a trait of this expansion's own, so its `on_unimplemented` message can
+/// name the pools; `for<'a>` keeps rustc from rejecting the never-met bound where the
+/// method is defined (a bound without a binder and without generics is checked there), so
+/// that only a call fails. The trait sits in an anonymous const: no user can name it, let
+/// alone implement it.
+fn fixed_refused(
+    ident: &syn::Ident,
+    vis: &syn::Visibility,
+    unfixed: &[&syn::Ident],
+) -> TokenStream {
+    let Some(first) = unfixed.first() else {
+        return TokenStream::new();
+    };
+    let pools = match unfixed {
+        [one] => format!("pool `{one}` does"),
+        [init @ .., last] => {
+            let init: Vec<String> = init.iter().map(|p| format!("`{p}`")).collect();
+            format!("pools {} and `{last}` do", init.join(", "))
+        }
+        [] => unreachable!("checked above"),
+    };
+    let message = format!(
+        "`{ident}::fixed()` needs every pool to fix its node-slots in its attribute, but {pools} not"
+    );
+    let label = format!("not every pool of `{ident}` fixes its node-slots");
+    let note = format!(
+        "a pool fixes its node-slots with `process_on_nodes = [8, 8]`, or \
+         `gpus_per_node = 8, nnodes = 2`, in its `#[pool(...)]`; otherwise load the pools \
+         with `{ident}::from_toml_file` (or `from_toml_str`), which sizes them from the file"
+    );
+    // Spanned on the first such pool, so that rustc's "required by this bound" points at it.
+    let bound = quote_spanned! {first.span()=> for<'a> Self: PoolsAllFixed };
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, private_bounds)]
+        const _: () = {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            trait PoolsAllFixed {}
+
+            // Only so that rustc does not add "this trait has no implementations, consider
+            // adding one" (no user can); `do_not_recommend` keeps it out of the message.
+            enum Never {}
+            #[diagnostic::do_not_recommend]
+            impl PoolsAllFixed for Never {}
+
+            #[automatically_derived]
+            impl #ident {
+                #[doc(hidden)]
+                #vis fn fixed() -> Self
+                where
+                    #bound,
+                {
+                    ::core::unreachable!()
+                }
+            }
+        };
     }
 }
 

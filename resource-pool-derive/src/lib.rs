@@ -174,7 +174,9 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// - `Pools::from_toml_str_with_warnings` and `Pools::from_toml_file_with_warnings`: the
 ///   same, and the file's warnings (`resource_pool::config::ConfigWarnings`: uneven
 ///   node-slots, ...), which the plain loaders drop.
-/// - `Pools::fixed() -> Pools`, when every pool fixes its node-slots: no file at all.
+/// - `Pools::fixed() -> Pools`, when every pool fixes its node-slots: no file at all. On a
+///   struct with a pool that fixes none, a call of `fixed()` does not compile, and the error
+///   names that pool.
 /// - `pools.into_manager() -> ResourcePoolManager<MyRole>` (and `try_into_manager`,
 ///   which returns an error instead of panicking when a `PoolSpec` was built by hand and
 ///   is invalid).
@@ -353,11 +355,13 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// # Errors at compile time
 ///
 /// Each at the user's own token: a role no pool lists (`role `Critic` is not assigned to
-/// any pool`, at the `role = ...` path), a role listed twice (at the second, with a note
-/// at the first), a name that is no variant (rustc's E0599 with its similar-name hint), a
-/// literal `max_colocate_count` below the pool's worker groups, a literal
-/// `process_on_nodes` that is empty or holds a zero, unknown keys and values of the wrong
-/// type, and anything but a struct with named fields.
+/// any pool`, at the `role = ...` path), a role listed twice (one error, at the second,
+/// naming the first's pool), a name that is no variant (rustc's E0599 with its
+/// similar-name hint), a literal `max_colocate_count` below the pool's worker groups, a
+/// literal `process_on_nodes` that is empty or holds a zero, a number that is not an
+/// integer literal (a const: the derive reads the attribute's tokens, not their values),
+/// unknown keys and values of the wrong type, a call of `Pools::fixed()` when a pool fixes
+/// no node-slots, and anything but a struct with named fields.
 ///
 /// ```compile_fail
 /// # use resource_pool::{PoolSpec, ResourcePools, Role};

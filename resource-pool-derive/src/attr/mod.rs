@@ -14,7 +14,7 @@ use crate::suggest;
 
 mod value;
 
-use value::{expr_u32, lit_str, lit_u32, parse_attr, skip_value, unknown_key};
+use value::{Number, expr_u32, lit_str, lit_u32, parse_attr, skip_value, unknown_key};
 
 const ENUM_KEYS: &[&str] = &["rename_all"];
 const VARIANT_KEYS: &[&str] = &["rename"];
@@ -284,6 +284,7 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
             accelerator: None,
             accelerator_type: None,
             separate_worker_groups: None,
+            slots_unread: false,
         };
         if !is_pool_spec(&field.ty) {
             let ty = &field.ty;
@@ -416,13 +417,15 @@ fn pool_key(
         }
     } else if path.is_ident("gpus_per_node") {
         twice(pool.gpus_per_node.is_some());
-        if let Some(value) = lit_u32(cx, meta, "gpus_per_node = 8")? {
-            pool.gpus_per_node = Some(value);
+        match lit_u32(cx, meta, "gpus_per_node = 8")? {
+            Some(value) => pool.gpus_per_node = Some(value),
+            None => pool.slots_unread = true,
         }
     } else if path.is_ident("nnodes") {
         twice(pool.nnodes.is_some());
-        if let Some(value) = lit_u32(cx, meta, "nnodes = 2")? {
-            pool.nnodes = Some(value);
+        match lit_u32(cx, meta, "nnodes = 2")? {
+            Some(value) => pool.nnodes = Some(value),
+            None => pool.slots_unread = true,
         }
     } else if path.is_ident("process_on_nodes") {
         twice(pool.process_on_nodes.is_some());
@@ -434,10 +437,16 @@ fn pool_key(
             );
             return Ok(());
         };
+        let number = Number {
+            what: "a node-slot size",
+            key: "process_on_nodes",
+            takes: "`process_on_nodes` takes integer literals, such as `[8, 8]`",
+        };
         let mut slots = Vec::new();
         for elem in &array.elems {
-            if let Some(slot) = expr_u32(cx, elem, "a node-slot size")? {
-                slots.push(slot);
+            match expr_u32(cx, elem, &number)? {
+                Some(slot) => slots.push(slot),
+                None => pool.slots_unread = true,
             }
         }
         pool.process_on_nodes = Some(Lit {

@@ -114,11 +114,29 @@ pub(super) fn lit_u32(
     let Some((key, expr)) = key_value(cx, meta, "a whole number", example)? else {
         return Ok(None);
     };
-    expr_u32(cx, &expr, &format!("`{key}`"))
+    let takes = format!("`{key}` takes an integer literal, such as `{example}`");
+    let number = Number {
+        what: &format!("`{key}`"),
+        key: &key,
+        takes: &takes,
+    };
+    expr_u32(cx, &expr, &number)
+}
+
+/// How the messages of [`expr_u32`] name the number being read.
+pub(super) struct Number<'a> {
+    /// The number itself: "`nnodes`", "a node-slot size".
+    pub(super) what: &'a str,
+    /// The key it is the value of (or in the value of).
+    pub(super) key: &'a str,
+    /// What the key takes, with an example: "`nnodes` takes an integer literal, such as
+    /// `nnodes = 2`".
+    pub(super) takes: &'a str,
 }
 
 /// A non-negative integer literal that fits `u32`.
-pub(super) fn expr_u32(cx: &Ctxt, expr: &Expr, what: &str) -> syn::Result<Option<Lit<u32>>> {
+pub(super) fn expr_u32(cx: &Ctxt, expr: &Expr, number: &Number) -> syn::Result<Option<Lit<u32>>> {
+    let what = number.what;
     match expr {
         Expr::Lit(syn::ExprLit {
             lit: SynLit::Int(int),
@@ -152,8 +170,24 @@ pub(super) fn expr_u32(cx: &Ctxt, expr: &Expr, what: &str) -> syn::Result<Option
             cx.error_at(expr, format!("{what} cannot be negative"));
             Ok(None)
         }
-        other => {
+        Expr::Lit(other) => {
             cx.error_at(other, format!("{what} takes a whole number, such as `8`"));
+            Ok(None)
+        }
+        // A const, a call, arithmetic: a derive sees tokens, not the values they compute,
+        // so say what to write instead, rather than only "a whole number" (the user wrote
+        // one, in their eyes).
+        other => {
+            let Number { key, takes, .. } = number;
+            let written = quote::quote!(#other).to_string().replace(" :: ", "::");
+            cx.error_at(
+                other,
+                format!(
+                    "{takes}: the derive reads the attribute as written and cannot see the \
+                     value of `{written}`; write the number itself, or leave `{key}` out and \
+                     give it in the pools file (or build the `PoolSpec` in code)"
+                ),
+            );
             Ok(None)
         }
     }
