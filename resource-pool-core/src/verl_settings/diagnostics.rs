@@ -220,7 +220,7 @@ pub enum VerlDiagnostic {
         /// The dotted key, as written.
         key: &'static str,
         /// The value as verl would read it.
-        value: i64,
+        value: Count,
         /// The value.
         #[label("{origin}")]
         #[serde(skip)]
@@ -243,7 +243,7 @@ pub enum VerlDiagnostic {
         /// The size key.
         key: &'static str,
         /// The value as verl would read it.
-        value: i64,
+        value: Count,
         /// The switch's key.
         enable_key: &'static str,
         /// The size's value, when given.
@@ -270,7 +270,7 @@ pub enum VerlDiagnostic {
         /// The size key.
         key: &'static str,
         /// The value as verl would read it.
-        value: i64,
+        value: Count,
         /// The size's value, when given.
         #[label("the size")]
         #[serde(skip)]
@@ -334,7 +334,7 @@ pub enum VerlDiagnostic {
     #[diagnostic(
         code(resource_pool::verl::unknown_device),
         help(
-            "use `trainer.device=cuda` (GPU bundles) or `trainer.device=npu` (Ascend NPU bundles)"
+            "use `trainer.device=cuda` (GPU bundles) or `trainer.device=npu` (Ascend NPU bundles), in lower case: verl up to 0.8 asks Ray for any other value as a resource of that name, which no node has, and waits forever"
         )
     )]
     UnknownDevice {
@@ -452,6 +452,29 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
+    /// More accelerators in one node-slot than a count of them can hold.
+    #[error("`{key}={value}` asks for more accelerators per node-slot than the limit of {limit}")]
+    #[diagnostic(
+        code(resource_pool::verl::too_many_accelerators),
+        help(
+            "`{key}` is the accelerators of one node-slot, that is of one node: set it to the accelerators per node (8 on most GPU nodes)"
+        )
+    )]
+    TooManyAccelerators {
+        /// The dotted key, as written.
+        key: &'static str,
+        /// The value as verl would read it.
+        value: Count,
+        /// The most accelerators of one node-slot (`u32::MAX`).
+        limit: u64,
+        /// The value.
+        #[label("{origin}")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+        /// Where it came from.
+        origin: OriginKind,
+    },
+
     /// Too many node-slots to check.
     #[error("`{key}={value}` asks for more node-slots than the limit of {limit}")]
     #[diagnostic(
@@ -462,7 +485,7 @@ pub enum VerlDiagnostic {
         /// The dotted key, as written.
         key: &'static str,
         /// The value as verl would read it.
-        value: i64,
+        value: Count,
         /// The limit that was passed (a `--max-*` setting or its default).
         limit: u64,
         /// The value.

@@ -22,6 +22,22 @@ impl<T: fmt::Display> fmt::Display for Listed<T> {
     }
 }
 
+/// A count as verl reads it. A number past i64 is read as i64's bound
+/// ([`super::keys::interpret`]), and shown as such: `9223372036854775807 or more`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Count(pub i64);
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            i64::MAX => write!(f, "{} or more", i64::MAX),
+            i64::MIN => write!(f, "{} or less", i64::MIN),
+            n => write!(f, "{n}"),
+        }
+    }
+}
+
 /// A key and the value it holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct KeyValue {

@@ -77,8 +77,17 @@ pub struct Key {
     pub path: &'static str,
     /// Its type.
     pub kind: Kind,
-    /// verl's default (`ppo_trainer.yaml`).
+    /// verl's default (`ppo_trainer.yaml`); for a [`Key::nullable`] key, the value verl
+    /// uses when it is null or absent.
     pub default: DefaultValue,
+    /// Whether verl takes `null` as "not set". verl 0.7.1 and later set the legacy
+    /// `reward_model.{enable,enable_resource_pool,n_gpus_per_node,nnodes}` to null in their
+    /// own config (`legacy_reward_impl.yaml`); `migrate_legacy_reward_impl`
+    /// (`verl/experimental/reward_loop/reward_loop.py`, 0.7.1-0.9.1, called by
+    /// `main_ppo` in 0.7.1 and 0.8.0) copies one over `reward.reward_model.*` only when it
+    /// is not None, so a null leaves the newer key's value in force. Every other key must
+    /// hold a value of its kind (verl would multiply or test a None).
+    pub nullable: bool,
 }
 
 /// A default value, as a constant.
@@ -107,11 +116,18 @@ impl DefaultValue {
 pub type KeyId = usize;
 
 macro_rules! keys {
-    ($($id:ident = $path:literal : $kind:ident = $default:expr;)*) => {
+    ($($id:ident = $path:literal : $kind:ident = $default:expr $(, $null:ident)?;)*) => {
         /// Every key read, with verl's default.
-        pub const KEYS: &[Key] = &[$(Key { path: $path, kind: Kind::$kind, default: $default },)*];
+        pub const KEYS: &[Key] = &[$(Key {
+            path: $path,
+            kind: Kind::$kind,
+            default: $default,
+            nullable: keys!(@null $($null)?),
+        },)*];
         keys!(@ids 0usize, $($id)*);
     };
+    (@null nullable) => { true };
+    (@null) => { false };
     (@ids $n:expr, $id:ident $($rest:ident)*) => {
         #[doc = concat!("The index of `", stringify!($id), "` in [`KEYS`].")]
         pub const $id: KeyId = $n;
@@ -125,10 +141,10 @@ keys! {
     N_GPUS_PER_NODE = "trainer.n_gpus_per_node": Int = DefaultValue::Int(8);
     DEVICE = "trainer.device": Str = DefaultValue::Str("cuda");
     LEGACY_WORKER_IMPL = "trainer.use_legacy_worker_impl": Str = DefaultValue::Str("auto");
-    RM_ENABLE = "reward_model.enable": Bool = DefaultValue::Bool(false);
-    RM_POOL = "reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
-    RM_GPUS = "reward_model.n_gpus_per_node": Int = DefaultValue::Int(8);
-    RM_NNODES = "reward_model.nnodes": Int = DefaultValue::Int(0);
+    RM_ENABLE = "reward_model.enable": Bool = DefaultValue::Bool(false), nullable;
+    RM_POOL = "reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false), nullable;
+    RM_GPUS = "reward_model.n_gpus_per_node": Int = DefaultValue::Int(8), nullable;
+    RM_NNODES = "reward_model.nnodes": Int = DefaultValue::Int(0), nullable;
     NEW_RM_ENABLE = "reward.reward_model.enable": Bool = DefaultValue::Bool(false);
     NEW_RM_POOL = "reward.reward_model.enable_resource_pool": Bool = DefaultValue::Bool(false);
     NEW_RM_GPUS = "reward.reward_model.n_gpus_per_node": Int = DefaultValue::Int(8);
@@ -143,6 +159,13 @@ keys! {
 /// The key of that dotted path.
 pub fn key_id(path: &str) -> Option<KeyId> {
     KEYS.iter().position(|k| k.path == path)
+}
+
+/// Whether a plain scalar is YAML's null as OmegaConf reads it (`null`, `Null`, `NULL`,
+/// `~`; an empty value only in the YAML, where it is null, not on Hydra's command line,
+/// where `key=` is an empty string).
+pub fn is_null(text: &str, quoted: bool, in_yaml: bool) -> bool {
+    !quoted && (matches!(text, "null" | "Null" | "NULL" | "~") || (in_yaml && text.is_empty()))
 }
 
 /// Reads a scalar as a value of `kind`: YAML 1.1 booleans as OmegaConf reads them
@@ -170,8 +193,16 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind) -> Option<Value> {
             {
                 return None;
             }
-            let n: i64 = digits.replace('_', "").parse().ok()?;
-            Some(Value::Int(if negative { -n } else { n }))
+            // The digits are checked: a parse error is a number past i64. It reads as i64's
+            // bound, as large (or as negative) as a count can be, so the count's own
+            // rules judge it (too many node-slots, an empty pool), not a type error.
+            let n = match digits.replace('_', "").parse::<i64>() {
+                Ok(n) if negative => -n,
+                Ok(n) => n,
+                Err(_) if negative => i64::MIN,
+                Err(_) => i64::MAX,
+            };
+            Some(Value::Int(n))
         }
     }
 }
@@ -202,7 +233,14 @@ mod tests {
         assert_eq!(interpret("1_000", false, Kind::Int), Some(Value::Int(1000)));
         assert_eq!(interpret("-2", false, Kind::Int), Some(Value::Int(-2)));
         assert_eq!(interpret("2.0", false, Kind::Int), None);
-        assert_eq!(interpret("99999999999999999999", false, Kind::Int), None);
+        assert_eq!(
+            interpret("99999999999999999999", false, Kind::Int),
+            Some(Value::Int(i64::MAX))
+        );
+        assert_eq!(
+            interpret("-1_000_000_000_000_000_000_000", false, Kind::Int),
+            Some(Value::Int(i64::MIN))
+        );
         assert_eq!(interpret("", false, Kind::Int), None);
         assert_eq!(
             interpret("8", true, Kind::Str),

@@ -379,6 +379,10 @@ fn resolve(
             }
         };
     }
+    if key.nullable && is_null(&scalar.text, scalar.quoted, !from_command_line) {
+        // verl reads this null as "not set" (see `Key::nullable`): the default stands.
+        return None;
+    }
     match interpret(&scalar.text, scalar.quoted, key.kind) {
         Some(value) => Some(Setting { value, origin }),
         None => {

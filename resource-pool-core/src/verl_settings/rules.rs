@@ -1,6 +1,7 @@
 //! What verl itself rejects or mishandles before placement.
 
 use super::VerlDiagnostic;
+use super::fields::Count;
 use super::keys::*;
 use super::settings::VerlSettings;
 
@@ -11,7 +12,7 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
         if value <= 0 {
             out.push(VerlDiagnostic::NotPositive {
                 key: KEYS[key].path,
-                value,
+                value: Count(value),
                 span: s.span(key),
                 origin: s.origin(key),
             });
@@ -24,7 +25,7 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             if value <= 0 {
                 out.push(VerlDiagnostic::RewardPoolWithoutSize {
                     key: KEYS[key].path,
-                    value,
+                    value: Count(value),
                     enable_key: KEYS[switch].path,
                     span: s.span(key),
                     enable: s.span(switch),
@@ -46,7 +47,7 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             if value <= 0 {
                 out.push(VerlDiagnostic::TeacherPoolWithoutSize {
                     key: KEYS[key].path,
-                    value,
+                    value: Count(value),
                     span: s.span(key),
                     enable: s.span(DISTILL_ENABLE),
                 });
@@ -94,7 +95,7 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             .map_or(NNODES, |(key, _)| *key);
         out.push(VerlDiagnostic::TooManySlots {
             key: KEYS[key].path,
-            value: s.int(key),
+            value: Count(s.int(key)),
             limit: max_slots,
             span: s.span(key),
             origin: s.origin(key),
@@ -106,9 +107,9 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
     }
     for key in sizes {
         if s.int(key) > i64::from(u32::MAX) {
-            out.push(VerlDiagnostic::TooManySlots {
+            out.push(VerlDiagnostic::TooManyAccelerators {
                 key: KEYS[key].path,
-                value: s.int(key),
+                value: Count(s.int(key)),
                 limit: u64::from(u32::MAX),
                 span: s.span(key),
                 origin: s.origin(key),

@@ -194,10 +194,14 @@ impl VerlSettings {
             .any(|&k| self.given(k))
     }
 
-    /// `trainer.device` as an accelerator, if it is one verl knows.
+    /// `trainer.device` as an accelerator, if it is one verl knows. Exactly `cuda` and
+    /// `npu`: verl 0.5.0-0.8.0 (`RayResourcePool.get_placement_groups` in
+    /// `verl/single_controller/ray/base.py`) turn only those into Ray's `GPU` and `NPU`
+    /// and ask for any other value (`gpu`, `CUDA`) as a custom resource of that name, which
+    /// no node has: the groups never place.
     pub fn accelerator(&self) -> Option<Accelerator> {
         match self.str(DEVICE) {
-            "cuda" | "gpu" => Some(Accelerator::Gpu),
+            "cuda" => Some(Accelerator::Gpu),
             "npu" => Some(Accelerator::Npu),
             _ => None,
         }

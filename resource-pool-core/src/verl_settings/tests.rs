@@ -174,6 +174,82 @@ fn the_newer_reward_model_switch_maps_rm() {
 }
 
 #[test]
+fn legacy_reward_keys_may_be_null_as_in_verls_own_config() {
+    // verl 0.7.1+'s composed config holds the legacy reward switches as null: not set, so
+    // `reward.reward_model.*` applies.
+    let yaml = "trainer:\n  nnodes: 2\nreward_model:\n  enable: null\n  enable_resource_pool: Null\n  n_gpus_per_node: ~\n  nnodes:\nreward:\n  reward_model:\n    enable: true\n    enable_resource_pool: true\n    n_gpus_per_node: 4\n    nnodes: 1\n";
+    let loaded = load(Some(yaml), &[]);
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    assert!(!loaded.settings.given(RM_POOL));
+    assert_eq!(
+        slots(loaded.layout.as_ref().unwrap()),
+        [("global_pool", vec![8, 8]), ("reward_pool", vec![4])]
+    );
+    // On the command line too; a null where verl needs a value stays an error.
+    let loaded = load(
+        None,
+        &[
+            "reward_model.enable=null",
+            "trainer.nnodes=null",
+            "reward_model.nnodes=",
+        ],
+    );
+    assert_eq!(
+        codes(&loaded),
+        [
+            "resource_pool::verl::wrong_type",
+            "resource_pool::verl::wrong_type"
+        ]
+    );
+}
+
+#[test]
+fn counts_past_the_limits_name_the_limit_they_pass() {
+    use miette::Diagnostic;
+    // A per-node count past u32 is not a node-slot count: --max-slots cannot help.
+    for value in ["4294967296", "18446744073709551616"] {
+        let loaded = load(None, &[&format!("trainer.n_gpus_per_node={value}")]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::too_many_accelerators"]
+        );
+        let help = loaded.diagnostics[0].help().unwrap().to_string();
+        assert!(!help.contains("--max-slots"), "{help}");
+    }
+    // An integer past i64 is a count too large, not a wrong type.
+    let loaded = load(None, &["trainer.nnodes=18446744073709551616"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::too_many_slots"]);
+    assert!(
+        loaded.diagnostics[0]
+            .to_string()
+            .starts_with("`trainer.nnodes=9223372036854775807 or more` asks for more node-slots"),
+        "{}",
+        loaded.diagnostics[0]
+    );
+    let loaded = load(None, &["trainer.nnodes=-18446744073709551616"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::not_positive"]);
+}
+
+#[test]
+fn only_cuda_and_npu_are_devices() {
+    // verl 0.5-0.8 map exactly `cuda` and `npu` to Ray's GPU and NPU; `gpu` or `CUDA`
+    // would be asked of Ray as a resource of that name and never placed.
+    for device in ["gpu", "CUDA", "Npu"] {
+        let loaded = load(None, &[&format!("trainer.device={device}")]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::unknown_device"],
+            "{device}"
+        );
+    }
+    let loaded = load(None, &["trainer.device=npu"]);
+    assert_eq!(
+        loaded.layout.unwrap().pools[0].spec.accelerator,
+        Accelerator::Npu
+    );
+}
+
+#[test]
 fn what_verl_rejects_is_an_error() {
     let loaded = load(
         None,
@@ -318,8 +394,12 @@ fn huge_counts_are_refused_before_allocating() {
     let loaded = load(None, &["trainer.nnodes=9223372036854775807"]);
     assert_eq!(codes(&loaded), ["resource_pool::verl::too_many_slots"]);
     assert!(loaded.layout.is_none());
+    // A per-node count: past u32 is its own code, not a node-slot limit.
     let loaded = load(None, &["trainer.n_gpus_per_node=99999999999"]);
-    assert_eq!(codes(&loaded), ["resource_pool::verl::too_many_slots"]);
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::too_many_accelerators"]
+    );
 }
 
 #[test]
@@ -349,19 +429,25 @@ proptest::proptest! {
 
 #[test]
 fn pool_key_defaults_are_the_newest_verls() {
-    // The table of keys.rs against verl's own defaults in the generated key set: each
-    // default is the one of the newest release whose config has the key.
+    // The table of keys.rs against verl's own defaults in the generated key set: a key is
+    // nullable exactly when the newest release whose config has it holds null there, and
+    // its default is then the newest non-null one (what verl uses when it is unset);
+    // otherwise the default is the newest release's.
     let set = key_set::key_set();
-    for key in KEYS {
-        let newest = set
-            .defaults
+    let newest = |path: &str, skip_null: bool| {
+        set.defaults
             .iter()
-            .filter(|(_, k, _)| k == key.path)
-            .max_by_key(|(c, _, _)| set.compositions[*c].version);
-        let Some((_, _, value)) = newest else {
+            .filter(|(_, k, v)| k == path && !(skip_null && v == "null"))
+            .max_by_key(|(c, _, _)| set.compositions[*c].version)
+            .map(|(_, _, v)| v.clone())
+    };
+    for key in KEYS {
+        let Some(value) = newest(key.path, false) else {
             panic!("{} is in no release's config", key.path);
         };
-        assert_eq!(&key.default.value().to_string(), value, "{}", key.path);
+        assert_eq!(key.nullable, value == "null", "{}", key.path);
+        let value = newest(key.path, true).unwrap();
+        assert_eq!(key.default.value().to_string(), value, "{}", key.path);
     }
 }
 
