@@ -219,7 +219,7 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         ::resource_pool::__private::manager::<#role>(
             ::std::vec![#(::resource_pool::ResourcePool::new(#names, self.#fields)),*],
             Self::__pool_of,
-            &[#(#names),*],
+            Self::__POOL_ATTRS,
         )
     };
 
@@ -365,8 +365,8 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
             /// # Panics
             ///
             /// When a `PoolSpec` was built by hand and is invalid (no node-slot, a slot of
-            /// zero, `max_colocate_count = 0`): pools loaded from a file or fixed by the
-            /// attributes are checked already. [`Self::try_into_manager`] returns the error.
+            /// zero, `max_colocate_count = 0` or below the pool's separate worker groups):
+            /// pools loaded from a file or fixed by the attributes are checked already. [`Self::try_into_manager`] returns the error.
             #[must_use]
             #vis fn into_manager(self) -> ::resource_pool::ResourcePoolManager<#role> {
                 ::resource_pool::__private::unwrap_manager(self.try_into_manager())

@@ -122,15 +122,26 @@ pub fn fixed_pools<const N: usize>(attrs: &[PoolAttrs]) -> [PoolSpec; N] {
 }
 
 /// `try_into_manager`: the pools in field order, each role mapped by the derive's
-/// `__pool_of`, in `Role::ALL` order.
+/// `__pool_of`, in `Role::ALL` order. A hand-built `PoolSpec` is held to the rules a file's
+/// pool is: the model's own (`ResourcePoolManager::new`), and the attribute's worker groups,
+/// each of which needs one CPU per bundle.
 pub fn manager<R: RoleVariants>(
     pools: Vec<ResourcePool>,
     pool_of: fn(R) -> Option<usize>,
-    names: &'static [&'static str],
+    attrs: &'static [PoolAttrs],
 ) -> Result<ResourcePoolManager<R>, ManagerError> {
+    for (pool, attr) in pools.iter().zip(attrs) {
+        if pool.spec.max_colocate_count < attr.worker_groups {
+            return Err(ManagerError::ColocateTooSmall {
+                pool: pool.name.clone(),
+                groups: attr.worker_groups,
+                count: pool.spec.max_colocate_count,
+            });
+        }
+    }
     let mapping = R::ROLES
         .iter()
-        .filter_map(|&role| Some((role, *names.get(pool_of(role)?)?)));
+        .filter_map(|&role| Some((role, attrs.get(pool_of(role)?)?.name)));
     ResourcePoolManager::new(pools, mapping)
 }
 

@@ -278,6 +278,21 @@ fn separate_worker_groups_need_their_cpus_in_the_file_too() {
     )
     .unwrap_err();
     assert!(err.diagnostics.iter().any(|d| d.is_error()), "{err:?}");
+    // Built by hand, the pool is held to the same rule by the manager.
+    let mut spec = ok.global_pool.clone();
+    spec.max_colocate_count = 3;
+    let err = Separate { global_pool: spec }
+        .try_into_manager()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        resource_pool::ManagerError::ColocateTooSmall {
+            pool: "global_pool".into(),
+            groups: 4,
+            count: 3,
+        }
+    );
+    assert!(ok.try_into_manager().is_ok());
 }
 
 #[test]

@@ -31,6 +31,19 @@ pub enum ManagerError {
     /// A pool's `max_colocate_count` is zero.
     #[error("pool `{0}` has max_colocate_count = 0; each bundle needs at least one CPU")]
     ZeroColocate(String),
+    /// A pool whose roles run as separate worker groups gives each bundle fewer CPUs than
+    /// it has groups: each group's worker needs one.
+    #[error(
+        "pool `{pool}` has max_colocate_count = {count}, but its roles run as {groups} separate worker groups, each needing one CPU per bundle"
+    )]
+    ColocateTooSmall {
+        /// The pool.
+        pool: String,
+        /// Its worker groups.
+        groups: u32,
+        /// Its `max_colocate_count`.
+        count: u32,
+    },
     /// A node-slot's resources overflow Ray's fixed point.
     #[error("pool `{0}`: {DemandOverflow}")]
     Overflow(String),
