@@ -21,6 +21,28 @@ const FILES: &[&str] = &[
     "fleet.toml",
 ];
 
+/// The fenced blocks of docs/rust.md whose info string is `info`, each as its lines.
+fn rust_md_blocks(info: &str) -> Vec<Vec<String>> {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rust.md");
+    let text = std::fs::read_to_string(page).unwrap();
+    let mut blocks = Vec::new();
+    // The block being read, and whether it is of the kind asked.
+    let mut current: Option<(bool, Vec<String>)> = None;
+    for line in text.lines() {
+        match (current.as_mut(), line.strip_prefix("```")) {
+            (None, Some(rest)) => current = Some((rest.trim() == info, Vec::new())),
+            (Some(_), Some(_)) => {
+                if let Some((true, block)) = current.take() {
+                    blocks.push(block);
+                }
+            }
+            (Some((_, block)), None) => block.push(line.to_owned()),
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
 fn example_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/trainer-crate")
 }
@@ -192,4 +214,44 @@ fn a_derive_and_serde_user_pulls_few_crates() {
         "{stdout}"
     );
     assert!(!unique.iter().any(|c| c.starts_with("clap ")), "{stdout}");
+}
+
+/// The `resource-pool` dependency of a manifest's `table`, which must be by `path` only
+/// (the crate is not on crates.io).
+fn path_dependency<'m>(manifest: &'m toml::Table, table: &str) -> &'m toml::Table {
+    let entry = manifest
+        .get(table)
+        .and_then(|t| t.get("resource-pool"))
+        .and_then(toml::Value::as_table)
+        .unwrap_or_else(|| panic!("no [{table}] resource-pool = {{ path = ... }}: {manifest}"));
+    assert!(entry.contains_key("path"), "[{table}]: {entry}");
+    for key in ["version", "git", "registry"] {
+        assert!(!entry.contains_key(key), "[{table}]: {entry}");
+    }
+    entry
+}
+
+/// docs/rust.md's manifest for the `testing` feature depends on the crate as the example
+/// does: by the same path in `[dependencies]` and `[dev-dependencies]` (cargo refuses a
+/// crate whose source differs between the two), `testing` in the second.
+#[test]
+fn the_docs_manifest_depends_by_path_as_the_example_does() {
+    let docs: Vec<String> = rust_md_blocks("toml")
+        .into_iter()
+        .filter(|block| block.iter().any(|line| line == "[dev-dependencies]"))
+        .map(|block| block.join("\n"))
+        .collect();
+    assert_eq!(docs.len(), 1, "{docs:?}");
+    let example = std::fs::read_to_string(example_dir().join("Cargo.toml")).unwrap();
+    for text in [&docs[0], &example] {
+        let manifest: toml::Table = toml::from_str(text).unwrap();
+        let normal = path_dependency(&manifest, "dependencies");
+        let dev = path_dependency(&manifest, "dev-dependencies");
+        assert_eq!(normal["path"], dev["path"], "{text}");
+        let features = dev["features"].as_array().expect("features");
+        assert!(
+            features.iter().any(|f| f.as_str() == Some("testing")),
+            "{text}"
+        );
+    }
 }
