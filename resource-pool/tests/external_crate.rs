@@ -3,7 +3,8 @@
 //! at this `resource-pool` by path with only the features it needs (none for the code,
 //! `testing` for its tests). It derives its pools, reads them inside its serde config
 //! (toml and serde_json), gets errors naming the key and the line, and runs a property
-//! test that passes and one that fails with the shrunk cluster in its message.
+//! test that passes and one that fails with the shrunk cluster in its message, the report
+//! docs/rust.md shows. docs/rust.md's manifest snippet is checked against the example's.
 //!
 //! Offline, against the registry cache the workspace's own build filled. Its target
 //! directory is kept under `target/tmp` between runs, so only what changed is rebuilt;
@@ -180,6 +181,38 @@ fn a_user_crate_derives_its_pools_reads_them_with_serde_and_checks_its_layout() 
         "{shown}"
     );
     assert!(shown.contains("check: not placeable; Ray hangs"), "{shown}");
+
+    // docs/rust.md shows this run's report: it must be what the run prints.
+    let documented: Vec<Vec<String>> = rust_md_blocks("text")
+        .into_iter()
+        .filter(|block| {
+            block.first().map(String::as_str)
+                == Some("Test failed: the layout does not place on this cluster:")
+        })
+        .collect();
+    assert_eq!(documented.len(), 1, "docs/rust.md's report: {documented:?}");
+    let actual: Vec<&str> = shown.lines().collect();
+    assert!(
+        (0..actual.len()).any(|start| lines_match(&documented[0], &actual[start..])),
+        "docs/rust.md's report of places_without_a_spare_node is not what it prints:\n{}\n\
+         --- it prints ---\n{shown}",
+        documented[0].join("\n")
+    );
+}
+
+/// Whether `actual` starts with the `expected` lines, a line `...` standing for any lines
+/// (at the end: for the rest); trailing spaces never count.
+fn lines_match(expected: &[String], actual: &[&str]) -> bool {
+    let Some((first, rest)) = expected.split_first() else {
+        return true;
+    };
+    if first.trim_end() == "..." {
+        return (0..=actual.len()).any(|skip| lines_match(rest, &actual[skip..]));
+    }
+    match actual.split_first() {
+        Some((line, others)) => first.trim_end() == line.trim_end() && lines_match(rest, others),
+        None => false,
+    }
 }
 
 #[test]
@@ -252,6 +285,36 @@ fn the_docs_manifest_depends_by_path_as_the_example_does() {
         assert!(
             features.iter().any(|f| f.as_str() == Some("testing")),
             "{text}"
+        );
+    }
+}
+
+/// docs/rust.md's property tests are the example's, on the same layout: every `#[pool(...)]`
+/// of the example's `Pools` is in the page's block, so the report it shows (checked above
+/// against the example's run) is of the layout it shows.
+#[test]
+fn the_docs_layout_is_the_examples() {
+    let docs: Vec<Vec<String>> = rust_md_blocks("rust")
+        .into_iter()
+        .filter(|block| {
+            block
+                .iter()
+                .any(|l| l.contains("fn places_with_a_spare_node("))
+        })
+        .collect();
+    assert_eq!(docs.len(), 1, "{docs:?}");
+    let example = std::fs::read_to_string(example_dir().join("src/lib.rs")).unwrap();
+    let pools: Vec<&str> = example
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("#[pool("))
+        .collect();
+    assert_eq!(pools.len(), 2, "{example}");
+    for pool in pools {
+        assert!(
+            docs[0].iter().any(|l| l.trim() == pool),
+            "docs/rust.md's layout lacks `{pool}`:\n{}",
+            docs[0].join("\n")
         );
     }
 }
