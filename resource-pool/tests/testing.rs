@@ -67,6 +67,34 @@ fn a_failure_is_what_the_cli_prints_and_the_cluster() {
 }
 
 #[test]
+fn a_failure_says_to_change_the_layout_it_suggests() {
+    // 20 GPUs asked, two alive 8-GPU nodes: the suggestion drops a node-slot of
+    // global_pool. A layout built in code has no overrides to paste, and its help must
+    // still say that the lists change.
+    let node = |id: &str| {
+        resource_pool::Node::new(
+            id,
+            resource_pool::Resources::new()
+                .with("GPU", resource_pool::Amount::from_whole(8).unwrap())
+                .with("CPU", resource_pool::Amount::from_whole(96).unwrap()),
+        )
+    };
+    let cluster = resource_pool::Cluster::new(vec![node("node-0"), node("node-1")]);
+    let shown = places(&Pools::fixed().into_manager(), &cluster)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        shown.contains("\nSuggested: global_pool = [8], reward_pool = [4] (12 of 20 GPUs);"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  help: set the pools' process_on_nodes to these lists\n"),
+        "{shown}"
+    );
+    assert!(!shown.contains("nothing to change"), "{shown}");
+}
+
+#[test]
 fn inside_proptest_a_failure_shrinks_to_the_smallest_cluster_and_reports_it() {
     let manager = Pools::fixed().into_manager();
     let strategy = homogeneous(1..=6, NodeShape::gpu(4..=8, 32..=96)).with_dead_nodes(0..=1);

@@ -309,8 +309,14 @@ pub(crate) fn serialize_resources<S: serde::Serializer>(
 pub struct Advice {
     /// How the overrides are written.
     pub style: OverrideStyle,
-    /// The overrides, `KEY=VALUE` each (empty when nothing changes).
+    /// The overrides, `KEY=VALUE` each (empty when nothing changes, and always for a
+    /// layout built in code, which has no keys to set).
     pub overrides: Vec<String>,
+    /// Whether the layout differs from the one asked. The help cannot tell it from the
+    /// overrides, which a layout built in code never has. Not in JSON: the same object's
+    /// `as_written` (of its `Phrase`) already says it.
+    #[serde(skip)]
+    pub changes: bool,
     /// What other work holds now (answers for the idle cluster).
     pub holders: Holders,
     /// Layouts ranked before it that could not be decided.
@@ -320,9 +326,9 @@ pub struct Advice {
 impl fmt::Display for Advice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts: Vec<String> = Vec::new();
-        if !self.overrides.is_empty() {
+        if self.changes {
             parts.push(match self.style {
-                OverrideStyle::Set => {
+                OverrideStyle::Set if !self.overrides.is_empty() => {
                     let sets: Vec<String> = self
                         .overrides
                         .iter()
@@ -333,10 +339,12 @@ impl fmt::Display for Advice {
                         sets.join(" ")
                     )
                 }
-                OverrideStyle::Hydra => {
+                OverrideStyle::Hydra if !self.overrides.is_empty() => {
                     format!("launch verl with `{}`", self.overrides.join(" "))
                 }
-                OverrideStyle::None => "set the pools' process_on_nodes to these lists".to_owned(),
+                // No keys to paste (a layout built in code never has any): the lists in
+                // the message are what to write.
+                _ => "set the pools' process_on_nodes to these lists".to_owned(),
             });
         }
         if !self.holders.0.is_empty() {
@@ -401,6 +409,7 @@ pub(super) fn diagnostics(
                         advice: Advice {
                             style: suggestions.style,
                             overrides: s.overrides.clone(),
+                            changes: first.is_some(),
                             holders: Holders(holders),
                             undecided: s.undecided,
                         },

@@ -123,3 +123,41 @@ fn holders_are_named_from_the_inventory() {
         "abc: CPU 12, GPU 4 (by placement group `train` (pg1))"
     );
 }
+
+/// The help of the one diagnostic of a search of `p` on `cluster`, for a layout built in
+/// code (no spans, no overrides to paste).
+fn help_in_code(p: &[ResourcePool], cluster: &Cluster) -> String {
+    use miette::Diagnostic;
+    let (result, stats) = search(p, &[Reshape::Trim], cluster, &SuggestOptions::default());
+    let terms = crate::check::NoSpans;
+    let suggestions = Suggestions {
+        asked: p.iter().map(ResourcePool::world_size).sum(),
+        answers: vec![Answer {
+            when: When::Now,
+            result,
+            stats,
+        }],
+        holders: Vec::new(),
+        style: terms.style(),
+        unit: Unit::of(p),
+    };
+    match suggestions.diagnostics(&terms).as_slice() {
+        [d] => d.help().map(|h| h.to_string()).unwrap_or_default(),
+        other => panic!("expected one diagnostic, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_layout_built_in_code_says_to_change_it_though_it_has_no_overrides() {
+    // A manager built in code (the testing helpers, `manager.check`) has no overrides: a
+    // layout that changes must still say so, and only one that does not may say
+    // "nothing to change".
+    let p = pools(&[("global_pool", vec![8, 8])]);
+    let one_node = Cluster::new(vec![node("a", 8, 32)]);
+    assert_eq!(
+        help_in_code(&p, &one_node),
+        "set the pools' process_on_nodes to these lists"
+    );
+    let two_nodes = Cluster::new(vec![node("a", 8, 32), node("b", 8, 32)]);
+    assert_eq!(help_in_code(&p, &two_nodes), "nothing to change");
+}
