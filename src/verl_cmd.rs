@@ -45,7 +45,8 @@ pub struct VerlArgs {
         env = "RESOURCE_POOL_BUDGET_MS"
     )]
     budget_ms: u64,
-    /// Judge keys against this verl release only (`0.9.1`); every release known otherwise.
+    /// Build the pools as this verl release's entry point does and judge keys against it
+    /// only (`0.9.1`); without it, keys as written and every release known.
     #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
     verl_version: Option<String>,
     /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
