@@ -17,7 +17,10 @@ mod schema_cmd;
 mod verl_cmd;
 
 /// What `resource-pool verl` computes, for other front ends (the Python module).
-pub use verl_cmd::{VerlLoad, VerlRun, config_path as verl_config_path};
+pub use verl_cmd::{
+    UnknownVersion, VerlLoad, VerlRun, config_path as verl_config_path,
+    unknown_version as unknown_verl_version,
+};
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -45,7 +45,8 @@ pub struct VerlArgs {
         env = "RESOURCE_POOL_BUDGET_MS"
     )]
     budget_ms: u64,
-    /// Judge keys against this verl release only (`0.9.1`); every release known otherwise.
+    /// Build the pools as this verl release's entry point does and judge keys against it
+    /// only (`0.9.1`); without it, keys as written and every release known.
     #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
     verl_version: Option<String>,
     /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
@@ -62,14 +63,8 @@ pub struct VerlArgs {
 
 /// Builds verl's pools from its settings and checks them against the cluster.
 pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
-    if let Some(version) = &args.verl_version
-        && !key_set().version_names().any(|v| v == version)
-    {
-        let finding = Finding::bare(UnknownVersion {
-            version: version.clone(),
-            known: key_set().version_names().collect::<Vec<_>>().join(", "),
-        });
-        return unreadable(vec![finding], args.format, context, None);
+    if let Some(unknown) = args.verl_version.as_deref().and_then(unknown_version) {
+        return unreadable(vec![Finding::bare(unknown)], args.format, context, None);
     }
     let launch = parse_launch(&args.overrides);
     let mut options = VerlOptions {
@@ -342,6 +337,15 @@ impl VerlRun {
 )]
 struct LayoutError(resource_pool::ManagerError);
 
+/// The error for a `--verl-version` (or Python's `verl_version=`) that names a release the
+/// key set does not hold; `None` for one it holds.
+pub fn unknown_version(version: &str) -> Option<UnknownVersion> {
+    (!key_set().version_names().any(|v| v == version)).then(|| UnknownVersion {
+        version: version.to_owned(),
+        known: key_set().version_names().collect::<Vec<_>>().join(", "),
+    })
+}
+
 /// `--verl-version` names a release the key set does not hold.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error("verl {version} is not in resource-pool's key set; it knows verl {known}")]
@@ -349,7 +353,7 @@ struct LayoutError(resource_pool::ManagerError);
     code(resource_pool::verl::unknown_version),
     help("pass one of the releases listed, or leave --verl-version out to judge keys against all")
 )]
-struct UnknownVersion {
+pub struct UnknownVersion {
     version: String,
     known: String,
 }

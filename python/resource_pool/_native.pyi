@@ -75,5 +75,6 @@ def verl_check(
     cluster: _Cluster,
     ray: Optional[str],
     timeout: float,
+    verl_version: Optional[str],
 ) -> Report: ...
 def run_cli(args: List[str]) -> int: ...

@@ -66,6 +66,7 @@ def check(
     ray: Optional[str] = None,
     *,
     timeout: float = 10.0,
+    verl_version: Optional[str] = None,
 ) -> Report:
     """Builds the pools verl's PPO entry point builds and checks them, as
     ``resource-pool verl [--config FILE] -- OVERRIDES...`` does.
@@ -75,8 +76,17 @@ def check(
     OmegaConf ``DictConfig`` or a plain dict (read without importing OmegaConf). Without
     it, verl's defaults. ``cluster``, ``ray`` and ``timeout`` are as for
     ``resource_pool.check``, and so are the errors.
+
+    ``verl_version`` is ``--verl-version``: the pools and mapping are built as that verl
+    release's entry point builds them (``"0.9.1"``; pass ``verl.__version__`` from inside
+    verl), and keys are judged against it only. A release resource-pool does not know is
+    ``rp.ArgumentError``.
     """
     overrides = _strings(overrides, "overrides")
+    if verl_version is not None and not isinstance(verl_version, str):
+        raise TypeError("verl_version: expected a str such as '0.9.1', got %s" % type(verl_version).__name__)
     path, text = _config_arg(config)
     cluster, ray = _find_cluster(cluster, ray)
-    return _native.verl_check(path, text, overrides, _cluster_arg(cluster), ray, _seconds(timeout))
+    return _native.verl_check(
+        path, text, overrides, _cluster_arg(cluster), ray, _seconds(timeout), verl_version
+    )

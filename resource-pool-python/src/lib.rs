@@ -27,7 +27,7 @@ use resource_pool::report::{CheckRun, Finding};
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::verl_settings::VerlOptions;
 use resource_pool::verl_settings::launch::parse_launch;
-use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path};
+use resource_pool_cli::{VerlLoad, VerlRun, unknown_verl_version, verl_config_path};
 
 use cluster::{ClusterFailure, ClusterInput, ClusterSource};
 use report::{LintReport, Report};
@@ -191,7 +191,9 @@ fn lint(
 /// `resource_pool.verl.check`: verl's settings (a YAML file, or text such as the JSON of
 /// a resolved config) and overrides, checked as `resource-pool verl` checks them.
 #[pyfunction]
-#[pyo3(signature = (path, text, overrides, cluster, ray, timeout))]
+#[pyo3(signature = (path, text, overrides, cluster, ray, timeout, verl_version))]
+// One parameter per argument of the Python function, as PyO3 reads them.
+#[allow(clippy::too_many_arguments)]
 fn verl_check(
     py: Python<'_>,
     path: Option<PathBuf>,
@@ -200,12 +202,20 @@ fn verl_check(
     cluster: Option<&Bound<'_, PyAny>>,
     ray: Option<String>,
     timeout: f64,
+    verl_version: Option<String>,
 ) -> PyResult<Report> {
+    // As `--verl-version`: a release the key set does not hold is refused before any work.
+    if let Some(unknown) = verl_version.as_deref().and_then(unknown_verl_version) {
+        return Err(errors::argument(py, &format!("verl_version: {unknown}")));
+    }
     let source = cluster_source(py, cluster, ray, timeout)?;
     let run = py.detach(
         move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
             let launch = parse_launch(&overrides);
-            let mut options = VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS);
+            let mut options = VerlOptions {
+                verl_version,
+                ..VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS)
+            };
             // A config passed as a dict, else as the command: the YAML given, else the user's
             // config the launch line names.
             let yaml = match text {

@@ -23,3 +23,4 @@ mod ray_live;
 mod schema;
 mod suggest_cli;
 mod verl_cli;
+mod verl_versions;

@@ -6,7 +6,7 @@ use common::run;
 
 use serde_json::{Value, json};
 
-fn json_of(args: &[&str]) -> (Option<i32>, Value) {
+pub(crate) fn json_of(args: &[&str]) -> (Option<i32>, Value) {
     let mut all = vec!["verl", "--format", "json"];
     all.extend_from_slice(args);
     let output = run(&all);
@@ -19,7 +19,7 @@ fn json_of(args: &[&str]) -> (Option<i32>, Value) {
     (output.status.code(), value)
 }
 
-fn codes(value: &Value) -> Vec<&str> {
+pub(crate) fn codes(value: &Value) -> Vec<&str> {
     value["diagnostics"]
         .as_array()
         .expect("diagnostics")

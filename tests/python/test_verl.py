@@ -87,3 +87,31 @@ def test_a_pasted_launch_line_reads_as_on_the_command_line():
     as_json = run_cli(["verl", "--cluster", THREE_NODES, "--format", "json", "--", *line], merged=False)
     assert report.as_dict() == json.loads(as_json.stdout)
     assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]
+
+
+QA_LINE = [
+    "python3", "-m", "verl.trainer.main_ppo", "trainer.nnodes=2",
+    "reward.reward_model.enable=True", "reward.reward_model.enable_resource_pool=True",
+    "reward.reward_model.n_gpus_per_node=4", "reward.reward_model.nnodes=1",
+    "distillation.enabled=True", "distillation.nnodes=1",
+]
+
+
+def test_verl_version_builds_that_releases_pools_as_the_cli_does():
+    report = rp.verl.check(QA_LINE, cluster=THREE_NODES, verl_version="0.5.0")
+    args = ["verl", "--verl-version", "0.5.0", "--cluster", THREE_NODES, "--format", "json", "--", *QA_LINE]
+    cli = run_cli(args, merged=False)
+    assert report.as_dict() == json.loads(cli.stdout)
+    # verl 0.5.0 has no reward or teacher pool; its config lacks the keys that ask for them.
+    assert [p["name"] for p in report.as_dict()["pools"]] == ["global_pool"]
+    codes = [d["code"] for d in report.diagnostics]
+    assert codes.count("resource_pool::verl::unknown_key") == 6, codes
+    newest = rp.verl.check(QA_LINE, cluster=THREE_NODES, verl_version="0.9.1")
+    assert [p["name"] for p in newest.as_dict()["pools"]] == ["global_pool", "reward_pool", "teacher_pool"]
+
+
+def test_verl_version_must_be_a_known_release():
+    with pytest.raises(rp.ArgumentError, match=r"verl_version: verl 0\.4\.0 is not in"):
+        rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version="0.4.0")
+    with pytest.raises(TypeError, match="verl_version"):
+        rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version=0.9)

@@ -7,30 +7,27 @@ use crate::model::{Accelerator, Cluster, PoolId, names};
 use crate::ray_sim::{GroupFate, RayVerdict};
 use crate::source::Span;
 use crate::verl_settings::keys::{DEVICE, KEYS, N_GPUS_PER_NODE, NNODES};
+use crate::verl_settings::releases::release;
 use crate::verl_settings::{
     AliveNodes, HangCause, HangRemedy, KeyValue, Listed, NodeSize, Placements, PoolPlacement,
     VerlDiagnostic, VerlSettings,
 };
 
-/// The first verl release whose `main_ppo` sets `trainer.device` from the machine it starts
-/// on (`verl.utils.device.auto_set_device`, called first thing in `main`): `npu` where
-/// `torch_npu` is installed, whatever the config says (0.7.0 and 0.9.1 read to confirm).
-pub const AUTO_DEVICE_SINCE: [u32; 3] = [0, 7, 0];
-
 /// The device verl runs with on `cluster`, when it is not the settings': GPU bundles asked
 /// (`trainer.device=cuda`, verl's default) on a cluster whose alive nodes declare NPUs and
-/// none a GPU, under a key set that holds a release from [`AUTO_DEVICE_SINCE`] on
-/// (`releases`, as [`LaunchInfo`](crate::verl_settings::LaunchInfo) lists them). Verl then
+/// none a GPU, under a key set that holds a release whose `main` sets `trainer.device` from
+/// the machine it starts on (`verl.utils.device.auto_set_device`: `npu` where `torch_npu`
+/// is installed, whatever the config says; [`auto_device`](crate::verl_settings::releases::Release::auto_device), 0.7.0 on) among
+/// `releases` (as [`LaunchInfo`](crate::verl_settings::LaunchInfo) lists them). Verl then
 /// asks for NPUs: the layout is checked with NPU bundles, and the warning says why.
 pub fn detected_device(
     settings: &VerlSettings,
     releases: &[&str],
     cluster: &Cluster,
 ) -> Option<VerlDiagnostic> {
-    let auto = releases.iter().any(|release| {
-        let parts: Vec<u32> = release.split('.').map_while(|p| p.parse().ok()).collect();
-        parts.as_slice() >= AUTO_DEVICE_SINCE.as_slice()
-    });
+    let auto = releases
+        .iter()
+        .any(|r| release(r).is_some_and(|r| r.auto_device));
     if !auto || settings.accelerator() != Some(Accelerator::Gpu) {
         return None;
     }

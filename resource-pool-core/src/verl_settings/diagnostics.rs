@@ -304,9 +304,7 @@ pub enum VerlDiagnostic {
     },
 
     /// Both spellings of a reward-pool key, with different values.
-    #[error(
-        "`{legacy}` and `{newer}` disagree; resource-pool follows `{newer}`, as newer verl does"
-    )]
+    #[error("`{legacy}` and `{newer}` disagree; {followed}")]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::conflicting_spellings),
@@ -319,14 +317,40 @@ pub enum VerlDiagnostic {
         legacy: &'static str,
         /// The newer key.
         newer: &'static str,
+        /// The one verl follows.
+        followed: Followed,
         /// The older key's value.
         #[label("older spelling")]
         #[serde(skip)]
         legacy_span: Option<SourceSpan>,
         /// The newer key's value.
-        #[label("newer spelling, used")]
+        #[label("newer spelling")]
         #[serde(skip)]
         newer_span: Option<SourceSpan>,
+    },
+
+    /// A pool key that the release of `--verl-version` does not read: its pools are not
+    /// the ones meant.
+    #[error("verl {release} does not read `{key}`: {why}")]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::not_read),
+        help("{why:#}")
+    )]
+    NotRead {
+        /// The key.
+        key: &'static str,
+        /// The release.
+        release: &'static str,
+        /// Why (and, shown with `#`, what to do).
+        why: NotReadWhy,
+        /// The key or its value.
+        #[label("{place}")]
+        #[serde(skip)]
+        span: SourceSpan,
+        /// Which text the span is in.
+        #[serde(skip)]
+        place: Place,
     },
 
     /// A device verl does not know.
@@ -425,9 +449,12 @@ pub enum VerlDiagnostic {
         /// The pool key it resembles.
         suggestion: &'static str,
         /// The key.
-        #[label("on the command line")]
+        #[label("{place}")]
         #[serde(skip)]
         span: SourceSpan,
+        /// Which text the key is in.
+        #[serde(skip)]
+        place: Place,
     },
 
     /// An interpolation resource-pool cannot resolve.

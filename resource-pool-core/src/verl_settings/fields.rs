@@ -270,3 +270,81 @@ impl fmt::Display for EntryDifference {
         }
     }
 }
+
+/// Which spelling of a reward key is followed when both are given and disagree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Followed {
+    /// The newer `reward.reward_model.*` (no `--verl-version`: as verl 0.9 reads it).
+    Newer,
+    /// The legacy `reward_model.*`, as this release's `migrate_legacy_reward_impl` copies
+    /// it over the newer key.
+    Legacy(&'static str),
+}
+
+impl fmt::Display for Followed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Followed::Newer => f.write_str("resource-pool follows the newer one, as verl 0.9 does"),
+            Followed::Legacy(v) => write!(
+                f,
+                "verl {v} follows the older one: its main_ppo copies a legacy key that is set over the newer one (migrate_legacy_reward_impl)"
+            ),
+        }
+    }
+}
+
+/// Which text a span is in, for labels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// The pasted line.
+    CommandLine,
+    /// The YAML.
+    Yaml,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Place::CommandLine => "on the command line",
+            Place::Yaml => "in the YAML",
+        })
+    }
+}
+
+/// Why a release does not read a pool key ([`VerlDiagnostic::NotRead`](super::VerlDiagnostic)).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotReadWhy {
+    /// Its config has no such key (Hydra adds it with `+`, or from a YAML of yours); these
+    /// releases have it.
+    NotInConfig(Vec<&'static str>),
+    /// Its config holds the legacy key (null), but its entry point reads only this newer
+    /// one: `main` no longer calls `migrate_legacy_reward_impl` (verl 0.9).
+    NotMigrated(&'static str),
+}
+
+/// Why; with `#` (`{why:#}`, the help), what to do.
+impl fmt::Display for NotReadWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotReadWhy::NotMigrated(newer) if f.alternate() => write!(f, "write `{newer}` instead"),
+            NotReadWhy::NotInConfig(_) if f.alternate() => f.write_str(
+                "drop it, or pass the --verl-version you launch: the pools checked are the ones this release builds, without it",
+            ),
+            NotReadWhy::NotInConfig(others) if others.is_empty() => {
+                f.write_str("its config has no such key, and verl ignores what Hydra adds")
+            }
+            NotReadWhy::NotInConfig(others) => write!(
+                f,
+                "its config has no such key (only verl {} has it), and verl ignores what Hydra adds",
+                Listed(others.clone())
+            ),
+            NotReadWhy::NotMigrated(newer) => write!(
+                f,
+                "its main_ppo reads only `{newer}` and no longer copies the legacy `reward_model.*` keys over (migrate_legacy_reward_impl)"
+            ),
+        }
+    }
+}

@@ -2,12 +2,13 @@
 //! and defaults-list choices, with the user's config and search path said when unread.
 
 use super::VerlDiagnostic;
-use super::fields::{Elsewhere, Listed, Releases, Suggestion};
+use super::fields::{Elsewhere, Listed, Place, Releases, Suggestion};
 use super::hydra::{Op, Override};
 use super::key_set::{self, KeySet, KeyStatus, ReleaseView};
-use super::keys::key_id;
+use super::keys::{KEYS, key_id};
 use super::launch::Launch;
 use super::loading::{ConfigPlace, LaunchInfo, VerlOptions, config_name, config_place};
+use super::releases::REWARD_TWINS;
 use crate::source::Span;
 
 /// Judges override keys against verl's key set for the launch's releases, config and
@@ -258,6 +259,48 @@ impl Judge {
             && key_set::set_in_every_view(self.set, &self.views, &o.key)
     }
 
+    /// Whether the judged config lacks `key` (never said when part of it is unread),
+    /// with the releases of the config that have it.
+    pub(super) fn lacks(&self, key: &str) -> Option<Vec<&'static str>> {
+        let unjudged = self
+            .unjudged
+            .iter()
+            .any(|p| p.is_empty() || key == p || key.starts_with(&format!("{p}.")));
+        (self.judged
+            && !unjudged
+            && key_set::status(self.set, &self.views, key) == KeyStatus::Unknown)
+            .then(|| key_set::other_releases(self.set, &self.views, &self.config, key))
+    }
+
+    /// A key of the YAML (`trainer: {nnode: 2}`) judged by the command line's rule for
+    /// `pool_key_typo`: unknown, and its closest known key sizes the pools. Only that rule:
+    /// a YAML of yours carries keys of its own, which verl's config need not have.
+    pub(super) fn yaml_typo(&self, key: &str, span: &Span) -> Option<VerlDiagnostic> {
+        let unjudged = self
+            .unjudged
+            .iter()
+            .any(|p| p.is_empty() || key == p || key.starts_with(&format!("{p}.")));
+        // Under a pool key (`nnodes: {a: 1}`) the value is already `wrong_type`.
+        let mut prefixes = key.match_indices('.').map(|(i, _)| &key[..i]);
+        if key_id(key).is_some()
+            || prefixes.any(|p| key_id(p).is_some())
+            || key == "hydra"
+            || key.starts_with("hydra.")
+            || unjudged
+            || key_set::status(self.set, &self.views, key) != KeyStatus::Unknown
+        {
+            return None;
+        }
+        let suggestion =
+            key_set::suggest(self.set, &self.views, key).filter(|s| key_id(s).is_some())?;
+        Some(VerlDiagnostic::PoolKeyTypo {
+            key: key.chars().take(200).collect(),
+            suggestion,
+            span: crate::source::to_source_span(span),
+            place: Place::Yaml,
+        })
+    }
+
     pub(super) fn is_choice(&self, o: &Override) -> bool {
         self.choice_entries.contains(&o.key)
     }
@@ -279,14 +322,26 @@ impl Judge {
         {
             return;
         }
-        let suggestion = key_set::suggest(self.set, &self.views, key);
+        // A pool key another release has: its other spelling, when this one has it (the
+        // nearest spelling of a pool key is no advice: `reward_model.enable` for `nnodes`).
+        let suggestion = match key_id(key) {
+            Some(id) => REWARD_TWINS
+                .iter()
+                .find_map(|&(l, n)| (l == id).then_some(n).or((n == id).then_some(l)))
+                .map(|twin| KEYS[twin].path)
+                .filter(|twin| key_set::status(self.set, &self.views, twin) == KeyStatus::Known),
+            None => key_set::suggest(self.set, &self.views, key),
+        };
+        // A pool key itself (one another release has, under `--verl-version`) is no typo.
         if let Some(s) = suggestion
             && key_id(s).is_some()
+            && key_id(key).is_none()
         {
             out.push(VerlDiagnostic::PoolKeyTypo {
                 key: key.to_owned(),
                 suggestion: s,
                 span: line_span(&o.key_span),
+                place: Place::CommandLine,
             });
             return;
         }

@@ -3,13 +3,14 @@
 
 use std::collections::HashMap;
 
-use super::fields::{EntryDifference, Listed};
+use super::fields::{EntryDifference, Listed, NotReadWhy, Place};
 use super::hydra::{Op, Override, parse_words};
 use super::judge::Judge;
 use super::key_set::KeySet;
 use super::keys::*;
 use super::launch::{EntryKind, Launch, UNDERSTOOD, parse_launch};
 use super::layout::layout;
+use super::releases::{Release, release};
 use super::rules::rules;
 use super::settings::{Origin, Setting, VerlSettings};
 use super::yaml::{RawScalar, read_yaml};
@@ -21,7 +22,8 @@ use crate::source::{Span, to_source_span};
 pub struct VerlOptions {
     /// The most node-slots built.
     pub max_slots: u64,
-    /// Judge keys against this verl release only (`0.9.1`); all releases when `None`.
+    /// Build the pools by this release's row of [`super::releases`] and judge keys against
+    /// it only (`0.9.1`); keys as written and all releases when `None`.
     pub verl_version: Option<String>,
     /// The user's config that the launch names ([`user_config_file`]) could not be read.
     pub config_file_unread: bool,
@@ -164,6 +166,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     let mut raw: HashMap<KeyId, (RawScalar, bool)> = HashMap::new();
     let mut in_yaml: HashMap<KeyId, Span> = HashMap::new();
     let mut yaml_keys: Vec<String> = Vec::new();
+    let mut yaml_key_spans: Vec<Span> = Vec::new();
     let mut yaml_defaults: Vec<(Option<String>, String)> = Vec::new();
     if let Some(text) = yaml {
         match read_yaml(text) {
@@ -183,6 +186,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
                     raw.insert(id, (scalar, false));
                 }
                 yaml_keys = values.keys;
+                yaml_key_spans = values.key_spans;
                 yaml_defaults = values.defaults;
             }
             Err(error) => diagnostics.push(VerlDiagnostic::YamlSyntax {
@@ -208,13 +212,35 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         &line_span,
         &mut diagnostics,
     );
+    for (key, span) in yaml_keys.iter().zip(&yaml_key_spans) {
+        diagnostics.extend(judge.yaml_typo(key, span));
+    }
     judge.yaml_keys = yaml_keys;
+    let release = options.verl_version.as_deref().and_then(release);
     for o in &parsed {
         if judge.is_choice(o) || o.key.starts_with("hydra.") {
             continue;
         }
-        if key_id(&o.key).is_none() {
-            judge.judge(o, &line_span, &mut diagnostics);
+        // Pool keys too: under `--verl-version`, one the release lacks is unknown to it.
+        judge.judge(o, &line_span, &mut diagnostics);
+        if let (Some(id), Some(release), Some(value)) = (key_id(&o.key), release, &o.value)
+            && o.op != Op::Delete
+        {
+            let span = line_span(&o.key_span);
+            let added = matches!(o.op, Op::Add | Op::ForceAdd);
+            let scalar = RawScalar {
+                span: space.command_line(&value.span),
+                ..value.clone()
+            };
+            diagnostics.extend(not_read(
+                id,
+                &scalar,
+                release,
+                &judge,
+                added,
+                span,
+                Place::CommandLine,
+            ));
         }
         if judge.adds_existing(o, yaml.is_some()) {
             diagnostics.push(VerlDiagnostic::AddExisting {
@@ -225,9 +251,27 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         }
         apply_override(o, space, &in_yaml, &mut raw, &mut diagnostics);
     }
+    if let Some(release) = release {
+        let mut ids: Vec<&KeyId> = in_yaml.keys().collect();
+        ids.sort_unstable();
+        for &id in ids {
+            if let Some((scalar, false)) = raw.get(&id) {
+                let span = to_source_span(&scalar.span);
+                diagnostics.extend(not_read(
+                    id,
+                    scalar,
+                    release,
+                    &judge,
+                    true,
+                    span,
+                    Place::Yaml,
+                ));
+            }
+        }
+    }
     let mut settings = VerlSettings {
         space,
-        ..VerlSettings::default()
+        ..VerlSettings::for_release(release)
     };
     let mut ids: Vec<KeyId> = raw.keys().copied().collect();
     ids.sort_unstable();
@@ -246,6 +290,40 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         layout,
         launch: info,
     }
+}
+
+/// A pool key set (to a value that changes the pools: not its default, not null) that
+/// `release` does not read: `not_read`. A key its config lacks, written without `+` on the
+/// command line, is Hydra's error and already `unknown_key`: `added` says it was added
+/// (`+`, `++`, or from a YAML, which Hydra merges in).
+fn not_read(
+    id: KeyId,
+    scalar: &RawScalar,
+    release: &'static Release,
+    judge: &Judge,
+    added: bool,
+    span: miette::SourceSpan,
+    place: Place,
+) -> Option<VerlDiagnostic> {
+    let key = &KEYS[id];
+    let value = interpret(&scalar.text, scalar.quoted, key.kind);
+    if is_null(&scalar.text, scalar.quoted, place == Place::Yaml)
+        || value.is_some_and(|v| v == key.default.value())
+    {
+        return None;
+    }
+    let why = match judge.lacks(key.path) {
+        Some(_) if !added => return None,
+        Some(others) => NotReadWhy::NotInConfig(others),
+        None => NotReadWhy::NotMigrated(KEYS[release.instead(id)?].path),
+    };
+    Some(VerlDiagnostic::NotRead {
+        key: key.path,
+        release: release.version,
+        why,
+        span,
+        place,
+    })
 }
 
 fn launch_diagnostics(

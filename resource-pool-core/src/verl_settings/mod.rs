@@ -38,6 +38,7 @@ pub mod keys;
 pub mod launch;
 mod layout;
 mod loading;
+pub mod releases;
 mod rules;
 mod settings;
 pub mod yaml;
@@ -110,5 +111,7 @@ fn any_error(diagnostics: &[VerlDiagnostic]) -> bool {
         .any(|d| matches!(d.severity(), None | Some(miette::Severity::Error)))
 }
 
+#[cfg(test)]
+mod release_tests;
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,9 @@
 //! What verl itself rejects or mishandles before placement.
 
 use super::VerlDiagnostic;
-use super::fields::Count;
+use super::fields::{Count, Followed};
 use super::keys::*;
+use super::releases::{REWARD_TWINS, RewardKeys};
 use super::settings::VerlSettings;
 
 /// Checks the settings as verl would, before any pool is built.
@@ -18,8 +19,10 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             });
         }
     }
-    let (switch, gpus, nnodes) = s.reward_keys();
-    if s.bool(switch) {
+    let reward = s.reward_keys();
+    if let Some((switch, gpus, nnodes)) = reward
+        && s.bool(switch)
+    {
         for key in [gpus, nnodes] {
             let value = s.int(key);
             if value <= 0 {
@@ -41,7 +44,10 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             });
         }
     }
-    if s.bool(DISTILL_ENABLE) {
+    if s.pool_keys()
+        .iter()
+        .any(|p| p.switch == Some(DISTILL_ENABLE))
+    {
         for key in [DISTILL_GPUS, DISTILL_NNODES] {
             let value = s.int(key);
             if value <= 0 {
@@ -54,21 +60,25 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             }
         }
     }
-    if switch == NEW_RM_POOL {
-        for (legacy, newer) in [
-            (RM_ENABLE, NEW_RM_ENABLE),
-            (RM_POOL, NEW_RM_POOL),
-            (RM_GPUS, NEW_RM_GPUS),
-            (RM_NNODES, NEW_RM_NNODES),
-        ] {
-            if s.given(legacy) && s.given(newer) && s.get(legacy).value != s.get(newer).value {
-                out.push(VerlDiagnostic::ConflictingSpellings {
-                    legacy: KEYS[legacy].path,
-                    newer: KEYS[newer].path,
-                    legacy_span: s.span(legacy),
-                    newer_span: s.span(newer),
-                });
-            }
+    // Both spellings matter where both are read: 0.7.1 and 0.8.0 (the legacy one wins,
+    // `migrate_legacy_reward_impl`), or without a release when the newer one is used.
+    // Elsewhere one spelling is not read at all, which `not_read` says.
+    let followed = match s.release {
+        Some(r) if r.reward == RewardKeys::NewerMigrated => Some(Followed::Legacy(r.version)),
+        Some(_) => None,
+        None => reward
+            .filter(|(switch, _, _)| *switch == NEW_RM_POOL)
+            .map(|_| Followed::Newer),
+    };
+    for (legacy, newer) in REWARD_TWINS.into_iter().filter(|_| followed.is_some()) {
+        if s.given(legacy) && s.given(newer) && s.get(legacy).value != s.get(newer).value {
+            out.push(VerlDiagnostic::ConflictingSpellings {
+                legacy: KEYS[legacy].path,
+                newer: KEYS[newer].path,
+                followed: followed.unwrap_or(Followed::Newer),
+                legacy_span: s.span(legacy),
+                newer_span: s.span(newer),
+            });
         }
     }
     if s.accelerator().is_none() {
@@ -101,8 +111,9 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             origin: s.origin(key),
         });
     }
-    let mut sizes = vec![N_GPUS_PER_NODE, gpus];
-    if s.bool(DISTILL_ENABLE) {
+    let mut sizes = vec![N_GPUS_PER_NODE];
+    sizes.extend(reward.map(|(_, gpus, _)| gpus));
+    if s.pool_keys().iter().any(|p| p.gpus == DISTILL_GPUS) {
         sizes.push(DISTILL_GPUS);
     }
     for key in sizes {

@@ -2,6 +2,7 @@
 
 use super::SpanSpace;
 use super::keys::{self, *};
+use super::releases::{REWARD_TWINS, Release, RewardKeys};
 use crate::model::Accelerator;
 use crate::source::{Span, to_source_span};
 
@@ -72,6 +73,9 @@ pub struct VerlSettings {
     pub(super) settings: Vec<Setting>,
     /// The span space of the YAML and command line these came from.
     pub space: SpanSpace,
+    /// The release whose entry point builds the pools (`--verl-version`); `None`: the keys
+    /// are read as written ([`VerlSettings::reward_keys`]).
+    pub release: Option<&'static Release>,
 }
 
 impl Default for VerlSettings {
@@ -86,11 +90,40 @@ impl Default for VerlSettings {
                 })
                 .collect(),
             space: SpanSpace::default(),
+            release: None,
         }
     }
 }
 
 impl VerlSettings {
+    /// The defaults of `release`'s own config (from [`super::key_set`]: verl 0.6.x has
+    /// `reward_model.n_gpus_per_node: 0`, later releases 8), or the newest release's
+    /// ([`KEYS`]) without one. A null there (0.7.1+'s legacy reward keys) keeps the
+    /// newest default: verl reads it as not set.
+    pub fn for_release(release: Option<&'static Release>) -> VerlSettings {
+        let mut settings = VerlSettings {
+            release,
+            ..VerlSettings::default()
+        };
+        let Some(release) = release else {
+            return settings;
+        };
+        let set = super::key_set::key_set();
+        for (composition, path, text) in &set.defaults {
+            let version = set.compositions[*composition].version;
+            if set.versions[version].0 != release.version {
+                continue;
+            }
+            let Some(id) = key_id(path) else { continue };
+            if let Some(value) = keys::interpret(text, false, KEYS[id].kind)
+                .filter(|_| !keys::is_null(text, false, true))
+            {
+                settings.settings[id].value = value;
+            }
+        }
+        settings
+    }
+
     /// A key's setting.
     pub fn get(&self, key: KeyId) -> &Setting {
         &self.settings[key]
@@ -145,8 +178,9 @@ impl VerlSettings {
             gpus: N_GPUS_PER_NODE,
             nnodes: NNODES,
         }];
-        let (switch, gpus, nnodes) = self.reward_keys();
-        if self.bool(switch) {
+        if let Some((switch, gpus, nnodes)) = self.reward_keys()
+            && self.bool(switch)
+        {
             pools.push(PoolKeys {
                 name: super::REWARD_POOL,
                 switch: Some(switch),
@@ -154,7 +188,7 @@ impl VerlSettings {
                 nnodes,
             });
         }
-        if self.bool(DISTILL_ENABLE) {
+        if self.bool(DISTILL_ENABLE) && self.release.is_none_or(|r| r.teacher_pool) {
             pools.push(PoolKeys {
                 name: super::TEACHER_POOL,
                 switch: Some(DISTILL_ENABLE),
@@ -165,25 +199,46 @@ impl VerlSettings {
         pools
     }
 
-    /// The reward pool's keys verl reads: the newer `reward.reward_model.*` when any is
-    /// given, else `reward_model.*`. (switch, n_gpus_per_node, nnodes)
-    pub fn reward_keys(&self) -> (KeyId, KeyId, KeyId) {
-        if self.newer_reward_spelling() {
-            (NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES)
-        } else {
-            (RM_POOL, RM_GPUS, RM_NNODES)
-        }
+    /// The reward pool's keys verl reads (switch, n_gpus_per_node, nnodes); `None` when
+    /// the release has no reward pool (0.5.0). By the release's row
+    /// ([`RewardKeys`](super::releases::RewardKeys)): `reward_model.*` (0.6.0-0.7.0), each
+    /// legacy key when given, else its newer twin (0.7.1, 0.8.0: `migrate_legacy_reward_impl`),
+    /// `reward.reward_model.*` (0.9.x). Without a release, the keys as written: the newer
+    /// `reward.reward_model.*` when any is given (what 0.9 reads), else `reward_model.*`
+    /// (what 0.6.0-0.8.0 read), so a line written for either gets that release's pools.
+    pub fn reward_keys(&self) -> Option<(KeyId, KeyId, KeyId)> {
+        let migrated = |(legacy, newer): (KeyId, KeyId)| {
+            if self.given(legacy) { legacy } else { newer }
+        };
+        Some(match self.release.map(|r| r.reward) {
+            Some(RewardKeys::NoPool) => return None,
+            Some(RewardKeys::Legacy) => (RM_POOL, RM_GPUS, RM_NNODES),
+            Some(RewardKeys::NewerMigrated) => (
+                migrated(REWARD_TWINS[1]),
+                migrated(REWARD_TWINS[2]),
+                migrated(REWARD_TWINS[3]),
+            ),
+            Some(RewardKeys::Newer) => (NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES),
+            None if self.newer_reward_spelling() => (NEW_RM_POOL, NEW_RM_GPUS, NEW_RM_NNODES),
+            None => (RM_POOL, RM_GPUS, RM_NNODES),
+        })
     }
 
-    /// The reward model's switch verl reads: `reward.reward_model.enable` when given (verl
-    /// 0.8 and later read it; 0.9 ignores the older key), else `reward_model.enable` when
-    /// given (what 0.7 and earlier read, and 0.8 copies over the newer one), else the
-    /// spelling of the other reward keys ([`VerlSettings::reward_keys`]).
+    /// The reward model's switch verl reads, by the release's row as
+    /// [`VerlSettings::reward_keys`]. Without a release: `reward.reward_model.enable` when
+    /// given, else `reward_model.enable` when given, else the spelling of the other reward
+    /// keys.
     pub fn reward_model_key(&self) -> KeyId {
-        if self.given(NEW_RM_ENABLE) || (!self.given(RM_ENABLE) && self.newer_reward_spelling()) {
-            NEW_RM_ENABLE
-        } else {
-            RM_ENABLE
+        match self.release.map(|r| r.reward) {
+            Some(RewardKeys::NoPool | RewardKeys::Legacy) => RM_ENABLE,
+            Some(RewardKeys::NewerMigrated) if self.given(RM_ENABLE) => RM_ENABLE,
+            Some(RewardKeys::NewerMigrated | RewardKeys::Newer) => NEW_RM_ENABLE,
+            None if self.given(NEW_RM_ENABLE)
+                || (!self.given(RM_ENABLE) && self.newer_reward_spelling()) =>
+            {
+                NEW_RM_ENABLE
+            }
+            None => RM_ENABLE,
         }
     }
 

@@ -4,15 +4,15 @@ use super::keys::*;
 use super::*;
 use crate::model::Accelerator;
 
-fn args(list: &[&str]) -> Vec<String> {
+pub(super) fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
 
-fn load(yaml: Option<&str>, overrides: &[&str]) -> LoadedVerl {
+pub(super) fn load(yaml: Option<&str>, overrides: &[&str]) -> LoadedVerl {
     load_verl(yaml, &args(overrides), 100_000)
 }
 
-fn codes(loaded: &LoadedVerl) -> Vec<String> {
+pub(super) fn codes(loaded: &LoadedVerl) -> Vec<String> {
     use miette::Diagnostic;
     loaded
         .diagnostics
@@ -21,7 +21,7 @@ fn codes(loaded: &LoadedVerl) -> Vec<String> {
         .collect()
 }
 
-fn slots(layout: &VerlLayout) -> Vec<(&str, Vec<u32>)> {
+pub(super) fn slots(layout: &VerlLayout) -> Vec<(&str, Vec<u32>)> {
     layout
         .pools
         .iter()

@@ -33,6 +33,8 @@ pub struct YamlValues {
     pub not_scalar: HashMap<KeyId, Span>,
     /// Every dotted key path the file has (through mappings), at most [`MAX_KEYS`].
     pub keys: Vec<String>,
+    /// Where each of `keys` stands (its last part), in bytes.
+    pub key_spans: Vec<Span>,
     /// The top-level `defaults:` list: `(group, option)` items (`actor@actor_rollout_ref.actor:
     /// dp_actor`, `override model_engine: megatron`) and bare names (`ppo_trainer`, `_self_`)
     /// with no group.
@@ -207,6 +209,7 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
     let mut values: HashMap<KeyId, (String, bool, (usize, usize))> = HashMap::new();
     let mut not_scalar: HashMap<KeyId, (usize, usize)> = HashMap::new();
     let mut keys: Vec<String> = Vec::new();
+    let mut key_chars: Vec<(usize, usize)> = Vec::new();
     let mut defaults: Vec<(Option<String>, String)> = Vec::new();
     let mut documents = 0;
     while let Some(event) = parser.next_event() {
@@ -230,7 +233,9 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
                     anchors.insert(anchor, (value.to_string(), quoted));
                 }
                 let value = value.into_owned();
-                note_key_or_default(&stack, &value, &mut keys, &mut defaults);
+                if note_key_or_default(&stack, &value, &mut keys, &mut defaults) {
+                    key_chars.push(chars);
+                }
                 scalar(&mut stack, &mut values, value, quoted, chars);
             }
             Event::Alias(anchor) => {
@@ -295,7 +300,7 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
     for (_, _, (a, b)) in values.values() {
         wanted.extend([*a, *b]);
     }
-    for (a, b) in not_scalar.values() {
+    for (a, b) in not_scalar.values().chain(&key_chars) {
         wanted.extend([*a, *b]);
     }
     let in_text: Vec<usize> = wanted.iter().map(|&c| shifts.original(c)).collect();
@@ -322,18 +327,19 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
             .map(|(id, chars)| (id, span(chars)))
             .collect(),
         keys,
+        key_spans: key_chars.into_iter().map(span).collect(),
         defaults,
     })
 }
 
-/// A scalar about to be a mapping key (its dotted path is kept), or an item of the
+/// A scalar about to be a mapping key (its dotted path is kept: true), or an item of the
 /// top-level `defaults:` list.
 fn note_key_or_default(
     stack: &[Frame],
     text: &str,
     keys: &mut Vec<String>,
     defaults: &mut Vec<(Option<String>, String)>,
-) {
+) -> bool {
     fn top_key(frame: Option<&Frame>) -> Option<&str> {
         match frame {
             Some(Frame::Map {
@@ -368,15 +374,17 @@ fn note_key_or_default(
                     path.push_str(k);
                     path.push('.');
                 }
-                None => return,
+                None => return false,
             }
             if path.len() > 256 {
-                return;
+                return false;
             }
         }
         path.push_str(text);
         keys.push(path);
+        return true;
     }
+    false
 }
 
 /// A scalar event: a key, a value, or part of something we skip.

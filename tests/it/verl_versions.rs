@@ -1,0 +1,79 @@
+//! `resource-pool verl --verl-version V`: the pools release V's entry point builds, the keys
+//! it lacks or ignores; and pool-key typos in a YAML.
+
+use crate::common::run;
+use crate::verl_cli::{codes, json_of};
+
+const THREE: &str = "examples/clusters/three_nodes.toml";
+
+/// The line of the QA report: newer reward keys and distillation.
+const LINE: &[&str] = &[
+    "python3",
+    "-m",
+    "verl.trainer.main_ppo",
+    "trainer.nnodes=2",
+    "reward.reward_model.enable=True",
+    "reward.reward_model.enable_resource_pool=True",
+    "reward.reward_model.n_gpus_per_node=4",
+    "reward.reward_model.nnodes=1",
+    "distillation.enabled=True",
+    "distillation.nnodes=1",
+];
+
+fn at(version: &str) -> (Option<i32>, serde_json::Value) {
+    let mut args = vec!["--verl-version", version, "--cluster", THREE, "--"];
+    args.extend_from_slice(LINE);
+    json_of(&args)
+}
+
+#[test]
+fn verl_050_builds_global_pool_alone_and_says_the_keys_it_lacks() {
+    let (code, value) = at("0.5.0");
+    assert_eq!(code, Some(0), "{value}");
+    assert_eq!(
+        value["pools"],
+        serde_json::json!([{"name": "global_pool", "process_on_nodes": [8, 8],
+            "accelerator": "GPU", "max_colocate_count": 3}])
+    );
+    assert_eq!(
+        value["mapping"],
+        serde_json::json!({"actor_rollout": "global_pool", "critic": "global_pool"})
+    );
+    let unknown = codes(&value)
+        .iter()
+        .filter(|c| **c == "resource_pool::verl::unknown_key")
+        .count();
+    assert_eq!(unknown, 6, "{value}");
+}
+
+#[test]
+fn verl_09_builds_the_reward_and_teacher_pools() {
+    let (code, value) = at("0.9.1");
+    assert_eq!(code, Some(1), "{value}");
+    let names: Vec<&str> = value["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["global_pool", "reward_pool", "teacher_pool"]);
+    assert_eq!(value["mapping"]["rm"], "reward_pool");
+    assert_eq!(value["mapping"]["teacher"], "teacher_pool");
+}
+
+#[test]
+fn verl_yaml_pool_key_typo_points_into_the_yaml() {
+    let dir = std::env::temp_dir().join(format!("rp-verl-typo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("typo.yaml");
+    std::fs::write(&path, "trainer:\n  nnode: 2\n").unwrap();
+    let path = path.to_str().unwrap();
+    let (code, value) = json_of(&["--config", path, "--cluster", THREE]);
+    assert_eq!(code, Some(1), "{value}");
+    assert_eq!(codes(&value), ["resource_pool::verl::pool_key_typo"]);
+    let output = run(&["verl", "--config", path, "--cluster", THREE]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("in the YAML"), "{stderr}");
+    assert!(stderr.contains("typo.yaml:2:3"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
