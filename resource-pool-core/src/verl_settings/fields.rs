@@ -243,6 +243,8 @@ pub enum LaunchSyntax {
     InlineCode,
     /// A flag at the end of the line that needs a value.
     MissingValue,
+    /// Launcher words (`env`, `ray job submit ... --`, `python3 -u`) that start no program.
+    NoProgram,
 }
 
 impl fmt::Display for LaunchSyntax {
@@ -253,6 +255,9 @@ impl fmt::Display for LaunchSyntax {
             }
             LaunchSyntax::InlineCode => "`python3 -c` runs inline code: no entry point to read",
             LaunchSyntax::MissingValue => "this flag needs a value",
+            LaunchSyntax::NoProgram => {
+                "the line ends here, before the program these words start: nothing to check"
+            }
         })
     }
 }

@@ -118,6 +118,9 @@ pub enum LaunchProblem {
     MissingValue(Span),
     /// A program word that is none of the launchers understood.
     UnknownLauncher(Span),
+    /// Launcher words with no program after them (`env`, `ray job submit --`, `python3 -u`):
+    /// on the last of them.
+    NoProgram(Span),
 }
 
 /// The pasted line, read.
@@ -255,10 +258,15 @@ pub fn parse_launch(words: &[String]) -> Launch {
             _ => break,
         }
     }
+    if i > 0 && i == words.len() {
+        launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
+        return launch;
+    }
     if words.get(i).is_some_and(|w| is_python(w)) {
         i += 1;
         loop {
             let Some(w) = words.get(i) else {
+                launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
                 return launch;
             };
             if w == "--check-hash-based-pycs" {
@@ -409,6 +417,30 @@ mod tests {
         let (text, at) = &l.overrides[0];
         assert_eq!(&l.line[*at..*at + text.len()], "trainer.nnodes=2");
         assert!(l.problems.is_empty());
+    }
+
+    #[test]
+    fn launchers_that_start_no_program_are_a_problem_on_their_last_word() {
+        for (line, last) in [
+            ("env", "env"),
+            ("env -i", "-i"),
+            ("A=1 env", "env"),
+            ("ray job submit --address http://h:8265 --", "--"),
+            ("python3", "python3"),
+            ("python3 -u -X dev", "dev"),
+        ] {
+            let l = parse_launch(&words(line));
+            assert!(
+                matches!(&l.problems[..], [LaunchProblem::NoProgram(s)] if l.line[s.clone()] == *last),
+                "{line}: {:?}",
+                l.problems
+            );
+        }
+        // Overrides alone, and nothing at all, are no launcher: verl's defaults.
+        for line in ["", "trainer.nnodes=2", "A=1 B=2"] {
+            let w: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            assert!(parse_launch(&w).problems.is_empty(), "{line}");
+        }
     }
 
     #[test]

@@ -352,6 +352,10 @@ fn launch_diagnostics(
                 problem: LaunchSyntax::MissingValue,
                 span: line_span(span),
             },
+            LaunchProblem::NoProgram(span) => VerlDiagnostic::LaunchSyntax {
+                problem: LaunchSyntax::NoProgram,
+                span: line_span(span),
+            },
         });
     }
     if let Some(entry) = &launch.entry {
