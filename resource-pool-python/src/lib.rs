@@ -20,7 +20,7 @@ use std::time::Duration;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use resource_pool::check::CheckOptions;
+use resource_pool::check::{CheckOptions, LayoutOrigin};
 use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
 use resource_pool::load::load_config_with;
 use resource_pool::report::{CheckRun, Finding};
@@ -103,7 +103,7 @@ fn check(
         move || -> Result<(CheckRun, Option<String>), ClusterFailure> {
             let input = source.read()?;
             let file = SourceFile::new(CHECK_CONFIG_NAME, text);
-            let loaded = match load_config_with(&file, &[], &LintOptions::default()) {
+            let mut loaded = match load_config_with(&file, &[], &LintOptions::default()) {
                 Ok(loaded) => loaded,
                 // Only overrides make a load fail, and there are none.
                 Err(failure) => {
@@ -115,6 +115,11 @@ fn check(
                     return Err(ClusterFailure::Invalid(findings));
                 }
             };
+            // The config is generated from the arguments: the advice names
+            // resource_pool_spec (its keys' order, the whole new dict), not the TOML's
+            // tables and `--set` values. Only the wording changes: the JSON is the same as
+            // `resource-pool check` gives for `Report.config`.
+            loaded.origin = LayoutOrigin::Python;
             let mut run = CheckRun::check(
                 &loaded,
                 input.cluster,

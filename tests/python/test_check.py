@@ -113,6 +113,33 @@ CASES = {
 }
 
 
+# The advice worded for the dict rather than for the config file generated from it: a pool
+# order's help, and a suggestion's. Everything else (every JSON field but these helps) is
+# what `resource-pool check` says of Report.config.
+PYTHON_WORDED = {"resource_pool::ray::hangs", "resource_pool::suggest::layout"}
+
+
+def without_help(text):
+    """A human report without its `help:` blocks (a help's lines after the first are
+    indented eight spaces)."""
+    kept, in_help = [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("  help: "):
+            in_help = True
+        elif not (in_help and line.startswith("        ")):
+            in_help = False
+            kept.append(line)
+    return "".join(kept)
+
+
+def without_python_helps(result):
+    result = json.loads(json.dumps(result))
+    for d in result["diagnostics"]:
+        if d["code"] in PYTHON_WORDED:
+            d.pop("help", None)
+    return result
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_str_and_json_equal_the_cli_for_the_same_inputs(case, tmp_path):
     spec, mapping, mcc, accelerator, cluster = CASES[case]
@@ -120,16 +147,66 @@ def test_str_and_json_equal_the_cli_for_the_same_inputs(case, tmp_path):
     # The CLI reads the same config from a file of the same name.
     (tmp_path / "<rp.check>").write_text(report.config)
     human = run_cli(["check", "<rp.check>", "--cluster", cluster], cwd=tmp_path)
-    assert str(report) == human.stdout
+    worded = {d["code"] for d in report.diagnostics} & PYTHON_WORDED
+    if worded:
+        assert without_help(str(report)) == without_help(human.stdout)
+        assert str(report) != human.stdout
+    else:
+        assert str(report) == human.stdout
     assert human.returncode == (0 if report.ok else 1)
     as_json = run_cli(
         ["check", "<rp.check>", "--cluster", cluster, "--format", "json"], cwd=tmp_path, merged=False
     )
-    assert report.as_dict() == json.loads(as_json.stdout)
+    cli = json.loads(as_json.stdout)
+    assert without_python_helps(report.as_dict()) == without_python_helps(cli)
+    for ours, theirs in zip(report.diagnostics, cli["diagnostics"]):
+        if ours["code"] in PYTHON_WORDED:
+            assert "resource_pool_spec" in ours["help"] and "resource_pool_spec" not in theirs["help"]
+        else:
+            assert ours["help"] == theirs.get("help")
     for key in ("feasible", "ray", "placement", "ray_placement", "suggestions"):
         assert getattr(report, key) == report.as_dict()[key]
     for ours, theirs in zip(report.diagnostics, report.as_dict()["diagnostics"]):
         assert {k: v for k, v in ours.items() if v is not None} == theirs
+
+
+def test_a_hang_says_to_reorder_resource_pool_specs_keys():
+    # The README's trap: the 4-GPU pool first. The fix is the dict's order, which is the
+    # order verl creates the pools in; the generated config's tables mean nothing here.
+    report = rp.check(HANG_SPEC, HANG_MAPPING, cluster=BIG_AND_SMALL)
+    (hang,) = report.diagnostics
+    assert hang["help"].endswith(
+        "Ray places every group when the pools are created in this order: global_pool, "
+        "reward_pool (reorder resource_pool_spec's keys: verl creates the pools in its order)"
+    )
+    assert "reorder resource_pool_spec's keys" in " ".join(str(report).split())
+    assert "[pools.*]" not in str(report)
+    # The data is the same as the CLI's: the order, nothing about the wording.
+    (data,) = [d for d in report.as_dict()["diagnostics"] if d["code"] == "resource_pool::ray::hangs"]
+    assert data["data"]["fix"] == {"kind": "pool_order", "pools": ["global_pool", "reward_pool"]}
+    # Reordered as it says, the layout passes.
+    fixed = rp.check(dict(reversed(list(HANG_SPEC.items()))), HANG_MAPPING, cluster=BIG_AND_SMALL)
+    assert fixed.ok, str(fixed)
+
+
+def test_a_suggestion_shows_the_new_resource_pool_spec():
+    spec = {"global_pool": [8, 8], "reward_pool": [4]}
+    report = rp.check(spec, HANG_MAPPING, cluster=BIG_AND_SMALL)
+    (advice,) = [d for d in report.diagnostics if d["code"] == "resource_pool::suggest::layout"]
+    new_spec = {"global_pool": [8], "reward_pool": [4]}
+    assert advice["help"] == (
+        f"pass `resource_pool_spec={json.dumps(new_spec)}` to rp.check, then to verl's ResourcePoolManager"
+    )
+    assert "--set" not in str(report)
+    assert "resource_pool_spec={" in str(report)
+    # What it says to pass is Python, and the layout it names passes.
+    pasted = advice["help"].split("`resource_pool_spec=", 1)[1].split("`", 1)[0]
+    assert eval(pasted, {}) == new_spec
+    assert rp.check(new_spec, HANG_MAPPING, cluster=BIG_AND_SMALL).ok
+    # The data stays the generated config's: `--set` values on Report.config.
+    (now,) = report.suggestions
+    assert now["pools"] == new_spec
+    assert now["overrides"] == ["pools.global_pool.process_on_nodes=[8]"]
 
 
 def test_lint_problems_are_diagnostics_not_exceptions():

@@ -11,6 +11,7 @@ use std::fmt;
 use miette::SourceSpan;
 use serde::Serialize;
 
+use super::LayoutOrigin;
 use crate::model::{Amount, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
@@ -426,6 +427,10 @@ pub enum RayAdvice {
     PoolOrder {
         /// The pools, first created first.
         pools: Vec<String>,
+        /// Where the layout was written, which says how its pools are reordered. Wording
+        /// only: JSON has the order (`pools`) and nothing else.
+        #[serde(skip)]
+        origin: LayoutOrigin,
     },
     /// No pool order works: pin each group to a node of a placement (the first ones shown).
     Pin {
@@ -451,10 +456,11 @@ pub struct Pin {
 impl fmt::Display for RayAdvice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RayAdvice::PoolOrder { pools } => write!(
+            RayAdvice::PoolOrder { pools, origin } => write!(
                 f,
-                "Ray places every group when the pools are created in this order: {} (reorder the [pools.*] tables)",
-                pools.join(", ")
+                "Ray places every group when the pools are created in this order: {} ({})",
+                pools.join(", "),
+                how_to_reorder(*origin)
             ),
             RayAdvice::Pin { pins } => {
                 f.write_str(PIN_ADVICE)?;
@@ -469,6 +475,26 @@ impl fmt::Display for RayAdvice {
             RayAdvice::MakeRoom => f.write_str(
                 "Make the layout fit first (see the placement errors), or give Ray room: fewer or smaller node-slots",
             ),
+        }
+    }
+}
+
+/// How the pools of a layout written at `origin` are created in another order.
+fn how_to_reorder(origin: LayoutOrigin) -> &'static str {
+    match origin {
+        LayoutOrigin::ConfigFile => "reorder the [pools.*] tables",
+        // verl creates the pools in the dict's order (its ResourcePoolManager walks
+        // resource_pool_spec's items); the config the check read is generated from it.
+        LayoutOrigin::Python => {
+            "reorder resource_pool_spec's keys: verl creates the pools in its order"
+        }
+        LayoutOrigin::Code => {
+            "reorder the fields of the #[derive(ResourcePools)] struct, or the pools given to ResourcePoolManager::new"
+        }
+        // Said for completeness: verl's own report replaces this diagnostic, and verl's
+        // hang gets a suggested layout instead (its terms are not reorderable).
+        LayoutOrigin::Verl => {
+            "but verl creates global_pool first, so the order cannot be chosen: resize the pools instead"
         }
     }
 }

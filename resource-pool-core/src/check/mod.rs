@@ -8,6 +8,8 @@ mod placement_findings;
 mod ray_findings;
 pub mod suggest;
 pub mod verl_findings;
+#[cfg(test)]
+mod wording_tests;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
@@ -21,12 +23,44 @@ use crate::placement::{self, Instance, PlacementOptions, PlacementOutcome, Place
 use crate::ray_sim::{self, RayReport, RaySimOptions, RayVerdict};
 use crate::source::Span;
 
-/// Where the pools and node-slots of a layout stand in its file, if it has one.
+/// Where a layout was written, which decides the words of the advice about it: how its
+/// pools are put in another order (Ray's pool-order fix), and what to paste for a suggested
+/// layout. Only the wording depends on it, never the data of the JSON output.
+///
+/// Why a fact of the layout rather than an option of the check: the front end that wrote
+/// the layout knows it, and the check already receives the layout's [`SlotSpans`] (and the
+/// suggestion its [`suggest::LayoutTerms`]), so the words travel with the spans; a
+/// [`LoadedConfig`] carries it in [`LoadedConfig::origin`] because the same config type
+/// serves files and Python's arguments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LayoutOrigin {
+    /// A config file: `[pools.*]` tables in creation order; `--set` values.
+    #[default]
+    ConfigFile,
+    /// `resource_pool.check`'s arguments: `resource_pool_spec`, whose keys verl creates in
+    /// the dict's order. Its config is generated, so the advice names the dict instead.
+    Python,
+    /// Rust code: a `#[derive(ResourcePools)]` struct (pools in field order) or the pools
+    /// given to `ResourcePoolManager::new`.
+    Code,
+    /// verl's settings: verl creates global_pool first, so no pool order can be chosen.
+    Verl,
+}
+
+/// Where the pools and node-slots of a layout stand in its file, if it has one, and where
+/// the layout came from.
 pub trait SlotSpans {
     /// A pool's header.
     fn pool_span(&self, pool: PoolId) -> Option<Span>;
     /// A node-slot's entry.
     fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span>;
+    /// Where the layout was written: the advice is worded for it. A config file unless
+    /// said otherwise, so that spans implemented elsewhere keep compiling and keep the
+    /// wording they had.
+    fn origin(&self) -> LayoutOrigin {
+        LayoutOrigin::ConfigFile
+    }
 }
 
 /// A layout built in code: no file, no spans.
@@ -40,6 +74,9 @@ impl SlotSpans for NoSpans {
     fn slot_span(&self, _: PoolId, _: usize) -> Option<Span> {
         None
     }
+    fn origin(&self) -> LayoutOrigin {
+        LayoutOrigin::Code
+    }
 }
 
 impl SlotSpans for LoadedConfig {
@@ -48,6 +85,9 @@ impl SlotSpans for LoadedConfig {
     }
     fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span> {
         LoadedConfig::slot_span(self, pool, slot)
+    }
+    fn origin(&self) -> LayoutOrigin {
+        self.origin
     }
 }
 

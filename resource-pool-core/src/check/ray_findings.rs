@@ -2,7 +2,7 @@
 
 use super::diagnostics::{Pin, RayAdvice, RayOrder, RayStep, SlotRef};
 use super::placement_findings::slot_list;
-use super::{CheckDiagnostic, SlotSpans};
+use super::{CheckDiagnostic, LayoutOrigin, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RayReport, RayVerdict};
 use crate::source::to_source_span;
@@ -57,11 +57,14 @@ fn order(
     order
 }
 
+/// The fix of Ray's verdict; a pool order is worded for where the layout was written
+/// (`origin`).
 fn advice(
     fix: Option<&RayFix>,
     slots: &[NodeSlot],
     pools: &[ResourcePool],
     cluster: &Cluster,
+    origin: LayoutOrigin,
 ) -> RayAdvice {
     match fix {
         Some(RayFix::PoolOrder(order)) => RayAdvice::PoolOrder {
@@ -70,6 +73,7 @@ fn advice(
                 .filter_map(|&p| pools.get(p))
                 .map(|p| p.name.clone())
                 .collect(),
+            origin,
         },
         Some(RayFix::Pin(witness)) => RayAdvice::Pin {
             pins: witness
@@ -106,7 +110,7 @@ pub(super) fn ray(
         // Nothing fits: the placement errors say why, and Ray hangs as a consequence.
         return Vec::new();
     }
-    let fix = || advice(report.fix.as_ref(), slots, pools, cluster);
+    let fix = || advice(report.fix.as_ref(), slots, pools, cluster, spans.origin());
     match report.verdict {
         RayVerdict::Places => Vec::new(),
         RayVerdict::Undecided => vec![CheckDiagnostic::RayUndecided {

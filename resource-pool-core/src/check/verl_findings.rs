@@ -2,7 +2,7 @@
 //! one node size, and a Ray hang told in verl's settings. Check depends on verl's settings
 //! here, never the reverse.
 
-use super::{CheckDiagnostic, CheckReport, SlotSpans};
+use super::{CheckDiagnostic, CheckReport, LayoutOrigin, SlotSpans};
 use crate::model::{Accelerator, Cluster, PoolId, names};
 use crate::ray_sim::{GroupFate, RayVerdict};
 use crate::source::Span;
@@ -217,5 +217,9 @@ impl SlotSpans for VerlSettings {
 
     fn slot_span(&self, pool: PoolId, _slot: usize) -> Option<Span> {
         self.pool_span(pool)
+    }
+
+    fn origin(&self) -> LayoutOrigin {
+        LayoutOrigin::Verl
     }
 }

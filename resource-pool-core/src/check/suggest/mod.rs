@@ -70,6 +70,8 @@ mod search;
 mod space;
 mod terms;
 
+#[cfg(test)]
+pub(crate) use diagnostic::python_spec;
 pub use diagnostic::{Edit, Holders, LayoutText, SuggestDiagnostic, Unit};
 pub use search::search;
 pub use space::{PoolChoice, Reshape};

@@ -1,0 +1,207 @@
+//! The advice is worded for where the layout was written ([`LayoutOrigin`]): a config
+//! file, Python's `rp.check`, Rust code or verl's settings; its JSON data is the same
+//! whatever the origin.
+
+use miette::Diagnostic;
+
+use super::suggest::{SuggestOptions, suggest, wanted};
+use super::*;
+use crate::lint::LintOptions;
+use crate::load::load_config;
+use crate::model::{Cluster, RoleName};
+use crate::source::SourceFile;
+use crate::test_support::node;
+
+/// Ray's ordering trap (examples/configs/small_pool_first.toml): the 4-GPU pool first.
+const SMALL_FIRST: &str = "[pools.reward_pool]\nprocess_on_nodes = [4]\n\n[pools.global_pool]\nprocess_on_nodes = [8]\n\n[mapping]\nrm = \"reward_pool\"\nactor_rollout = \"global_pool\"\n";
+/// A layout that does not fit: two 8-GPU slots, then the reward pool.
+const TOO_BIG: &str = "[pools.global_pool]\nprocess_on_nodes = [8, 8]\n\n[pools.reward_pool]\nprocess_on_nodes = [4]\n\n[mapping]\nactor_rollout = \"global_pool\"\nrm = \"reward_pool\"\n";
+
+/// examples/clusters/big_and_small.toml: an 8-GPU node and a 4-GPU node.
+fn big_and_small() -> Cluster {
+    Cluster::new(vec![node("big", 8, 32), node("small", 4, 16)])
+}
+
+fn loaded(text: &str, origin: LayoutOrigin) -> LoadedConfig {
+    let mut loaded = load_config(
+        &SourceFile::new("pools.toml", text),
+        &LintOptions::default(),
+    );
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    loaded.origin = origin;
+    loaded
+}
+
+fn manager(loaded: &LoadedConfig) -> &ResourcePoolManager<RoleName> {
+    loaded.manager.as_ref().expect("valid")
+}
+
+/// The check's one diagnostic: its help, and its JSON data.
+fn hang_help(
+    manager: &ResourcePoolManager<RoleName>,
+    spans: &dyn SlotSpans,
+) -> (String, serde_json::Value) {
+    let report = check(manager, &big_and_small(), spans, &CheckOptions::default());
+    let [hang] = &report.diagnostics[..] else {
+        panic!("one diagnostic: {:?}", report.diagnostics);
+    };
+    assert_eq!(
+        hang.code().map(|c| c.to_string()).as_deref(),
+        Some("resource_pool::ray::hangs")
+    );
+    let help = hang.help().map(|h| h.to_string()).unwrap_or_default();
+    (help, serde_json::to_value(hang).expect("serialises"))
+}
+
+const ORDER: &str =
+    "Ray places every group when the pools are created in this order: global_pool, reward_pool";
+
+#[test]
+fn a_config_file_reorders_its_tables() {
+    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
+    let (help, _) = hang_help(manager(&file), &file);
+    assert!(
+        help.ends_with(&format!("{ORDER} (reorder the [pools.*] tables)")),
+        "{help}"
+    );
+}
+
+#[test]
+fn python_reorders_resource_pool_specs_keys_with_the_same_json() {
+    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
+    let python = loaded(SMALL_FIRST, LayoutOrigin::Python);
+    let (help, data) = hang_help(manager(&python), &python);
+    assert!(
+        help.ends_with(&format!(
+            "{ORDER} (reorder resource_pool_spec's keys: verl creates the pools in its order)"
+        )),
+        "{help}"
+    );
+    assert!(!help.contains("[pools.*]"), "{help}");
+    assert_eq!(data, hang_help(manager(&file), &file).1);
+    assert_eq!(
+        data["fix"],
+        serde_json::json!({"kind": "pool_order", "pools": ["global_pool", "reward_pool"]})
+    );
+}
+
+#[test]
+fn rust_code_reorders_the_struct_fields_or_the_pools_given_to_new() {
+    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
+    let (help, data) = hang_help(manager(&file), &NoSpans);
+    assert!(
+        help.ends_with(&format!(
+            "{ORDER} (reorder the fields of the #[derive(ResourcePools)] struct, or the pools given to ResourcePoolManager::new)"
+        )),
+        "{help}"
+    );
+    assert_eq!(data, hang_help(manager(&file), &file).1);
+}
+
+#[test]
+fn verl_is_not_told_to_reorder_what_it_creates_in_a_fixed_order() {
+    // verl creates global_pool first: its 4 GPUs take the big node, the reward pool's 8
+    // pends. The simulation still finds the order that works (it does not know who
+    // creates the pools); the words say verl cannot use it.
+    let overrides: Vec<String> = [
+        "trainer.n_gpus_per_node=4",
+        "reward_model.enable=True",
+        "reward_model.enable_resource_pool=True",
+        "reward_model.n_gpus_per_node=8",
+        "reward_model.nnodes=1",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let verl = crate::verl_settings::load_verl(None, &overrides, 1_000_000);
+    let layout = verl.layout.as_ref().expect("verl builds a layout");
+    let mapping: Vec<(RoleName, &str)> = layout
+        .mapping
+        .iter()
+        .map(|(role, pool)| (RoleName((*role).to_owned()), *pool))
+        .collect();
+    let manager = ResourcePoolManager::new(layout.pools.clone(), mapping).expect("valid");
+    let (help, _) = hang_help(&manager, &verl.settings);
+    assert!(
+        help.contains("in this order: reward_pool, global_pool"),
+        "{help}"
+    );
+    assert!(
+        help.ends_with("(but verl creates global_pool first, so the order cannot be chosen: resize the pools instead)"),
+        "{help}"
+    );
+}
+
+/// The suggestion's help and JSON data for `terms`.
+fn suggestion_help(
+    manager: &ResourcePoolManager<RoleName>,
+    terms: &dyn suggest::LayoutTerms,
+) -> (String, serde_json::Value) {
+    let cluster = big_and_small();
+    let report = check(manager, &cluster, terms, &CheckOptions::default());
+    assert!(wanted(&report, terms));
+    let found = suggest(&report, &cluster, terms, &SuggestOptions::default());
+    let [advice] = &found.diagnostics(terms)[..] else {
+        panic!("one suggestion");
+    };
+    let help = advice.help().map(|h| h.to_string()).unwrap_or_default();
+    (help, serde_json::to_value(advice).expect("serialises"))
+}
+
+#[test]
+fn a_config_files_suggestion_is_set_values() {
+    let file = loaded(TOO_BIG, LayoutOrigin::ConfigFile);
+    let (help, _) = suggestion_help(manager(&file), &file);
+    assert_eq!(
+        help,
+        "check it with `--set 'pools.global_pool.process_on_nodes=[8]'`, then write it into the config"
+    );
+}
+
+#[test]
+fn a_python_suggestion_is_the_whole_new_dict_with_the_same_json() {
+    let file = loaded(TOO_BIG, LayoutOrigin::ConfigFile);
+    let python = loaded(TOO_BIG, LayoutOrigin::Python);
+    let (help, data) = suggestion_help(manager(&python), &python);
+    assert_eq!(
+        help,
+        r#"pass `resource_pool_spec={"global_pool": [8], "reward_pool": [4]}` to rp.check, then to verl's ResourcePoolManager"#
+    );
+    // The data is the generated config's: `--set` values on `Report.config`.
+    assert_eq!(data, suggestion_help(manager(&file), &file).1);
+    assert_eq!(data["style"], "set");
+}
+
+#[test]
+fn rust_codes_suggestion_names_the_lists() {
+    let file = loaded(TOO_BIG, LayoutOrigin::ConfigFile);
+    let (help, _) = suggestion_help(manager(&file), &NoSpans);
+    assert_eq!(help, "set the pools' process_on_nodes to these lists");
+}
+
+#[test]
+fn python_lists_are_literal_when_short_and_runs_when_long() {
+    use crate::model::{PoolSpec, ResourcePool};
+    let spec = |pools: &[(&str, Vec<u32>)]| {
+        let pools: Vec<ResourcePool> = pools
+            .iter()
+            .map(|(n, s)| ResourcePool::new(*n, PoolSpec::with_slots(s.clone())))
+            .collect();
+        suggest::python_spec(&pools)
+    };
+    assert_eq!(
+        spec(&[("global_pool", vec![8, 8]), ("reward_pool", vec![4])]),
+        r#"{"global_pool": [8, 8], "reward_pool": [4]}"#
+    );
+    assert_eq!(spec(&[("p", vec![8; 996])]), r#"{"p": [8] * 996}"#);
+    assert_eq!(
+        spec(&[("p", [vec![8; 4], vec![4; 3], vec![2]].concat())]),
+        r#"{"p": [8] * 4 + [4] * 3 + [2]}"#
+    );
+    // Many short runs are clearer written out.
+    assert_eq!(
+        spec(&[("p", [8, 4].repeat(4))]),
+        r#"{"p": [8, 4, 8, 4, 8, 4, 8, 4]}"#
+    );
+    // A name as a string literal Python reads back.
+    assert_eq!(spec(&[("a \"b\"", vec![1])]), r#"{"a \"b\"": [1]}"#);
+}
