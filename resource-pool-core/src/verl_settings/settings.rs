@@ -201,7 +201,7 @@ impl VerlSettings {
 
     /// The reward pool's keys verl reads (switch, n_gpus_per_node, nnodes); `None` when
     /// the release has no reward pool (0.5.0). By the release's row
-    /// ([`RewardKeys`](super::releases::RewardKeys)): `reward_model.*` (0.6.0-0.7.0), each
+    /// ([`RewardKeys`]): `reward_model.*` (0.6.0-0.7.0), each
     /// legacy key when given, else its newer twin (0.7.1, 0.8.0: `migrate_legacy_reward_impl`),
     /// `reward.reward_model.*` (0.9.x). Without a release, the keys as written: the newer
     /// `reward.reward_model.*` when any is given (what 0.9 reads), else `reward_model.*`
