@@ -31,6 +31,10 @@ HEAD_IP=127.0.0.2
 URL="http://127.0.0.1:$DASH_PORT"
 
 export RAY_USAGE_STATS_ENABLED=0
+# No token authentication, whatever this machine holds: a head that finds a token in
+# ~/.ray/auth_token turns it on ("Set RAY_AUTH_MODE=disabled to opt out") and then refuses
+# the workers started here (seen with Ray 2.60 after `ray get-auth-token --generate`).
+export RAY_AUTH_MODE=disabled
 # No idle Python workers: the tests start no tasks, and 2 cores and ~2 GB are the budget.
 export RAY_prestart_worker_first_driver=0
 export RAY_enable_worker_prestart=0
