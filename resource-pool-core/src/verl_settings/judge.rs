@@ -262,12 +262,8 @@ impl Judge {
     /// Whether the judged config lacks `key` (never said when part of it is unread),
     /// with the releases of the config that have it.
     pub(super) fn lacks(&self, key: &str) -> Option<Vec<&'static str>> {
-        let unjudged = self
-            .unjudged
-            .iter()
-            .any(|p| p.is_empty() || key == p || key.starts_with(&format!("{p}.")));
         (self.judged
-            && !unjudged
+            && !self.is_unjudged(key)
             && key_set::status(self.set, &self.views, key) == KeyStatus::Unknown)
             .then(|| key_set::other_releases(self.set, &self.views, &self.config, key))
     }
@@ -276,17 +272,13 @@ impl Judge {
     /// `pool_key_typo`: unknown, and its closest known key sizes the pools. Only that rule:
     /// a YAML of yours carries keys of its own, which verl's config need not have.
     pub(super) fn yaml_typo(&self, key: &str, span: &Span) -> Option<VerlDiagnostic> {
-        let unjudged = self
-            .unjudged
-            .iter()
-            .any(|p| p.is_empty() || key == p || key.starts_with(&format!("{p}.")));
         // Under a pool key (`nnodes: {a: 1}`) the value is already `wrong_type`.
         let mut prefixes = key.match_indices('.').map(|(i, _)| &key[..i]);
         if key_id(key).is_some()
             || prefixes.any(|p| key_id(p).is_some())
             || key == "hydra"
             || key.starts_with("hydra.")
-            || unjudged
+            || self.is_unjudged(key)
             || key_set::status(self.set, &self.views, key) != KeyStatus::Unknown
         {
             return None;
@@ -305,7 +297,16 @@ impl Judge {
         self.choice_entries.contains(&o.key)
     }
 
-    /// Judges one override's key (not a pool key, not a choice).
+    /// Whether `key` lies in a package whose keys cannot be judged (a choice of an option
+    /// verl does not have; the empty package is the whole config): nothing is said of it.
+    fn is_unjudged(&self, key: &str) -> bool {
+        self.unjudged
+            .iter()
+            .any(|p| p.is_empty() || key == p || key.starts_with(&format!("{p}.")))
+    }
+
+    /// Judges one override's key (not a choice; a pool key too, which a release given by
+    /// `--verl-version` may lack).
     pub(super) fn judge(
         &self,
         o: &Override,
@@ -315,10 +316,7 @@ impl Judge {
         let key = o.key.as_str();
         if key_set::status(self.set, &self.views, key) != KeyStatus::Unknown
             || self.yaml_keys.iter().any(|k| k == key)
-            || self
-                .unjudged
-                .iter()
-                .any(|p| p.is_empty() || key == p || key.starts_with(&format!("{p}.")))
+            || self.is_unjudged(key)
         {
             return;
         }

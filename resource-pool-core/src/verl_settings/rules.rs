@@ -44,10 +44,12 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             });
         }
     }
-    if s.pool_keys()
+    // Whether verl builds teacher_pool: `distillation.enabled`, in a release that has it.
+    let teacher = s
+        .pool_keys()
         .iter()
-        .any(|p| p.switch == Some(DISTILL_ENABLE))
-    {
+        .any(|p| p.switch == Some(DISTILL_ENABLE));
+    if teacher {
         for key in [DISTILL_GPUS, DISTILL_NNODES] {
             let value = s.int(key);
             if value <= 0 {
@@ -70,15 +72,17 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
             .filter(|(switch, _, _)| *switch == NEW_RM_POOL)
             .map(|_| Followed::Newer),
     };
-    for (legacy, newer) in REWARD_TWINS.into_iter().filter(|_| followed.is_some()) {
-        if s.given(legacy) && s.given(newer) && s.get(legacy).value != s.get(newer).value {
-            out.push(VerlDiagnostic::ConflictingSpellings {
-                legacy: KEYS[legacy].path,
-                newer: KEYS[newer].path,
-                followed: followed.unwrap_or(Followed::Newer),
-                legacy_span: s.span(legacy),
-                newer_span: s.span(newer),
-            });
+    if let Some(followed) = followed {
+        for (legacy, newer) in REWARD_TWINS {
+            if s.given(legacy) && s.given(newer) && s.get(legacy).value != s.get(newer).value {
+                out.push(VerlDiagnostic::ConflictingSpellings {
+                    legacy: KEYS[legacy].path,
+                    newer: KEYS[newer].path,
+                    followed,
+                    legacy_span: s.span(legacy),
+                    newer_span: s.span(newer),
+                });
+            }
         }
     }
     if s.accelerator().is_none() {
@@ -113,7 +117,7 @@ pub(super) fn rules(s: &VerlSettings, max_slots: u64, out: &mut Vec<VerlDiagnost
     }
     let mut sizes = vec![N_GPUS_PER_NODE];
     sizes.extend(reward.map(|(_, gpus, _)| gpus));
-    if s.pool_keys().iter().any(|p| p.gpus == DISTILL_GPUS) {
+    if teacher {
         sizes.push(DISTILL_GPUS);
     }
     for key in sizes {
