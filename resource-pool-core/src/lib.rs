@@ -26,6 +26,7 @@ mod test_support;
 mod toml_walk;
 pub mod verl_roles;
 pub mod verl_settings;
+mod yaml_text;
 
 pub use model::*;
 pub use toml_walk::StructureError;

@@ -161,11 +161,11 @@ pub fn key_id(path: &str) -> Option<KeyId> {
     KEYS.iter().position(|k| k.path == path)
 }
 
-/// Whether a plain scalar is YAML's null as OmegaConf reads it (`null`, `Null`, `NULL`,
+/// Whether a scalar is YAML's null as OmegaConf reads it (unquoted `null`, `Null`, `NULL`,
 /// `~`; an empty value only in the YAML, where it is null, not on Hydra's command line,
 /// where `key=` is an empty string).
 pub fn is_null(text: &str, quoted: bool, in_yaml: bool) -> bool {
-    !quoted && (matches!(text, "null" | "Null" | "NULL" | "~") || (in_yaml && text.is_empty()))
+    !quoted && (crate::yaml_text::is_null_word(text) || (in_yaml && text.is_empty()))
 }
 
 /// Reads a scalar as a value of `kind`: YAML 1.1 booleans as OmegaConf reads them

@@ -12,6 +12,8 @@ use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use super::keys::{KEYS, KeyId};
 use crate::source::Span;
+pub use crate::yaml_text::MAX_PAIRED_SCALARS;
+use crate::yaml_text::{Shifts, TextError, char_to_byte, parse_joining_pairs};
 
 /// A scalar as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,140 +65,11 @@ enum Frame {
     ComplexKey,
 }
 
-/// The most double-quoted scalars with UTF-16 surrogate pairs joined in one file (each
-/// costs one more parse): a bound on time for hostile input.
-pub const MAX_PAIRED_SCALARS: usize = 256;
-
-/// The parser's message for a `\u` escape that is no character (a surrogate).
-const BAD_ESCAPE: &str = "invalid Unicode character escape code";
-
-/// The known keys of `text`, or the first syntax error.
-///
-/// YAML 1.2 is a superset of JSON, and JSON writes a character past U+FFFF as a UTF-16
-/// surrogate pair (`"\ud83d\ude00"`, Python's `json.dumps`), which the parser rejects. So
-/// on that error (its marker is the scalar's opening quote) the pairs of that one scalar
-/// are rewritten as `\U0001F600` and the text parsed again, spans mapped back to `text`.
+/// The known keys of `text`, or the first syntax error (JSON's surrogate pairs read as
+/// one character each: [`parse_joining_pairs`]).
 pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
-    let mut source = std::borrow::Cow::Borrowed(text);
-    let mut shifts = Shifts::default();
-    let mut rounds = 0;
-    loop {
-        match read_events(&source, text, &shifts) {
-            Ok(values) => return Ok(values),
-            Err((message, at)) => {
-                if message.contains(BAD_ESCAPE) && rounds < MAX_PAIRED_SCALARS {
-                    rounds += 1;
-                    if let Some(joined) = join_pairs(&source, at, text, &mut shifts)? {
-                        source = std::borrow::Cow::Owned(joined);
-                        continue;
-                    }
-                }
-                let at = shifts.original(at);
-                let bytes = char_to_byte(text, &[at, at + 1]);
-                return Err(YamlError {
-                    message,
-                    span: bytes[0]..bytes[1],
-                });
-            }
-        }
-    }
-}
-
-/// Where rewritten escapes made the parsed text shorter than the file: `(char index in
-/// the parsed text just after a rewrite, chars removed up to there)`, in order.
-#[derive(Default)]
-struct Shifts(Vec<(usize, usize)>);
-
-impl Shifts {
-    /// The file's char index of a char index in the parsed text.
-    fn original(&self, at: usize) -> usize {
-        original_in(&self.0, at)
-    }
-}
-
-fn original_in(shifts: &[(usize, usize)], at: usize) -> usize {
-    let i = shifts.partition_point(|&(pos, _)| pos <= at);
-    at + if i == 0 { 0 } else { shifts[i - 1].1 }
-}
-
-/// The double-quoted scalar opening at char `at` of `source` with each `\uD8xx\uDCxx`
-/// pair written as one `\UXXXXXXXX` escape; `None` when it has none; a lone surrogate is an
-/// error on its escape.
-fn join_pairs(
-    source: &str,
-    at: usize,
-    text: &str,
-    shifts: &mut Shifts,
-) -> Result<Option<String>, YamlError> {
-    let chars: Vec<char> = source.chars().collect();
-    if chars.get(at) != Some(&'"') {
-        return Ok(None);
-    }
-    let hex = |i: usize| -> Option<u32> {
-        let digits: String = chars.get(i..i + 4)?.iter().collect();
-        u32::from_str_radix(&digits, 16).ok()
-    };
-    let mut out: String = chars[..=at].iter().collect();
-    let mut out_len = at + 1;
-    let mut removed = shifts.0.last().map_or(0, |&(_, r)| r);
-    let mut changed = false;
-    // A lone surrogate's index is in `source`: mapped by the shifts before this scalar's.
-    let before = shifts.0.len();
-    let mut i = at + 1;
-    while i < chars.len() && chars[i] != '"' {
-        let (c, next) = (chars[i], chars.get(i + 1).copied());
-        if c != '\\' {
-            out.push(c);
-            out_len += 1;
-            i += 1;
-            continue;
-        }
-        let high = (next == Some('u')).then(|| hex(i + 2)).flatten();
-        match high {
-            Some(h @ 0xD800..=0xDBFF) => {
-                let low = (chars.get(i + 6..i + 8) == Some(&['\\', 'u'][..]))
-                    .then(|| hex(i + 8))
-                    .flatten()
-                    .filter(|l| (0xDC00..=0xDFFF).contains(l));
-                let Some(l) = low else {
-                    return Err(lone_surrogate(text, &shifts.0[..before], i, h));
-                };
-                let code = 0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00);
-                out.push_str(&format!("\\U{code:08X}"));
-                out_len += 10;
-                removed += 2;
-                shifts.0.push((out_len, removed));
-                changed = true;
-                i += 12;
-            }
-            Some(l @ 0xDC00..=0xDFFF) => {
-                return Err(lone_surrogate(text, &shifts.0[..before], i, l));
-            }
-            _ => {
-                // Any other escape: copied with the character it escapes (`\"`, `\\`).
-                out.push(c);
-                out_len += 1;
-                if let Some(n) = next {
-                    out.push(n);
-                    out_len += 1;
-                }
-                i += 2;
-            }
-        }
-    }
-    out.extend(chars.get(i..).unwrap_or_default());
-    Ok(changed.then_some(out))
-}
-
-fn lone_surrogate(text: &str, shifts: &[(usize, usize)], at: usize, code: u32) -> YamlError {
-    let start = original_in(shifts, at);
-    let bytes = char_to_byte(text, &[start, start + 6]);
-    YamlError {
-        message: format!(
-            "a lone UTF-16 surrogate `\\u{code:04X}` in a double-quoted string: a character past U+FFFF is a high and a low surrogate together (`\\uD83D\\uDE00`, as JSON writes it) or one `\\U0001F600` escape"
-        ),
-        span: bytes[0]..bytes[1],
-    }
+    parse_joining_pairs(text, |source, shifts| read_events(source, text, shifts))
+        .map_err(|TextError { message, span }| YamlError { message, span })
 }
 
 /// One parse of `source` (the file, or it with pairs joined: [`Shifts`] maps back to
@@ -439,27 +312,6 @@ fn value_key(stack: &[Frame]) -> Option<KeyId> {
         }
     }
     KEYS.iter().position(|k| k.path == path)
-}
-
-/// Byte offsets of character indices, in one pass over the text.
-pub(crate) fn char_to_byte(text: &str, chars: &[usize]) -> Vec<usize> {
-    if text.is_ascii() {
-        return chars.iter().map(|&c| c.min(text.len())).collect();
-    }
-    let mut order: Vec<usize> = (0..chars.len()).collect();
-    order.sort_by_key(|&i| chars[i]);
-    let mut out = vec![text.len(); chars.len()];
-    let mut it = text.char_indices().enumerate().peekable();
-    for i in order {
-        while let Some(&(ci, (bi, _))) = it.peek() {
-            if ci == chars[i] {
-                out[i] = bi;
-                break;
-            }
-            it.next();
-        }
-    }
-    out
 }
 
 #[cfg(test)]

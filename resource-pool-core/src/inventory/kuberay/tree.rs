@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
-use crate::verl_settings::yaml::char_to_byte;
+use crate::yaml_text::{Shifts, char_to_byte, is_null_word, parse_joining_pairs};
 
 /// The deepest nesting read (a RayCluster is about 15 levels deep; serde_json stops at 128).
 pub(crate) const MAX_DEPTH: usize = 128;
@@ -43,7 +43,7 @@ pub(crate) enum Value {
 impl Node {
     /// Whether it is YAML's null (`null`, `~`, nothing) or JSON's.
     pub fn is_null(&self) -> bool {
-        matches!(&self.value, Value::Scalar { text, plain: true } if matches!(text.as_str(), "" | "~" | "null" | "Null" | "NULL"))
+        matches!(&self.value, Value::Scalar { text, plain: true } if text.is_empty() || is_null_word(text))
     }
 
     /// The member `key` of a mapping (the last one when repeated, as Kubernetes reads it).
@@ -83,7 +83,8 @@ pub(crate) struct SyntaxError {
     pub span: Range<usize>,
 }
 
-/// The documents of a YAML text (one for JSON, which is checked by serde_json first).
+/// The documents of a YAML text (one for JSON, which is checked by serde_json first; its
+/// surrogate pairs read as one character each: [`parse_joining_pairs`]).
 pub(crate) fn parse_documents(text: &str) -> Result<Vec<Node>, SyntaxError> {
     let looks_like_json = text.trim_start().starts_with(['{', '[']);
     if looks_like_json && let Err(error) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
@@ -94,7 +95,13 @@ pub(crate) fn parse_documents(text: &str) -> Result<Vec<Node>, SyntaxError> {
             span: offset..offset,
         });
     }
-    Builder::default().run(text)
+    parse_joining_pairs(text, |source, shifts| {
+        Builder::default().run(source, text, shifts)
+    })
+    .map_err(|error| SyntaxError {
+        message: error.message,
+        span: error.span,
+    })
 }
 
 /// A container being built.
@@ -123,17 +130,18 @@ struct Builder {
 }
 
 impl Builder {
-    fn run(mut self, text: &str) -> Result<Vec<Node>, SyntaxError> {
-        let mut parser = Parser::new_from_str(text);
+    /// One parse of `source` (`text`, or it with surrogate pairs joined: `shifts` maps
+    /// back); an error is its message and char index in `source`.
+    fn run(
+        mut self,
+        source: &str,
+        text: &str,
+        shifts: &Shifts,
+    ) -> Result<Vec<Node>, (String, usize)> {
+        let mut parser = Parser::new_from_str(source);
         while let Some(event) = parser.next_event() {
-            let (event, span) = event.map_err(|error| {
-                let at = error.marker().index();
-                let bytes = char_to_byte(text, &[at]);
-                SyntaxError {
-                    message: error.info().to_owned(),
-                    span: bytes[0]..bytes[0],
-                }
-            })?;
+            let (event, span) =
+                event.map_err(|error| (error.info().to_owned(), error.marker().index()))?;
             let chars = span.start.index()..span.end.index();
             match event {
                 Event::Scalar(value, style, anchor, _) => {
@@ -152,11 +160,10 @@ impl Builder {
                 },
                 Event::MappingStart(..) | Event::SequenceStart(..) => {
                     if self.stack.len() >= MAX_DEPTH {
-                        let bytes = char_to_byte(text, &[chars.start]);
-                        return Err(SyntaxError {
-                            message: format!("nested deeper than {MAX_DEPTH} levels"),
-                            span: bytes[0]..bytes[0],
-                        });
+                        return Err((
+                            format!("nested deeper than {MAX_DEPTH} levels"),
+                            chars.start,
+                        ));
                     }
                     let is_map = matches!(event, Event::MappingStart(..));
                     match self.stack.last_mut() {
@@ -204,7 +211,7 @@ impl Builder {
             }
         }
         let mut documents = self.documents;
-        to_bytes(text, &mut documents);
+        to_bytes(text, shifts, &mut documents);
         Ok(documents)
     }
 
@@ -236,10 +243,15 @@ impl Builder {
     }
 }
 
-/// Converts every span of the tree from characters to bytes, in one pass over the text,
-/// and trims the whitespace a block container's end marker takes in (it stands at the next
-/// token).
-fn to_bytes(text: &str, documents: &mut [Node]) {
+/// Converts every span of the tree from characters of the parsed text to bytes of `text`,
+/// in one pass over it, and trims the whitespace a block container's end marker takes in
+/// (it stands at the next token).
+fn to_bytes(text: &str, shifts: &Shifts, documents: &mut [Node]) {
+    if !shifts.is_empty() {
+        visit_mut(documents, &mut |node| {
+            node.span = shifts.original(node.span.start)..shifts.original(node.span.end);
+        });
+    }
     let at: Option<HashMap<usize, usize>> = (!text.is_ascii()).then(|| {
         let mut wanted = Vec::new();
         visit(documents, &mut |node| {
@@ -340,6 +352,28 @@ mod tests {
         let error = parse_documents("{\"a\": 1,}").unwrap_err();
         assert!(error.message.contains("line 1 column 9"), "{error:?}");
         assert!(error.span.start <= 9);
+    }
+
+    #[test]
+    fn json_surrogate_pairs_are_one_character_with_spans_in_the_text() {
+        // Python's json.dumps writes U+1F600 as a pair; YAML's parser alone refuses it.
+        let text = "{\"note\": \"gpu \\ud83d\\ude00 \\uD83D\\uDE80\", \"é\": [\"\\ud83d\\ude00\"], \"n\": 8}";
+        let root = doc(text);
+        assert_eq!(
+            root.get("note").unwrap().text(),
+            Some("gpu \u{1F600} \u{1F680}")
+        );
+        let list = root.get("é").unwrap();
+        assert_eq!(at(text, list), "[\"\\ud83d\\ude00\"]");
+        assert_eq!(at(text, root.get("n").unwrap()), "8");
+        assert_eq!(at(text, &root), text);
+        // The same pairs in a YAML file's double-quoted scalar.
+        let yaml = "a: \"\\ud83d\\ude00\"\nb: 2\n";
+        assert_eq!(at(yaml, doc(yaml).get("b").unwrap()), "2");
+        // A lone surrogate stays an error, on its escape (serde_json refuses it in JSON).
+        let error = parse_documents("a: \"x \\ud83d y\"\n").unwrap_err();
+        assert!(error.message.contains("lone UTF-16 surrogate"), "{error:?}");
+        assert_eq!(error.span, 6..12);
     }
 
     #[test]
