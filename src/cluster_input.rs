@@ -51,7 +51,9 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray", "slurm", "local"])]
     pub kubectl: Option<PathBuf>,
     /// The JSON of `kubectl get pods -A -o json`: what running pods request is not free.
-    #[arg(long, value_name = "FILE|-", requires = "kubectl")]
+    // Not clap's `requires`: the usage error is ours (`pods_without_kubectl`), so that it
+    // is a diagnostic like the others, in JSON too.
+    #[arg(long, value_name = "FILE|-")]
     pub kubectl_pods: Option<PathBuf>,
     /// A KubeRay `RayCluster` before it exists: its YAML manifest, or `kubectl get
     /// raycluster NAME -o json` (a file, or `-` for stdin); each group's replicas become
@@ -61,14 +63,15 @@ pub struct ClusterArgs {
     /// Which replica count of each KubeRay worker group becomes nodes: `current`
     /// (`replicas` as KubeRay clamps it; the default), `min` (`minReplicas`) or `max`
     /// (`maxReplicas`).
-    #[arg(long, value_name = "WHICH", value_parser = ["current", "min", "max"], requires = "kuberay")]
+    // Not clap's `requires`, as for `--kubectl-pods` (`replicas_without_kuberay`).
+    #[arg(long, value_name = "WHICH", value_parser = ["current", "min", "max"])]
     pub replicas: Option<String>,
     /// The certificate authority (PEM) of an https dashboard's certificate, in place of the
     /// system's trust store.
     #[arg(long, value_name = "FILE", env = CA_CERT_VARIABLE)]
     pub ca_cert: Option<PathBuf>,
     /// The budget of the whole read of a live cluster, in milliseconds.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    #[arg(long, default_value_t = 10_000, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub ray_timeout_ms: u64,
     /// The largest response body read from the dashboard, in bytes.
     #[arg(long, default_value_t = RaySource::DEFAULT_MAX_BODY_BYTES, value_name = "BYTES")]
@@ -110,12 +113,11 @@ impl ClusterArgs {
 
 /// Reads the cluster, or says why not (exit 2).
 pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
-    // clap drops `requires` when another source conflicting with `--kuberay` is given.
+    // `--replicas` without `--kuberay`, `--kubectl-pods` without `--kubectl`: read by no
+    // one, they would be silently left out (the pods' requests counted as free).
     if args.replicas.is_some() && args.kuberay.is_none() {
         return Err(vec![Finding::bare(ReplicasWithoutKubeRay)]);
     }
-    // The same for `--kubectl-pods` beside `--cluster`, `--ray`, ...: the pods would be
-    // read by no one and their requests silently left out.
     if args.kubectl_pods.is_some() && args.kubectl.is_none() {
         return Err(vec![Finding::bare(PodsWithoutKubectl)]);
     }
@@ -144,6 +146,11 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         None => match std::env::var("RAY_ADDRESS") {
             Ok(address) if address.starts_with("http://") || address.starts_with("https://") => {
                 address
+            }
+            // Ray's own forms (`auto`, a GCS `HOST:6379`, `ray://`) name no dashboard: said
+            // as such, not as a missing setting the user did make.
+            Ok(address) if !address.trim().is_empty() => {
+                return Err(vec![Finding::bare(RayAddressNotDashboard { address })]);
             }
             _ => return Err(vec![Finding::bare(NoCluster)]),
         },
@@ -336,6 +343,20 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
     )
 )]
 pub struct NoCluster;
+
+/// No cluster source but a `RAY_ADDRESS` that is not a dashboard's http(s) URL.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("no cluster to check against: RAY_ADDRESS is `{address}`, not the dashboard's http(s) URL")]
+#[diagnostic(
+    code(resource_pool::cli::ray_address_not_dashboard),
+    help(
+        "pass the dashboard's URL with --ray http://HEAD:8265 (8265 unless `ray start --dashboard-port` says otherwise), or put it in RAY_ADDRESS; `auto`, a GCS address (HOST:6379) or `ray://HOST:10001` are Ray's own and cannot be read over HTTP"
+    )
+)]
+pub struct RayAddressNotDashboard {
+    /// `RAY_ADDRESS` as set.
+    pub address: String,
+}
 
 /// `--kubectl-pods` without `--kubectl`, where it would change nothing.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]

@@ -290,3 +290,48 @@ fn the_cluster_variable_names_a_cluster_file_when_no_source_is_given() {
         stderr(&missing)
     );
 }
+
+#[test]
+fn a_ray_address_that_names_no_dashboard_is_said_as_such() {
+    let config = "examples/configs/verl_default.toml";
+    for address in ["127.0.0.1:6379", "auto", "ray://head:10001"] {
+        let out = run_env(
+            &["check", config, "--format", "json"],
+            &[("RAY_ADDRESS", address)],
+        );
+        assert_eq!(out.status.code(), Some(2), "{address}");
+        let diagnostic = &json(&out)["diagnostics"][0];
+        assert_eq!(
+            diagnostic["code"], "resource_pool::cli::ray_address_not_dashboard",
+            "{address}"
+        );
+        assert_eq!(diagnostic["data"]["address"], address);
+    }
+    // Unset or empty: nothing was set, and the message says what to set.
+    let out = run_env(
+        &["check", config, "--format", "json"],
+        &[("RAY_ADDRESS", "")],
+    );
+    assert_eq!(
+        json(&out)["diagnostics"][0]["code"],
+        "resource_pool::cli::no_cluster"
+    );
+}
+
+#[test]
+fn a_zero_timeout_is_a_usage_error() {
+    let out = run(&[
+        "inventory",
+        "--ray",
+        "http://127.0.0.1:9",
+        "--ray-timeout-ms",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--ray-timeout-ms"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("did not answer"), "{}", stderr(&out));
+}

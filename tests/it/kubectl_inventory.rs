@@ -145,7 +145,40 @@ fn pods_without_nodes_and_mixed_sources_are_usage_errors() {
         None,
     );
     assert_eq!(output.status.code(), Some(2));
-    // Beside another source, where clap lets `requires` go: said, not ignored.
+    // Alone, a diagnostic of ours like any other: in the JSON of `check` too.
+    for (option, value, code) in [
+        (
+            "--kubectl-pods",
+            PODS,
+            "resource_pool::cli::pods_without_kubectl",
+        ),
+        (
+            "--replicas",
+            "max",
+            "resource_pool::cli::replicas_without_kuberay",
+        ),
+    ] {
+        let output = run(
+            &[
+                "check",
+                "examples/configs/single_node.toml",
+                option,
+                value,
+                "--format",
+                "json",
+            ],
+            None,
+        );
+        assert_eq!(output.status.code(), Some(2), "{option}");
+        let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_default();
+        assert_eq!(
+            result["diagnostics"][0]["code"],
+            code,
+            "{}",
+            text(&output.stderr)
+        );
+    }
+    // Beside another source: said, not ignored.
     for (option, value, code) in [
         (
             "--kubectl-pods",

@@ -25,10 +25,13 @@
 //!   sources do; Ray's `accelerator_type:…` resources come from what Ray detects on the
 //!   GPU and are not predicted.
 //! - Replicas: the head group is one node. A worker group has `clamp(replicas, minReplicas,
-//!   maxReplicas) × numOfHosts` nodes (`maxReplicas` when `minReplicas > maxReplicas`; 0
-//!   when `suspend: true`), or with [`Replicas::Min`]/[`Replicas::Max`] its minimum or
-//!   maximum; defaults are KubeRay's CRD defaults (`replicas` 0, `minReplicas` 0,
-//!   `maxReplicas` unbounded, which `--replicas max` refuses).
+//!   maxReplicas) × numOfHosts` nodes (`maxReplicas` when `minReplicas > maxReplicas`,
+//!   for `--replicas min` too, with a warning; 0 when `suspend: true`), or with
+//!   [`Replicas::Min`]/[`Replicas::Max`] its minimum or maximum; defaults are KubeRay's CRD
+//!   defaults (`replicas` 0, `minReplicas` 0, `maxReplicas` unbounded, which
+//!   `--replicas max` refuses). Counts and `rayStartParams` values are typed as the API
+//!   server types them: a count written as a string, or a parameter as a number, is an
+//!   error (`kubectl apply` refuses both).
 //!
 //! Every node is idle (available = total): nothing runs on a cluster that does not exist
 //! yet. Errors carry byte spans into the manifest (YAML or JSON, both read by
@@ -130,7 +133,8 @@ impl ReplicaCounts {
         let replicas = match which {
             Replicas::Current if min > max => max,
             Replicas::Current => self.replicas.unwrap_or(min).clamp(min, max),
-            Replicas::Min => min,
+            // KubeRay never runs fewer than it runs now: above max, min is max.
+            Replicas::Min => min.min(max),
             Replicas::Max => self.max?,
         };
         Some(u64::from(replicas) * u64::from(self.hosts))
@@ -241,12 +245,29 @@ impl RayClusterSpec {
             }
         }
         let cluster = Cluster::new(nodes);
-        let mut notes = Vec::new();
+        let mut notes: Vec<InventoryNote> = self
+            .groups
+            .iter()
+            .filter_map(|group| match group.replicas {
+                ReplicaCounts {
+                    min: Some(min),
+                    max: Some(max),
+                    ..
+                } if min > max => Some(InventoryNote::MinAboveMaxReplicas {
+                    group: group.name.clone(),
+                    min,
+                    max,
+                }),
+                _ => None,
+            })
+            .collect();
         let any_accelerator = cluster.alive().any(|n| {
             !n.available.get(names::GPU).is_zero() || !n.available.get(names::NPU).is_zero()
         });
         if !any_accelerator {
-            notes.push(InventoryNote::NoAccelerators);
+            notes.push(InventoryNote::NoAccelerators {
+                listed_by: crate::inventory::SourceKind::KubeRay,
+            });
         }
         Ok(Inventory { cluster, notes })
     }

@@ -284,11 +284,33 @@ pub enum InventoryNote {
     #[diagnostic(
         code(resource_pool::inventory::no_accelerators),
         severity(Warning),
+        help("{}", no_accelerators_help(*.listed_by))
+    )]
+    NoAccelerators {
+        /// The source that lists the nodes: the help says what brings accelerators in
+        /// there.
+        listed_by: SourceKind,
+    },
+    /// A KubeRay worker group whose `minReplicas` is above its `maxReplicas`: KubeRay runs
+    /// `maxReplicas` pods of it (`GetWorkerGroupDesiredReplicas`) and logs it, nothing more.
+    #[error(
+        "group `{group}` has minReplicas {min} above maxReplicas {max}: KubeRay runs {max} pods of it"
+    )]
+    #[diagnostic(
+        code(resource_pool::kuberay::min_above_max),
+        severity(Warning),
         help(
-            "Ray saw no accelerators: start the raylets with `--num-gpus=N` (or `--resources='{{\"NPU\": N}}'`), and check `CUDA_VISIBLE_DEVICES` and the drivers on each node"
+            "set `minReplicas` at most `maxReplicas`; until then the group is counted as {max} replicas, with `--replicas min` too"
         )
     )]
-    NoAccelerators,
+    MinAboveMaxReplicas {
+        /// The worker group, by its `groupName`.
+        group: String,
+        /// `minReplicas`.
+        min: u32,
+        /// `maxReplicas`.
+        max: u32,
+    },
     /// This machine (`--local`) has no GPU or NPU that Ray would declare.
     #[error("this machine has no GPU or NPU ({reason}); it is one node with zero GPUs")]
     #[diagnostic(
@@ -334,6 +356,37 @@ pub enum InventoryNote {
     },
 }
 
+/// The kind of source that listed a cluster's nodes, for notes whose remedy depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    /// A live Ray cluster's dashboard.
+    Ray,
+    /// Slurm's `scontrol show node --json`.
+    Slurm,
+    /// Kubernetes' `kubectl get nodes -o json`.
+    Kubectl,
+    /// A KubeRay `RayCluster` manifest.
+    KubeRay,
+}
+
+fn no_accelerators_help(source: SourceKind) -> &'static str {
+    match source {
+        SourceKind::Ray => {
+            "Ray saw no accelerators: start the raylets with `--num-gpus=N` (or `--resources='{\"NPU\": N}'`), and check `CUDA_VISIBLE_DEVICES` and the drivers on each node"
+        }
+        SourceKind::Slurm => {
+            "no alive node has a `gpu` gres: check the nodes' `Gres=gpu:...` in slurm.conf and gres.conf, and `scontrol show node NAME`"
+        }
+        SourceKind::Kubectl => {
+            "no ready node has `nvidia.com/gpu` or an Ascend NPU allocatable: install the device plugin (NVIDIA's or Ascend's) on the accelerator nodes, and check `kubectl describe node NAME`"
+        }
+        SourceKind::KubeRay => {
+            "no group gives its Ray container an accelerator: add `nvidia.com/gpu: N` (or an Ascend resource) to the worker groups' container `resources.limits`, or set `rayStartParams.num-gpus`"
+        }
+    }
+}
+
 fn reason_suffix(reason: &Option<String>) -> String {
     match reason {
         Some(reason) if !reason.is_empty() => format!(" ({reason})"),
@@ -364,5 +417,23 @@ mod tests {
         assert_eq!(error.to_string(), "down");
         let code = miette::Diagnostic::code(&error).map(|c| c.to_string());
         assert_eq!(code.as_deref(), Some("x::y"));
+    }
+
+    #[test]
+    fn no_accelerators_says_what_to_do_in_the_sources_terms() {
+        let help = |listed_by| {
+            let note = InventoryNote::NoAccelerators { listed_by };
+            miette::Diagnostic::help(&note)
+                .map(|h| h.to_string())
+                .unwrap_or_default()
+        };
+        assert!(help(SourceKind::Ray).contains("--num-gpus"));
+        assert!(help(SourceKind::Slurm).contains("Gres=gpu"));
+        assert!(help(SourceKind::Kubectl).contains("device plugin"));
+        assert!(help(SourceKind::KubeRay).contains("resources.limits"));
+        let data = serde_json::to_value(InventoryNote::NoAccelerators {
+            listed_by: SourceKind::KubeRay,
+        });
+        assert_eq!(data.ok(), Some(serde_json::json!({"listed_by": "kuberay"})));
     }
 }

@@ -227,7 +227,9 @@ pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
         !resources.get(names::GPU).is_zero()
     });
     if !any_accelerator {
-        notes.push(InventoryNote::NoAccelerators);
+        notes.push(InventoryNote::NoAccelerators {
+            listed_by: crate::inventory::SourceKind::Slurm,
+        });
     }
     Ok(Inventory { cluster, notes })
 }
@@ -439,6 +441,8 @@ mod tests {
     fn no_gpu_cluster_says_so() {
         let inventory = parse_slurm_nodes(r#"{"nodes":[{"name":"c1","state":["IDLE"],"cpus":4}]}"#)
             .expect("parses");
-        assert!(inventory.notes.contains(&InventoryNote::NoAccelerators));
+        assert!(inventory.notes.contains(&InventoryNote::NoAccelerators {
+            listed_by: crate::inventory::SourceKind::Slurm,
+        }));
     }
 }

@@ -270,7 +270,9 @@ pub fn kubectl_inventory(nodes: Vec<KubeNode>, pods: &[PodRequest]) -> Inventory
         !resources.get(names::GPU).is_zero() || !resources.get(names::NPU).is_zero()
     });
     if !any_accelerator {
-        notes.push(InventoryNote::NoAccelerators);
+        notes.push(InventoryNote::NoAccelerators {
+            listed_by: crate::inventory::SourceKind::Kubectl,
+        });
     }
     Inventory { cluster, notes }
 }

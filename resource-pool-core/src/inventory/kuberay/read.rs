@@ -94,7 +94,18 @@ impl Reader {
             }
             [one] => *one,
             [_, second, ..] => {
-                let detail = format!("{} RayClusters in one file; give one", found.len());
+                let names: Vec<String> = found
+                    .iter()
+                    .map(|(item, _)| {
+                        let name = item.get("metadata").and_then(|m| m.get("name"));
+                        format!("`{}`", name.and_then(Node::text).unwrap_or("(unnamed)"))
+                    })
+                    .collect();
+                let detail = format!(
+                    "{} RayClusters in one file ({}); give one: `kubectl get raycluster NAME -o json`, or a file of its own",
+                    found.len(),
+                    names.join(", ")
+                );
                 self.shape(&second.0.span, detail);
                 return None;
             }
@@ -185,8 +196,18 @@ impl Reader {
             .num_cpus
             .or_else(|| lookup(&limits, "cpu").map(ceil_whole))
             .or_else(|| lookup(&requests, "cpu").map(ceil_whole));
+        // A CPU count written but unreadable has its own error already.
+        let cpus_written = params.num_cpus_written
+            || ["limits", "requests"].iter().any(|which| {
+                container
+                    .get("resources")
+                    .and_then(|r| r.get(which))
+                    .and_then(|list| list.get("cpu"))
+                    .is_some_and(|cpu| !cpu.is_null())
+            });
         match cpus {
             Some(cpus) => resources.set(names::CPU, cpus),
+            None if cpus_written => {}
             None => self.errors.push(KubeRayError::UnknownCpus {
                 group: name.clone(),
                 span: span(&container.span),
@@ -239,6 +260,15 @@ impl Reader {
     /// A whole, non-negative count at `key` of the group.
     fn count(&mut self, spec: &Node, key: &str) -> Option<u32> {
         let node = spec.get(key).filter(|n| !n.is_null())?;
+        if let Value::Scalar { text, plain: false } = &node.value {
+            self.shape(
+                &node.span,
+                format!(
+                    "`{key}` is a string (\"{text}\"); the API server refuses it: write the number unquoted"
+                ),
+            );
+            return None;
+        }
         match node.text().and_then(|t| t.parse::<u32>().ok()) {
             Some(n) => Some(n),
             None => {
@@ -273,6 +303,7 @@ impl Reader {
             });
         };
         for (param, node) in members.iter().rev() {
+            out.num_cpus_written |= param == "num-cpus";
             let done = match param.as_str() {
                 "num-cpus" => out.num_cpus.is_some(),
                 "num-gpus" => out.num_gpus.is_some(),
@@ -286,6 +317,16 @@ impl Reader {
                 bad(self, param, node, "is not a string");
                 continue;
             };
+            if matches!(&node.value, Value::Scalar { plain: true, .. }) && reads_as_non_string(text)
+            {
+                bad(
+                    self,
+                    param,
+                    node,
+                    "is not a string: the API server refuses it (rayStartParams values are strings, `\"8\"`)",
+                );
+                continue;
+            }
             match param.as_str() {
                 "num-cpus" | "num-gpus" => {
                     match text.trim().parse::<u64>().ok().and_then(Amount::from_whole) {
@@ -380,6 +421,17 @@ impl Reader {
     }
 }
 
+/// Whether a plain YAML scalar is typed as something else than a string by the API
+/// server's YAML reader: a number or a boolean.
+fn reads_as_non_string(plain: &str) -> bool {
+    matches!(
+        plain,
+        "true" | "false" | "True" | "False" | "TRUE" | "FALSE"
+    ) || plain.parse::<i64>().is_ok()
+        || plain.parse::<f64>().is_ok_and(f64::is_finite)
+            && plain.bytes().any(|b| b.is_ascii_digit())
+}
+
 fn kind(node: &Node) -> Option<&str> {
     node.get("kind").and_then(Node::text)
 }
@@ -393,6 +445,8 @@ fn lookup(list: &[(String, Amount)], key: &str) -> Option<Amount> {
 /// What `rayStartParams` says about resources.
 #[derive(Default)]
 struct StartParams {
+    /// `num-cpus` is there, readable or not.
+    num_cpus_written: bool,
     num_cpus: Option<Amount>,
     num_gpus: Option<Amount>,
     resources: BTreeMap<String, Amount>,

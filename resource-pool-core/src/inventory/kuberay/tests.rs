@@ -165,8 +165,16 @@ fn replica_counts_follow_kuberay() {
     assert_eq!(current(counts(Some(0), Some(2), Some(10))), Some(2));
     assert_eq!(current(counts(Some(15), Some(1), Some(10))), Some(10));
     assert_eq!(current(counts(None, Some(2), None)), Some(2));
-    // minReplicas above maxReplicas: KubeRay uses maxReplicas.
+    // minReplicas above maxReplicas: KubeRay uses maxReplicas, so that is the least too.
     assert_eq!(current(counts(Some(5), Some(8), Some(4))), Some(4));
+    assert_eq!(
+        counts(Some(5), Some(8), Some(4)).pods(Replicas::Min),
+        Some(4)
+    );
+    assert_eq!(
+        counts(Some(5), Some(3), Some(4)).pods(Replicas::Min),
+        Some(3)
+    );
     assert_eq!(counts(Some(3), None, None).pods(Replicas::Max), None);
     let suspended = ReplicaCounts {
         suspended: true,
@@ -275,7 +283,9 @@ fn the_cluster_is_found_in_lists_jobs_and_services() {
     let two = format!("{GPU}\n---\n{NPU}");
     let errors = parse_raycluster(&two).unwrap_err();
     assert!(
-        errors[0].to_string().contains("2 RayClusters"),
+        errors[0]
+            .to_string()
+            .contains("2 RayClusters in one file (`verl-gpu`, `verl-ascend`)"),
         "{errors:?}"
     );
     let none = parse_raycluster("kind: Deployment\n").unwrap_err();
@@ -350,7 +360,73 @@ fn errors_serialize_as_their_fields() {
 fn no_accelerator_anywhere_is_noted() {
     let cpu_only = NPU.replace("huawei.com/Ascend910: \"8\"", "example.com/foo: \"8\"");
     let inventory = kuberay_inventory(&cpu_only, &KubeRayOptions::default()).unwrap_or_default();
-    assert_eq!(inventory.notes, [InventoryNote::NoAccelerators]);
+    assert_eq!(
+        inventory.notes,
+        [InventoryNote::NoAccelerators {
+            listed_by: crate::inventory::SourceKind::KubeRay,
+        }]
+    );
     let inventory = kuberay_inventory(GPU, &KubeRayOptions::default()).unwrap_or_default();
     assert!(inventory.notes.is_empty());
+}
+
+#[test]
+fn min_above_max_is_noted_and_counted_as_max() {
+    let text = "kind: RayCluster\nmetadata: {name: mm}\nspec:\n  headGroupSpec:\n    rayStartParams: {num-cpus: \"0\"}\n    template: {spec: {containers: [{name: h}]}}\n  workerGroupSpecs:\n    - groupName: gpu\n      replicas: 1\n      minReplicas: 3\n      maxReplicas: 2\n      template: {spec: {containers: [{name: w, resources: {limits: {cpu: \"32\", nvidia.com/gpu: \"8\"}}}]}}\n";
+    for replicas in [Replicas::Current, Replicas::Min, Replicas::Max] {
+        let options = KubeRayOptions {
+            replicas,
+            ..KubeRayOptions::default()
+        };
+        let inventory = kuberay_inventory(text, &options).unwrap_or_else(|e| panic!("{e:?}"));
+        let workers = inventory
+            .cluster
+            .nodes
+            .iter()
+            .filter(|n| n.id.starts_with("mm-gpu-"));
+        assert_eq!(workers.count(), 2, "{replicas}");
+        assert_eq!(
+            inventory.notes,
+            [InventoryNote::MinAboveMaxReplicas {
+                group: "gpu".to_owned(),
+                min: 3,
+                max: 2,
+            }]
+        );
+    }
+}
+
+#[test]
+fn counts_and_start_params_are_typed_as_the_api_server_types_them() {
+    let quoted = GPU.replace("      maxReplicas: 2\n", "      maxReplicas: \"2\"\n");
+    assert_ne!(quoted, GPU);
+    let errors = parse_raycluster(&quoted).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::shape"]);
+    assert_eq!(labelled(&quoted, &errors[0]), ["\"2\""]);
+    assert!(errors[0].to_string().contains("`maxReplicas` is a string"));
+    for value in ["8", "8.5", "true", "1e3"] {
+        let text = format!(
+            "kind: RayCluster\nspec:\n  headGroupSpec:\n    rayStartParams: {{num-cpus: {value}}}\n    template: {{spec: {{containers: [{{name: h}}]}}}}\n"
+        );
+        let errors = parse_raycluster(&text).unwrap_err();
+        assert_eq!(
+            codes(&errors),
+            ["resource_pool::kuberay::bad_start_param"],
+            "{value}: {errors:?}"
+        );
+        assert!(errors[0].to_string().contains("is not a string"), "{value}");
+    }
+    // Quoted, or a plain word, is a string.
+    let text = "kind: RayCluster\nspec:\n  headGroupSpec:\n    rayStartParams: {num-cpus: \"8\", block: yes}\n    template: {spec: {containers: [{name: h}]}}\n";
+    assert_eq!(nodes(text, Replicas::Current)[0].1, res(&[("CPU", 8)]));
+}
+
+#[test]
+fn an_unreadable_cpu_count_is_one_error() {
+    let text = "kind: RayCluster\nspec:\n  headGroupSpec:\n    template: {spec: {containers: [{name: h, resources: {limits: {cpu: 32x}}}]}}\n";
+    let errors = parse_raycluster(text).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::bad_quantity"]);
+    let text = "kind: RayCluster\nspec:\n  headGroupSpec:\n    rayStartParams: {num-cpus: \"lots\"}\n    template: {spec: {containers: [{name: h}]}}\n";
+    let errors = parse_raycluster(text).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::bad_start_param"]);
 }

@@ -146,7 +146,7 @@ pub enum RayJsonError {
     #[diagnostic(
         code(resource_pool::ray::truncated),
         help(
-            "ask for a larger page (the `limit` parameter, at most {DEFAULT_LIMIT} by Ray's default `RAY_MAX_LIMIT_FROM_API_SERVER`)"
+            "the dashboard caps its lists at `RAY_MAX_LIMIT_FROM_API_SERVER` ({DEFAULT_LIMIT} by default): restart the head with RAY_MAX_LIMIT_FROM_API_SERVER={total} or more in its environment"
         )
     )]
     Truncated {

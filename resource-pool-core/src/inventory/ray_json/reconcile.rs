@@ -201,7 +201,9 @@ pub fn assemble(
             .is_some_and(|t| !t.get(names::GPU).is_zero() || !t.get(names::NPU).is_zero())
     });
     if !has_accelerators {
-        notes.push(InventoryNote::NoAccelerators);
+        notes.push(InventoryNote::NoAccelerators {
+            listed_by: crate::inventory::SourceKind::Ray,
+        });
     }
 
     Ok(Inventory {

@@ -273,6 +273,12 @@ fn truncated_pages_are_refused() {
             returned: 3
         }
     );
+    // The remedy is on the head, with the number to give it: no option of ours asks for
+    // more than Ray lets the dashboard list.
+    let help = miette::Diagnostic::help(&error)
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    assert!(help.contains("RAY_MAX_LIMIT_FROM_API_SERVER=300"), "{help}");
 }
 
 fn node_body(resources: &str) -> String {
@@ -345,7 +351,9 @@ fn no_accelerators_and_collisions_are_noted() {
         node.available,
         res(&[("CPU", 6), ("my_custom", 1), ("myCustom", 2)])
     );
-    assert!(inventory.notes.contains(&InventoryNote::NoAccelerators));
+    assert!(inventory.notes.contains(&InventoryNote::NoAccelerators {
+        listed_by: crate::inventory::SourceKind::Ray,
+    }));
     assert!(
         inventory
             .notes
