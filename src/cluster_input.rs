@@ -28,7 +28,7 @@ pub const CLUSTER_VARIABLE: &str = "RESOURCE_POOL_CLUSTER";
 const CA_CERT_VARIABLE: &str = resource_pool::ray_http::CA_CERT_ENV_VAR;
 
 /// The cluster options shared by `check` and `inventory`.
-#[derive(Debug, clap::Args)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct ClusterArgs {
     /// A cluster file, TOML or JSON (by its extension; `-` reads stdin, either format);
     /// default: the file `RESOURCE_POOL_CLUSTER` names, when no other source is given.

@@ -1,6 +1,8 @@
-//! `resource-pool verl [--config FILE.yaml] (--cluster FILE | --ray URL) -- LAUNCH LINE...`:
+//! `resource-pool verl [--config FILE.yaml] [--cluster FILE | --ray URL | ...] -- LAUNCH LINE...`:
 //! the pools verl's PPO entry point builds from the line a verl user pastes (launchers,
-//! entry point, Hydra flags, overrides) and its Hydra settings, checked.
+//! entry point, Hydra flags, overrides) and its Hydra settings, checked. Without a cluster
+//! source of ours, the dashboard a pasted `ray job submit` line sends the job to is the
+//! cluster checked ([`VerlLoad::launch_cluster`]).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,13 +17,13 @@ use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
 use resource_pool::verl::manager_from_layout;
 use resource_pool::verl_settings::key_set::key_set;
-use resource_pool::verl_settings::launch::{Launch, parse_launch};
+use resource_pool::verl_settings::launch::{AddressVia, Launch, SubmitTarget, parse_launch};
 use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_config_file};
 use resource_pool::{Accelerator, Cluster};
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
-use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
+use super::cluster_input::{CLUSTER_VARIABLE, ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_result, read, to_stdout};
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
 use resource_pool::report::{Finding, slot_findings};
@@ -52,7 +54,9 @@ pub struct VerlArgs {
     /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
     /// also after `env VAR=..` or `ray job submit ... --`), or its overrides alone; after
     /// `--`, or after this command's own options (everything from the first word that is
-    /// not one of them is the launch line).
+    /// not one of them is the launch line). Without a cluster source of ours, the dashboard
+    /// `ray job submit` sends the job to (`RAY_ADDRESS=URL` before it, else `--address URL`
+    /// unless RAY_ADDRESS is set) is the cluster checked.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -82,7 +86,9 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         None => None,
     };
     let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
-    let Some(input) = read_cluster_noting(&args.cluster, context, &mut settings.findings) else {
+    let from_launch = launch_cluster_args(&args.cluster, &launch, &mut settings);
+    let cluster_args = from_launch.as_ref().unwrap_or(&args.cluster);
+    let Some(input) = read_cluster_noting(cluster_args, context, &mut settings.findings) else {
         return unreadable(settings.findings, args.format, context, yaml_name);
     };
     let options = CheckOptions {
@@ -122,6 +128,165 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     } else {
         Outcome::Failed
     }
+}
+
+/// The cluster options with `--ray` set to the dashboard the launch line's `ray job submit`
+/// sends the job to, when no source of ours names a cluster (a flag, `RESOURCE_POOL_CLUSTER`).
+/// The line comes before the environment's `RAY_ADDRESS` where Ray puts it first: a
+/// `RAY_ADDRESS=` set on the line; its `--address` only when the environment has none, as
+/// that variable overrides it for `ray job submit` ([`SubmitTarget`]). `None` to read the
+/// cluster as `args` say.
+fn launch_cluster_args(
+    args: &ClusterArgs,
+    launch: &Launch,
+    settings: &mut VerlLoad,
+) -> Option<ClusterArgs> {
+    // Every source of `ClusterArgs` (keep in step with `read_cluster`).
+    let given = args.cluster.is_some()
+        || args.ray.is_some()
+        || args.slurm.is_some()
+        || args.local
+        || args.kubectl.is_some()
+        || args.kuberay.is_some()
+        || std::env::var_os(CLUSTER_VARIABLE).is_some_and(|p| !p.is_empty());
+    if given {
+        return None;
+    }
+    let ambient = ambient_ray_address();
+    let url = settings.launch_cluster(launch, ambient.as_deref())?;
+    Some(ClusterArgs {
+        ray: Some(url),
+        ..args.clone()
+    })
+}
+
+/// `RAY_ADDRESS` of this process's environment: the one a launch line run here would see.
+pub fn ambient_ray_address() -> Option<String> {
+    std::env::var_os("RAY_ADDRESS").map(|v| v.to_string_lossy().into_owned())
+}
+
+/// The dashboard the launch line's `ray job submit` sends the job to, when it names one by
+/// its http(s) URL (`ambient`: the environment's `RAY_ADDRESS`, which Ray lets override
+/// `--address`); for front ends that pick their cluster before loading verl's settings.
+pub fn launch_dashboard(launch: &Launch, ambient: Option<&str>) -> Option<String> {
+    launch_address(launch, ambient, 0).0
+}
+
+/// What is said of the launch line's cluster when it is not read (`launch_dashboard` is
+/// `None`): the line's address that is not a dashboard URL, or is overridden.
+pub fn launch_address_note(launch: &Launch, ambient: Option<&str>) -> Option<String> {
+    launch_address(launch, ambient, 0).1.map(|n| n.to_string())
+}
+
+/// The dashboard to read, and the note that says where the cluster came from or why the
+/// line's address is not read; spans start at `base` (where the line starts in the source).
+fn launch_address(
+    launch: &Launch,
+    ambient: Option<&str>,
+    base: usize,
+) -> (Option<String>, Option<LaunchAddress>) {
+    let span = |s: &std::ops::Range<usize>| miette::SourceSpan::from(base + s.start..base + s.end);
+    match launch.submit_target(ambient) {
+        SubmitTarget::Unnamed => (None, None),
+        SubmitTarget::Named {
+            address,
+            via,
+            dashboard: true,
+        } => (
+            Some(address.value.clone()),
+            Some(LaunchAddress::Used {
+                url: address.value.clone(),
+                via,
+                span: span(&address.span),
+            }),
+        ),
+        SubmitTarget::Named {
+            address,
+            via,
+            dashboard: false,
+        } => (
+            None,
+            Some(LaunchAddress::NotDashboard {
+                address: address.value.clone(),
+                via,
+                span: span(&address.span),
+            }),
+        ),
+        SubmitTarget::Overridden { address } => (
+            None,
+            Some(LaunchAddress::Overridden {
+                address: address.value.clone(),
+                span: span(&address.span),
+            }),
+        ),
+    }
+}
+
+/// What the launch line's `ray job submit` says of its cluster, when no source of ours
+/// names one.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
+pub enum LaunchAddress {
+    /// The cluster checked is the dashboard the line sends the job to.
+    #[error("the cluster checked is {url}, the dashboard the launch line's {via} names")]
+    #[diagnostic(
+        severity(Advice),
+        code(resource_pool::verl::launch_cluster),
+        help(
+            "to check another cluster, pass --cluster FILE or --ray URL (cluster= or ray= in Python)"
+        )
+    )]
+    Used {
+        /// The dashboard's URL.
+        url: String,
+        /// `--address` or `RAY_ADDRESS`.
+        via: AddressVia,
+        /// Where.
+        #[label("the job's cluster")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// The line's address is a Ray Client (`ray://`) or GCS (`host:port`, `auto`) address,
+    /// which Ray resolves through the cluster itself.
+    #[error(
+        "the launch line's {via} `{address}` is not a dashboard URL: a live cluster is read from its dashboard's http(s) URL"
+    )]
+    #[diagnostic(
+        severity(Advice),
+        code(resource_pool::verl::launch_address_not_dashboard),
+        help(
+            "pass the dashboard's URL with --ray http://HEAD:8265 (ray= in Python); Ray's dashboard listens on port 8265 of the head node unless started with --dashboard-port"
+        )
+    )]
+    NotDashboard {
+        /// The address as written.
+        address: String,
+        /// `--address` or `RAY_ADDRESS`.
+        via: AddressVia,
+        /// Where.
+        #[label("not a dashboard URL")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// `RAY_ADDRESS` of the environment overrides `--address`, as it does for `ray job submit`.
+    #[error(
+        "the launch line's --address `{address}` is not used: RAY_ADDRESS of this environment overrides it, as it does for `ray job submit`"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::launch_address_overridden),
+        help(
+            "unset RAY_ADDRESS where the line runs to send the job (and this check) to {address}; or pass --ray URL to check another cluster"
+        )
+    )]
+    Overridden {
+        /// The `--address` not used.
+        address: String,
+        /// Where.
+        #[label("overridden by RAY_ADDRESS")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
 }
 
 /// The YAML to read: `explicit` (`--config`) wins; else the user's own config that the
@@ -176,6 +341,18 @@ impl VerlLoad {
             source,
             findings,
         }
+    }
+
+    /// The dashboard the launch line's `ray job submit` sends the job to, to read as the
+    /// cluster when no other source is given (`ambient`: the environment's `RAY_ADDRESS`),
+    /// adding the note that says so, or why the line's address is not read.
+    pub fn launch_cluster(&mut self, launch: &Launch, ambient: Option<&str>) -> Option<String> {
+        let base = self.loaded.settings.space.command_line_base();
+        let (url, note) = launch_address(launch, ambient, base);
+        let source = &self.source;
+        self.findings
+            .extend(note.map(|n| Finding::in_file(n, source)));
+        url
     }
 
     /// Checks the layout verl builds on a cluster (dead nodes in it, not alive), adding the

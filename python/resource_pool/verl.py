@@ -9,6 +9,7 @@ import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _find_cluster, _native, _seconds, _strings, _cluster_arg, ClusterArg, Report
+from ._errors import ClusterError
 
 __all__ = ["check"]
 
@@ -71,11 +72,16 @@ def check(
     """Builds the pools verl's PPO entry point builds and checks them, as
     ``resource-pool verl [--config FILE] -- OVERRIDES...`` does.
 
-    ``overrides`` are Hydra's (``["trainer.nnodes=2", "trainer.n_gpus_per_node=8"]``).
+    ``overrides`` are Hydra's (``["trainer.nnodes=2", "trainer.n_gpus_per_node=8"]``), or
+    the whole launch line as words, as the command takes it (``["ray", "job", "submit",
+    "--address", "http://HEAD:8265", "--", "python3", "-m", "verl.trainer.main_ppo", ...]``).
     ``config`` is verl's YAML (a path), or the resolved config ``main_ppo`` has in hand: an
     OmegaConf ``DictConfig`` or a plain dict (read without importing OmegaConf). Without
     it, verl's defaults. ``cluster``, ``ray`` and ``timeout`` are as for
-    ``resource_pool.check``, and so are the errors.
+    ``resource_pool.check``, and so are the errors. With neither ``cluster`` nor ``ray``, a
+    launch line whose ``ray job submit`` names its dashboard (``--address URL``, or
+    ``RAY_ADDRESS=URL`` before it, which Ray lets win) is checked on that dashboard, before
+    the connected Ray, ``RESOURCE_POOL_CLUSTER`` and ``RAY_ADDRESS``; a diagnostic says so.
 
     ``verl_version`` is ``--verl-version``: the pools and mapping are built as that verl
     release's entry point builds them (``"0.9.1"``; pass ``verl.__version__`` from inside
@@ -86,7 +92,23 @@ def check(
     if verl_version is not None and not isinstance(verl_version, str):
         raise TypeError("verl_version: expected a str such as '0.9.1', got %s" % type(verl_version).__name__)
     path, text = _config_arg(config)
-    cluster, ray = _find_cluster(cluster, ray)
+    # Without cluster= or ray=, the launch line's own dashboard comes first (the native side
+    # reads the line); what the environment names is the fallback.
+    from_launch = cluster is None and ray is None
+    no_cluster = None
+    try:
+        cluster, ray = _find_cluster(cluster, ray)
+    except ClusterError as error:
+        no_cluster = str(error)
     return _native.verl_check(
-        path, text, overrides, _cluster_arg(cluster), ray, _seconds(timeout), verl_version
+        path,
+        text,
+        overrides,
+        _cluster_arg(cluster),
+        ray,
+        _seconds(timeout),
+        verl_version,
+        from_launch,
+        os.environ.get("RAY_ADDRESS"),
+        no_cluster,
     )

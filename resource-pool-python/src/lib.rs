@@ -27,7 +27,10 @@ use resource_pool::report::{CheckRun, Finding};
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::verl_settings::VerlOptions;
 use resource_pool::verl_settings::launch::parse_launch;
-use resource_pool_cli::{VerlLoad, VerlRun, unknown_verl_version, verl_config_path};
+use resource_pool_cli::{
+    VerlLoad, VerlRun, unknown_verl_version, verl_config_path, verl_launch_address_note,
+    verl_launch_dashboard,
+};
 
 use cluster::{ClusterFailure, ClusterInput, ClusterSource};
 use report::{LintReport, Report};
@@ -195,8 +198,14 @@ fn lint(
 
 /// `resource_pool.verl.check`: verl's settings (a YAML file, or text such as the JSON of
 /// a resolved config) and overrides, checked as `resource-pool verl` checks them.
+///
+/// `from_launch` when the caller gave neither `cluster=` nor `ray=`: then the dashboard the
+/// launch line's `ray job submit` sends the job to (`ray_address`: the environment's
+/// `RAY_ADDRESS`, which Ray lets override `--address`) comes before `cluster`/`ray` (what
+/// the Python layer found: the connected Ray, `RESOURCE_POOL_CLUSTER`, `RAY_ADDRESS`), and
+/// `no_cluster` is the Python layer's error for finding nothing.
 #[pyfunction]
-#[pyo3(signature = (path, text, overrides, cluster, ray, timeout, verl_version))]
+#[pyo3(signature = (path, text, overrides, cluster, ray, timeout, verl_version, from_launch=false, ray_address=None, no_cluster=None))]
 // One parameter per argument of the Python function, as PyO3 reads them.
 #[allow(clippy::too_many_arguments)]
 fn verl_check(
@@ -208,15 +217,31 @@ fn verl_check(
     ray: Option<String>,
     timeout: f64,
     verl_version: Option<String>,
+    from_launch: bool,
+    ray_address: Option<String>,
+    no_cluster: Option<String>,
 ) -> PyResult<Report> {
     // As `--verl-version`: a release the key set does not hold is refused before any work.
     if let Some(unknown) = verl_version.as_deref().and_then(unknown_verl_version) {
         return Err(errors::argument(py, &format!("verl_version: {unknown}")));
     }
+    let launch = parse_launch(&overrides);
+    let ambient = ray_address.as_deref();
+    let (cluster, ray) = match from_launch.then(|| verl_launch_dashboard(&launch, ambient)) {
+        Some(Some(url)) => (None, Some(url)),
+        // Nothing anywhere: the Python layer's error, with what the line said of its cluster.
+        Some(None) if cluster.is_none() && ray.is_none() => {
+            let mut message = no_cluster.unwrap_or_else(|| NO_CLUSTER.to_owned());
+            if let Some(note) = verl_launch_address_note(&launch, ambient) {
+                message = format!("{message} ({note})");
+            }
+            return Err(errors::plain(py, "ClusterError", &message));
+        }
+        _ => (cluster, ray),
+    };
     let source = cluster_source(py, cluster, ray, timeout)?;
     let run = py.detach(
         move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
-            let launch = parse_launch(&overrides);
             let mut options = VerlOptions {
                 verl_version,
                 ..VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS)
@@ -234,6 +259,10 @@ fn verl_check(
                 },
             };
             let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
+            if from_launch {
+                // Where the cluster came from, or why the line's address was not read.
+                settings.launch_cluster(&launch, ray_address.as_deref());
+            }
             let input = source.read()?;
             settings.findings.extend(input.notes);
             let run = settings.check(

@@ -612,3 +612,155 @@ fn a_long_layout_is_shortened_in_the_heading() {
         "verl builds: global_pool = 1000 node-slots of 8; actor_rollout → global_pool, critic → global_pool"
     );
 }
+
+/// `verl --format json` with `env` set, and what it printed.
+fn json_with_env(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Value) {
+    let mut command = common::resource_pool();
+    command.args(["verl", "--format", "json"]).args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().expect("the binary runs");
+    (output.status.code(), common::json(&output))
+}
+
+/// The diagnostic of `code` in a JSON result.
+fn diagnostic<'a>(value: &'a Value, code: &str) -> &'a Value {
+    value["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["code"] == code)
+        .unwrap_or_else(|| panic!("no {code}: {value}"))
+}
+
+const MAIN_PPO: &str =
+    "python3 -m verl.trainer.main_ppo trainer.nnodes=2 trainer.n_gpus_per_node=8";
+
+#[test]
+fn a_pasted_ray_job_submit_line_is_checked_on_the_dashboard_it_names() {
+    use crate::ray_http::{FakeDashboard, fixtures};
+    let server = FakeDashboard::start(fixtures("idle"));
+    let url = server.url.as_str();
+    let nodes_read = |server: &FakeDashboard| {
+        server
+            .seen()
+            .iter()
+            .filter(|s| s.target.starts_with("/api/v0/nodes"))
+            .count()
+    };
+    let closed = "http://127.0.0.1:9";
+    // The line, the environment it runs in, and where the note says the address was.
+    type Case<'a> = (String, &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case; 4] = [
+        // The QA report's line: `--address URL`...
+        (
+            format!("ray job submit --address {url} -- {MAIN_PPO}"),
+            &[],
+            "--address",
+        ),
+        // ...`--address=URL`, before the environment's RAY_ADDRESS of ours...
+        (
+            format!("ray job submit --address={url} --no-wait -- {MAIN_PPO}"),
+            &[("RAY_ADDRESS", "")],
+            "--address",
+        ),
+        // ...RAY_ADDRESS set on the line, which wins over the environment's...
+        (
+            format!("RAY_ADDRESS={url} ray job submit -- {MAIN_PPO}"),
+            &[("RAY_ADDRESS", closed)],
+            "RAY_ADDRESS",
+        ),
+        // ...and over `--address`, as Ray has it.
+        (
+            format!("env RAY_ADDRESS={url} ray job submit --address {closed} -- {MAIN_PPO}"),
+            &[],
+            "RAY_ADDRESS",
+        ),
+    ];
+    for (line, env, via) in cases {
+        let before = nodes_read(&server);
+        let mut args = vec!["--"];
+        args.extend(line.split(' '));
+        let (code, value) = json_with_env(&args, env);
+        // A verdict (two 8-GPU node-slots do not fit: one node has 8), not "no cluster".
+        assert_eq!(code, Some(1), "{line}: {value}");
+        assert_eq!(value["ray_version"], "2.60.0", "{line}");
+        assert!(
+            nodes_read(&server) > before,
+            "{line}: the dashboard was not read"
+        );
+        let note = diagnostic(&value, "resource_pool::verl::launch_cluster");
+        assert_eq!(note["severity"], "advice", "{line}");
+        assert_eq!(note["data"], json!({"url": url, "via": via}), "{line}");
+    }
+    // Human output says where the cluster came from, on the line's address.
+    let output = common::run(&[
+        "verl",
+        "--",
+        "ray",
+        "job",
+        "submit",
+        "--address",
+        url,
+        "--",
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "the cluster checked is {url}, the dashboard the launch line's --address names"
+        )),
+        "{stderr}"
+    );
+    // A source of ours wins: a flag, or RESOURCE_POOL_CLUSTER; the line's dashboard is not read.
+    let before = nodes_read(&server);
+    let line = format!("ray job submit --address {url} -- {MAIN_PPO}");
+    let mut args = vec!["--cluster", THREE, "--"];
+    args.extend(line.split(' '));
+    let (code, value) = json_with_env(&args, &[]);
+    assert_eq!(code, Some(0), "{value}");
+    let (code, value) = json_with_env(&args[2..], &[("RESOURCE_POOL_CLUSTER", THREE)]);
+    assert_eq!(code, Some(0), "{value}");
+    assert!(!codes(&value).contains(&"resource_pool::verl::launch_cluster"));
+    assert_eq!(nodes_read(&server), before);
+}
+
+#[test]
+fn a_launch_address_that_is_not_read_is_said_not_dropped() {
+    use crate::ray_http::{FakeDashboard, fixtures};
+    // A Ray Client or GCS address is no dashboard URL: said, beside "no cluster".
+    for address in ["ray://127.0.0.1:10001", "127.0.0.1:6379"] {
+        let line = format!("ray job submit --address {address} -- {MAIN_PPO}");
+        let mut args = vec!["--"];
+        args.extend(line.split(' '));
+        let (code, value) = json_with_env(&args, &[]);
+        assert_eq!(code, Some(2), "{value}");
+        assert_eq!(
+            codes(&value),
+            [
+                "resource_pool::verl::launch_address_not_dashboard",
+                "resource_pool::cli::no_cluster"
+            ]
+        );
+        let note = diagnostic(&value, "resource_pool::verl::launch_address_not_dashboard");
+        assert_eq!(
+            note["data"],
+            json!({"address": address, "via": "--address"})
+        );
+    }
+    // The environment's RAY_ADDRESS overrides `--address` in `ray job submit`: the check
+    // reads that cluster, as the job would go there, and warns.
+    let server = FakeDashboard::start(fixtures("idle"));
+    let line = format!("ray job submit --address http://127.0.0.1:9 -- {MAIN_PPO}");
+    let mut args = vec!["--"];
+    args.extend(line.split(' '));
+    let (code, value) = json_with_env(&args, &[("RAY_ADDRESS", &server.url)]);
+    assert_eq!(code, Some(1), "{value}");
+    assert_eq!(value["ray_version"], "2.60.0");
+    let note = diagnostic(&value, "resource_pool::verl::launch_address_overridden");
+    assert_eq!(note["severity"], "warning");
+    assert_eq!(note["data"], json!({"address": "http://127.0.0.1:9"}));
+}

@@ -115,3 +115,104 @@ def test_verl_version_must_be_a_known_release():
         rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version="0.4.0")
     with pytest.raises(TypeError, match="verl_version"):
         rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version=0.9)
+
+
+RECORDED = ROOT / "tests" / "data" / "ray-2.60"
+
+
+@pytest.fixture
+def dashboard():
+    """A dashboard on 127.0.0.1 that answers with the recorded Ray 2.60 idle cluster (one
+    node of 8 GPUs, two of 4); its URL, and the paths it was asked for."""
+    import http.server
+    import threading
+
+    names = {
+        "/api/version": "api_version",
+        "/api/v0/nodes": "api_v0_nodes_detail",
+        "/api/cluster_status": "api_cluster_status",
+        "/api/v0/placement_groups": "api_v0_placement_groups_detail",
+    }
+    asked = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            path = self.path.split("?")[0]
+            asked.append(path)
+            file = RECORDED / ("idle_%s.json" % names.get(path, "none"))
+            body = file.read_bytes() if file.exists() else b"404: Not Found"
+            self.send_response(200 if file.exists() else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield "http://127.0.0.1:%d" % server.server_address[1], asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _closed_url():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return "http://127.0.0.1:%d" % s.getsockname()[1]
+
+
+def _submit(address_words):
+    return ["ray", "job", "submit", *address_words, "--", "python3", "-m", "verl.trainer.main_ppo", *OVERRIDES]
+
+
+def test_a_ray_job_submit_line_is_checked_on_the_dashboard_it_names(dashboard, monkeypatch):
+    url, asked = dashboard
+    line = _submit(["--address", url])
+    report = rp.verl.check(line)
+    assert "/api/v0/nodes" in asked
+    # A verdict on that cluster (two 8-GPU node-slots, one node of 8), with where it came from.
+    assert report.ok is False and report.as_dict()["ray_version"] == "2.60.0"
+    note = [d for d in report.diagnostics if d["code"] == "resource_pool::verl::launch_cluster"]
+    assert len(note) == 1 and url in note[0]["message"], report.diagnostics
+    # As the command does it.
+    cli = run_cli(["verl", "--", *line])
+    assert str(report) == cli.stdout and cli.returncode == 1
+
+    # The line comes before the connected Ray, RESOURCE_POOL_CLUSTER and RAY_ADDRESS...
+    import sys
+
+    from test_check import _FakeRay
+
+    monkeypatch.setitem(sys.modules, "ray", _FakeRay(_closed_url()[len("http://"):]))
+    monkeypatch.setenv("RESOURCE_POOL_CLUSTER", str(THREE_NODES))
+    monkeypatch.setenv("RAY_ADDRESS", "")
+    assert rp.verl.check(line).as_dict()["ray_version"] == "2.60.0"
+    # ...but not before cluster= or ray=.
+    assert rp.verl.check(line, cluster=THREE_NODES).ok
+    with pytest.raises(rp.ClusterUnreachable):
+        rp.verl.check(line, ray=_closed_url())
+    # RAY_ADDRESS set on the line wins over --address, as in Ray.
+    line = ["RAY_ADDRESS=" + url, *_submit(["--address", _closed_url()])]
+    assert rp.verl.check(line).as_dict()["ray_version"] == "2.60.0"
+
+
+def test_a_launch_address_that_is_not_a_dashboard_is_said(monkeypatch):
+    line = _submit(["--address", "ray://127.0.0.1:10001"])
+    with pytest.raises(rp.ClusterError, match=r"no cluster to check against.*ray://127\.0\.0\.1:10001.* is not a dashboard URL"):
+        rp.verl.check(line)
+    # With another cluster found, a diagnostic says it.
+    monkeypatch.setenv("RESOURCE_POOL_CLUSTER", str(THREE_NODES))
+    report = rp.verl.check(line)
+    assert "resource_pool::verl::launch_address_not_dashboard" in [d["code"] for d in report.diagnostics]
+    # The environment's RAY_ADDRESS overrides --address in `ray job submit`: warned.
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:6379")
+    report = rp.verl.check(_submit(["--address", _closed_url()]))
+    warned = [d for d in report.diagnostics if d["code"] == "resource_pool::verl::launch_address_overridden"]
+    assert warned and warned[0]["severity"] == "warning"
