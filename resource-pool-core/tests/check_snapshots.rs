@@ -2,6 +2,7 @@
 
 mod common;
 
+use miette::Diagnostic;
 use resource_pool_core::check::{CheckOptions, CheckReport, check};
 use resource_pool_core::inventory::cluster_file::{ClusterLimits, load_cluster};
 use resource_pool_core::lint::LintOptions;
@@ -64,6 +65,26 @@ fn resource_runs_out() {
         &CheckOptions::default(),
     );
     assert_eq!(report.feasible(), Some(false));
+    // The total is both pools': each is labelled with its part, and the data has the parts.
+    let [runs_out] = &report.diagnostics[..] else {
+        panic!("one diagnostic: {:?}", report.diagnostics);
+    };
+    let labels: Vec<String> = runs_out
+        .labels()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.label().map(str::to_owned))
+        .collect();
+    assert_eq!(labels, ["asks for 12 GPU", "asks for 4 GPU"]);
+    let data = serde_json::to_value(runs_out).expect("serialises");
+    assert_eq!(data["needed"], 16);
+    assert_eq!(
+        data["pools"],
+        serde_json::json!([
+            {"pool": "global_pool", "needed": 12},
+            {"pool": "reward_pool", "needed": 4}
+        ])
+    );
     insta::assert_snapshot!(text);
 }
 

@@ -188,7 +188,45 @@ fn accelerator_type_name() {
     insta::assert_snapshot!(text);
 }
 
-fn verl_case(overrides: &[&str], cluster_text: &str) -> (Suggestions, String) {
+/// Where the labels of the first suggestion diagnostic point (offsets), and what they say.
+fn suggestion_labels(suggestions: &Suggestions, terms: &dyn LayoutTerms) -> Vec<(usize, String)> {
+    let advice = suggestions.diagnostics(terms);
+    let labels = advice.first().and_then(|d| d.labels());
+    labels
+        .into_iter()
+        .flatten()
+        .map(|l| (l.offset(), l.label().unwrap_or_default().to_owned()))
+        .collect()
+}
+
+#[test]
+fn a_split_that_only_drops_nodes_is_labelled_at_nnodes() {
+    // Three nodes of 4 GPUs; 4 × 4 asked: 4 × 3 places, and only `nnodes` changes, so the
+    // label is there and not at `gpus_per_node` (which also reads 4).
+    let config = "[pools.global_pool]\ngpus_per_node = 4\nnnodes = 4\n\n[mapping]\nactor_rollout = \"global_pool\"\n";
+    let source = common::source("pools.toml", config);
+    let loaded = load_config(&source, &LintOptions::default());
+    let (_, suggestions, text) = config_case(
+        config,
+        &nodes(&[("n0", 4, 16), ("n1", 4, 16), ("n2", 4, 16)]),
+    );
+    assert_eq!(layout(&suggestions, 0), [vec![4; 3]]);
+    let nnodes = config.find("nnodes = 4").expect("written") + "nnodes = ".len();
+    assert_eq!(
+        suggestion_labels(&suggestions, &loaded),
+        [(nnodes, "change this".to_owned())]
+    );
+    insta::assert_snapshot!(text);
+}
+
+fn verl_case(
+    overrides: &[&str],
+    cluster_text: &str,
+) -> (
+    Suggestions,
+    String,
+    resource_pool_core::verl_settings::VerlSettings,
+) {
     let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     let loaded = resource_pool_core::verl_settings::load_verl(None, &overrides, 1_000_000);
     let layout = loaded.layout.as_ref().expect("verl builds a layout");
@@ -215,7 +253,7 @@ fn verl_case(overrides: &[&str], cluster_text: &str) -> (Suggestions, String) {
     let source =
         SourceFile::new(OVERRIDES_NAME, "").with_layer(OVERRIDES_NAME, &command_line(&overrides));
     let text = case(&source, &report, &suggestions, &loaded.settings);
-    (suggestions, text)
+    (suggestions, text, loaded.settings)
 }
 
 fn found_overrides(suggestions: &Suggestions) -> Vec<String> {
@@ -232,7 +270,7 @@ fn verl_overrides_split_the_node() {
             .map(|i| (["n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"][i], 4, 16))
             .collect::<Vec<_>>(),
     );
-    let (suggestions, text) = verl_case(
+    let (suggestions, text, _) = verl_case(
         &["trainer.n_gpus_per_node=8", "trainer.nnodes=3"],
         &nodes_text,
     );
@@ -245,7 +283,7 @@ fn verl_overrides_split_the_node() {
 
 #[test]
 fn verl_overrides_trim_nnodes() {
-    let (suggestions, text) = verl_case(
+    let (suggestions, text, _) = verl_case(
         &["trainer.n_gpus_per_node=8", "trainer.nnodes=3"],
         &nodes(&[("node-a", 8, 32), ("node-b", 8, 32)]),
     );
@@ -257,7 +295,7 @@ fn verl_overrides_trim_nnodes() {
 fn verl_overrides_of_the_reward_pool() {
     // verl's hang (global_pool's 4 takes the big node; the reward pool's 8 pends) that no
     // order can fix, since verl creates global_pool first: the reward pool splits in two.
-    let (suggestions, text) = verl_case(
+    let (suggestions, text, _) = verl_case(
         &[
             "trainer.n_gpus_per_node=4",
             "reward_model.enable=True",
@@ -272,6 +310,25 @@ fn verl_overrides_of_the_reward_pool() {
         ["reward_model.n_gpus_per_node=4", "reward_model.nnodes=2"]
     );
     insta::assert_snapshot!(text);
+}
+
+#[test]
+fn verl_overrides_of_the_node_size_alone_are_labelled_there() {
+    // Two nodes of 4 GPUs; 8 × 2 asked: 4 × 2 places, and only `n_gpus_per_node` changes,
+    // so the label is on it, not on `trainer.nnodes`, which stays 2.
+    let (suggestions, _, settings) = verl_case(
+        &["trainer.n_gpus_per_node=8", "trainer.nnodes=2"],
+        &nodes(&[("node-a", 4, 32), ("node-b", 4, 32)]),
+    );
+    assert_eq!(found_overrides(&suggestions), ["trainer.n_gpus_per_node=4"]);
+    let key = |path| {
+        let id = resource_pool_core::verl_settings::keys::key_id(path).expect("a key");
+        settings.span(id).expect("given").offset()
+    };
+    assert_eq!(
+        suggestion_labels(&suggestions, &settings),
+        [(key("trainer.n_gpus_per_node"), "change this".to_owned())]
+    );
 }
 
 #[test]

@@ -569,7 +569,16 @@ fn json_diagnostics_carry_their_typed_fields_as_data() {
     let data = &diagnostic(&result, "resource_pool::placement::resource_runs_out")["data"];
     assert_eq!(
         data,
-        &serde_json::json!({"resource": "GPU", "needed": 20, "free": 16, "idle": "busy_now"})
+        &serde_json::json!({
+            "resource": "GPU",
+            "needed": 20,
+            "free": 16,
+            "idle": "busy_now",
+            "pools": [
+                {"pool": "global_pool", "needed": 16},
+                {"pool": "reward_pool", "needed": 4}
+            ]
+        })
     );
     // Ray's hang: the pending group, Ray's order step by step, and the fix.
     let result = check("small_pool_first", "big_and_small");

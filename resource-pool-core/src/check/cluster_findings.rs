@@ -2,6 +2,7 @@
 //! nodes than the slots need, the other accelerator than the one asked for, a resource no
 //! alive node declares. Cheap, and said even when the exact check cannot decide.
 
+use super::words::{count, verb};
 use crate::model::{Cluster, Node, NodeSlot, Resources, names};
 
 /// A finding of the cluster against the node-slots (warnings: the placement check gives
@@ -10,7 +11,12 @@ use crate::model::{Cluster, Node, NodeSlot, Resources, names};
 #[serde(untagged)]
 pub enum ClusterFinding {
     /// The config's node-slots need more nodes than are alive.
-    #[error("the config needs at least {needed} nodes, but only {alive} are alive{}", dead_suffix(*.dead))]
+    #[error(
+        "the config needs at least {}, but {}{}",
+        count(*.needed, "node"),
+        alive_text(*.alive),
+        dead_suffix(*.dead)
+    )]
     #[diagnostic(
         code(resource_pool::inventory::too_few_nodes),
         severity(Warning),
@@ -28,7 +34,9 @@ pub enum ClusterFinding {
     },
     /// The config asks for one accelerator, and the cluster has only the other.
     #[error(
-        "{slots} node-slots ask for {wanted}, but the alive nodes have {found} and no {wanted}"
+        "{} {} for {wanted}, but the alive nodes have {found} and no {wanted}",
+        count(*.slots, "node-slot"),
+        verb(*.slots, "asks", "ask")
     )]
     #[diagnostic(
         code(resource_pool::inventory::accelerator_mismatch),
@@ -47,7 +55,11 @@ pub enum ClusterFinding {
     },
     /// The config asks for a resource (an accelerator type, a custom resource) that no
     /// alive node declares.
-    #[error("{slots} node-slots ask for `{resource}`, which no alive node declares")]
+    #[error(
+        "{} {} for `{resource}`, which no alive node declares",
+        count(*.slots, "node-slot"),
+        verb(*.slots, "asks", "ask")
+    )]
     #[diagnostic(
         code(resource_pool::inventory::missing_resource),
         severity(Warning),
@@ -63,11 +75,19 @@ pub enum ClusterFinding {
     },
 }
 
+/// `none is alive`, `only 1 is alive`, `only 2 are alive`.
+fn alive_text(alive: usize) -> String {
+    match alive {
+        0 => "none is alive".to_owned(),
+        n => format!("only {n} {} alive", verb(n, "is", "are")),
+    }
+}
+
+/// ` (1 node is dead)`, ` (2 nodes are dead)`, or nothing.
 fn dead_suffix(dead: usize) -> String {
     match dead {
         0 => String::new(),
-        1 => " (1 node is dead)".to_owned(),
-        n => format!(" ({n} nodes are dead)"),
+        n => format!(" ({} {} dead)", count(n, "node"), verb(n, "is", "are")),
     }
 }
 

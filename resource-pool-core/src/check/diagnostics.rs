@@ -8,10 +8,11 @@
 
 use std::fmt;
 
-use miette::SourceSpan;
+use miette::{LabeledSpan, SourceSpan};
 use serde::Serialize;
 
 use super::LayoutOrigin;
+use super::words::{AmountOf, noun, verb};
 use crate::model::{Amount, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
@@ -25,8 +26,9 @@ pub use super::placement_findings::AcceleratorTypeName;
 pub enum CheckDiagnostic {
     /// Node-slots of one pool that fit no alive node, each alone.
     #[error(
-        "{} of pool `{pool}` ({demand}) fits no alive node; nearest is {}{}",
+        "{} of pool `{pool}` ({demand}) {} no alive node; nearest is {}{}",
         slots_text(.slots),
+        verb(.slots.len(), "fits", "fit"),
         nearest_text(.nearest.as_ref()),
         when_text(*.idle)
     )]
@@ -74,10 +76,14 @@ pub enum CheckDiagnostic {
         free: Amount,
         /// Whether the layout would fit the idle cluster.
         idle: Option<IdleFit>,
-        /// The first pool that asks for it.
-        #[label("asks for {resource}")]
+        /// Every pool that asks for it, in creation order, with what it asks for in all:
+        /// their amounts add up to `needed`.
+        pools: Vec<PoolNeed>,
+        /// Every pool that asks for it, each labelled with its amount (`asks for 16 GPU`):
+        /// the total is theirs together, so each is a place to ask for less.
+        #[label(collection)]
         #[serde(skip)]
-        span: Option<SourceSpan>,
+        spans: Vec<LabeledSpan>,
     },
 
     /// A pool's accelerator type is spelled otherwise on the nodes (see
@@ -88,7 +94,8 @@ pub enum CheckDiagnostic {
 
     /// Every slot fits alone, but not all together.
     #[error(
-        "the node-slots do not fit together: at most {fits} of {total} were found to fit{}",
+        "the node-slots do not fit together: at most {fits} of {total} {} found to fit{}",
+        verb(*.fits, "was", "were"),
         when_text(*.idle)
     )]
     #[diagnostic(
@@ -118,7 +125,8 @@ pub enum CheckDiagnostic {
     #[diagnostic(
         code(resource_pool::placement::undecided),
         help(
-            "raise the budget with --budget-ms / --max-steps; the largest part found to fit holds {fits} of {total} node-slots"
+            "raise the budget with --budget-ms / --max-steps; the largest part found to fit holds {fits} of {total} {}",
+            noun(*.total, "node-slot")
         )
     )]
     Undecided {
@@ -209,6 +217,15 @@ impl CheckDiagnostic {
 
 /// How many node-slots a list shows before "and N more".
 const SHOWN: usize = 8;
+
+/// What one pool asks for of a resource, over all its node-slots.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct PoolNeed {
+    /// The pool, by its name in the config.
+    pub pool: String,
+    /// What its node-slots need in all.
+    pub needed: Amount,
+}
 
 /// One node-slot by name: `global_pool[0]`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -329,11 +346,13 @@ impl fmt::Display for SlotAdvice {
             ),
             SlotAdvice::TooLarge { resource, needed } => write!(
                 f,
-                "no node has {needed} {resource}s free: split the node-slot into smaller ones (`process_on_nodes`), or add a larger node"
+                "no node has {} free: split the node-slot into smaller ones (`process_on_nodes`), or add a larger node",
+                AmountOf(*needed, resource)
             ),
             SlotAdvice::Cpus { needed, per_bundle } => write!(
                 f,
-                "{needed} CPUs needed ({per_bundle} per bundle): lower `max_colocate_count`, or start the node with more CPUs (`ray start --num-cpus`)"
+                "{} needed ({per_bundle} per bundle): lower `max_colocate_count`, or start the node with more CPUs (`ray start --num-cpus`)",
+                AmountOf(*needed, "CPU")
             ),
             SlotAdvice::SpelledOtherwise { asked, declared } => write!(
                 f,
@@ -514,15 +533,20 @@ impl<T: fmt::Display> fmt::Display for Joined<'_, T> {
     }
 }
 
-/// `node-slot 0` or `node-slots 0, 1` (at most eight).
+/// `node-slot 0`, `node-slots 0, 1`, or the first eight and `and N more`.
 fn slots_text(slots: &[usize]) -> String {
-    match slots {
-        [one] => format!("node-slot {one}"),
-        _ => {
-            let list: Vec<String> = slots.iter().take(SHOWN).map(usize::to_string).collect();
-            format!("node-slots {}", list.join(", "))
-        }
-    }
+    let list: Vec<String> = slots.iter().take(SHOWN).map(usize::to_string).collect();
+    let more = slots.len().saturating_sub(SHOWN);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} {}{more}",
+        noun(slots.len(), "node-slot"),
+        list.join(", ")
+    )
 }
 
 /// ` (busy now: ...)` or ` (never: ...)`, from the idle check.

@@ -10,6 +10,7 @@ pub mod suggest;
 pub mod verl_findings;
 #[cfg(test)]
 mod wording_tests;
+mod words;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};

@@ -1,6 +1,9 @@
 //! Turning the placement check's outcome into diagnostics in the user's terms.
 
-use super::diagnostics::{SearchLimit, SlotAdvice, SlotList, SlotRef};
+use miette::LabeledSpan;
+
+use super::diagnostics::{PoolNeed, SearchLimit, SlotAdvice, SlotList, SlotRef};
+use super::words::{noun, verb};
 use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool, names};
 use crate::placement::{BudgetLimit, Infeasible, InfeasibleReason, Undecided, UnfitSlots};
@@ -15,7 +18,9 @@ pub const RAY_TYPE_PREFIX: &str = "accelerator_type:";
 /// pool's type to each bundle as given, and Ray matches resource names exactly.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[error(
-    "pool `{pool}` asks for accelerator type `{asked}`, which no alive node declares; {nodes} of {alive} alive nodes declare `{declared}`"
+    "pool `{pool}` asks for accelerator type `{asked}`, which no alive node declares; {nodes} of {alive} alive {} {} `{declared}`",
+    noun(*.alive, "node"),
+    verb(*.nodes, "declares", "declare")
 )]
 #[diagnostic(
     code(resource_pool::placement::accelerator_type_name),
@@ -260,18 +265,23 @@ pub(super) fn infeasible(
                 }
             }
             InfeasibleReason::ResourceRunsOut(short) => {
-                let first_pool = slots
-                    .iter()
-                    .find(|s| !s.demand.get(&short.resource).is_zero())
-                    .map(|s| s.pool);
+                let needs = pool_needs(&short.resource, slots, pools);
                 CheckDiagnostic::ResourceRunsOut {
                     resource: short.resource.clone(),
                     needed: short.needed,
                     free: short.free,
                     idle,
-                    span: first_pool
-                        .and_then(|p| spans.pool_span(p))
-                        .map(|s| to_source_span(&s)),
+                    spans: needs
+                        .iter()
+                        .filter_map(|(pool, need)| {
+                            let span = spans.pool_span(*pool)?;
+                            Some(LabeledSpan::new_with_span(
+                                Some(format!("asks for {} {}", need.needed, short.resource)),
+                                to_source_span(&span),
+                            ))
+                        })
+                        .collect(),
+                    pools: needs.into_iter().map(|(_, need)| need).collect(),
                 }
             }
             InfeasibleReason::NotTogether(together) => {
@@ -289,6 +299,36 @@ pub(super) fn infeasible(
         });
     out.extend(rest);
     out
+}
+
+/// What each pool that asks for `resource` needs of it over its node-slots, in creation
+/// order (pools that ask for none left out), with the pool's index.
+fn pool_needs(
+    resource: &str,
+    slots: &[NodeSlot],
+    pools: &[ResourcePool],
+) -> Vec<(usize, PoolNeed)> {
+    let mut needs: Vec<(usize, PoolNeed)> = Vec::new();
+    for slot in slots {
+        let amount = slot.demand.get(resource);
+        if amount.is_zero() {
+            continue;
+        }
+        match needs.iter_mut().find(|(pool, _)| *pool == slot.pool) {
+            Some((_, need)) => need.needed = need.needed.saturating_add(amount),
+            None => needs.push((
+                slot.pool,
+                PoolNeed {
+                    pool: pools
+                        .get(slot.pool)
+                        .map_or(String::new(), |p| p.name.clone()),
+                    needed: amount,
+                },
+            )),
+        }
+    }
+    needs.sort_by_key(|(pool, _)| *pool);
+    needs
 }
 
 /// The diagnostic for an undecided search.

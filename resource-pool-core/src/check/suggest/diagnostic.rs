@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use miette::SourceSpan;
+use miette::LabeledSpan;
 use serde::Serialize;
 use serde::ser::SerializeMap;
 
@@ -11,6 +11,7 @@ use super::{
     Holder, LayoutTerms, OverrideStyle, Reshape, SearchResult, Suggestions, When, shell_word,
 };
 use crate::check::LayoutOrigin;
+use crate::check::words::{count, noun, verb};
 use crate::model::{Accelerator, ResourcePool, Resources};
 use crate::source::to_source_span;
 
@@ -24,7 +25,7 @@ const SHOWN_HOLDERS: usize = 6;
 #[serde(untagged)]
 pub enum SuggestDiagnostic {
     /// The largest layout of the searched shapes that Ray places.
-    #[error("{phrase}{layout} ({accelerators} of {asked} {unit})")]
+    #[error("{phrase}{layout} ({accelerators} of {asked} {})", unit.noun(*.asked))]
     #[diagnostic(
         code(resource_pool::suggest::layout),
         severity(Advice),
@@ -45,13 +46,13 @@ pub enum SuggestDiagnostic {
         /// What to write, what must be freed first, what was left undecided.
         #[serde(flatten)]
         advice: Advice,
-        /// The first pool that changes: the first node-slot it drops, or what sizes it.
+        /// What changes, pool by pool in creation order ([`LayoutTerms::edit_spans`]), each
+        /// labelled with its [`Edit`]: the first node-slot a trimmed pool drops, the keys a
+        /// split pool changes. The first is where tools that show one place (GitHub,
+        /// SARIF) put the suggestion.
         #[serde(skip)]
-        #[label("{edit}")]
-        span: Option<SourceSpan>,
-        /// What the label says.
-        #[serde(skip)]
-        edit: Edit,
+        #[label(collection)]
+        spans: Vec<LabeledSpan>,
     },
 
     /// No layout of the searched shapes is placed by Ray (on a busy cluster, when none is
@@ -74,7 +75,8 @@ pub enum SuggestDiagnostic {
 
     /// The search ran out of its budget before it found the layout.
     #[error(
-        "undecided: the search for a layout that fits{place} ran out of its budget after {tried} layouts"
+        "undecided: the search for a layout that fits{place} ran out of its budget after {}",
+        count(*.tried, "layout")
     )]
     #[diagnostic(
         code(resource_pool::suggest::undecided),
@@ -92,15 +94,13 @@ pub enum SuggestDiagnostic {
     },
 }
 
-/// What a suggestion's label says at the first pool that changes.
+/// What a suggestion's label says at a pool that changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Edit {
     /// A trimmed pool: its first node-slot dropped.
     Drop,
-    /// A split pool: what sizes it.
+    /// A split pool: the keys that size it.
     Resize,
-    /// Nothing changes.
-    None,
 }
 
 impl fmt::Display for Edit {
@@ -108,7 +108,6 @@ impl fmt::Display for Edit {
         f.write_str(match self {
             Edit::Drop => "drop from here",
             Edit::Resize => "change this",
-            Edit::None => "as written",
         })
     }
 }
@@ -246,6 +245,18 @@ impl Unit {
     }
 }
 
+impl Unit {
+    /// The unit after a count of `n`: `1 GPU`, `16 GPUs`.
+    fn noun(self, n: u64) -> String {
+        let one = match self {
+            Unit::Gpu => "GPU",
+            Unit::Npu => "NPU",
+            Unit::Mixed => "accelerator",
+        };
+        noun(usize::try_from(n).unwrap_or(usize::MAX), one)
+    }
+}
+
 impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -287,7 +298,7 @@ impl fmt::Display for Holders {
         }
         let more = self.0.len().saturating_sub(SHOWN_HOLDERS);
         if more > 0 {
-            write!(f, "; and {more} more nodes")?;
+            write!(f, "; and {more} more {}", noun(more, "node"))?;
         }
         Ok(())
     }
@@ -368,8 +379,9 @@ impl fmt::Display for Advice {
         }
         if self.undecided > 0 {
             parts.push(format!(
-                "{} larger layouts were left undecided by Ray's tie-break bound (raise --max-ray-branches)",
-                self.undecided
+                "{} {} left undecided by Ray's tie-break bound (raise --max-ray-branches)",
+                count(self.undecided, "larger layout"),
+                verb(self.undecided, "was", "were")
             ));
         }
         if parts.is_empty() {
@@ -462,20 +474,24 @@ pub(super) fn diagnostics(
                             python_spec: (terms.origin() == LayoutOrigin::Python)
                                 .then(|| python_spec(&s.pools)),
                         },
-                        edit: first.map_or(Edit::None, |p| match s.choices[p].reshape {
-                            Reshape::Trim => Edit::Drop,
-                            Reshape::Split => Edit::Resize,
-                        }),
-                        // The first slot a trimmed pool drops, or what sizes a split one.
-                        span: first
-                            .and_then(|p| {
-                                let slot = match s.choices[p].reshape {
-                                    Reshape::Trim => s.choices[p].count as usize,
-                                    Reshape::Split => 0,
+                        spans: s
+                            .changed()
+                            .flat_map(|p| {
+                                let edit = match s.choices[p].reshape {
+                                    Reshape::Trim => Edit::Drop,
+                                    Reshape::Split => Edit::Resize,
                                 };
-                                terms.slot_span(p, slot).or_else(|| terms.pool_span(p))
+                                terms
+                                    .edit_spans(p, &s.choices[p])
+                                    .into_iter()
+                                    .map(move |span| {
+                                        LabeledSpan::new_with_span(
+                                            Some(edit.to_string()),
+                                            to_source_span(&span),
+                                        )
+                                    })
                             })
-                            .map(|s| to_source_span(&s)),
+                            .collect(),
                     }
                 }
                 SearchResult::NoneFits => SuggestDiagnostic::NoneFits { place, idle_too },

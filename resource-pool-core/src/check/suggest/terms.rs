@@ -8,6 +8,7 @@ use crate::config::write::toml_key;
 use crate::config::{PoolDefaults, SlotSource};
 use crate::load::LoadedConfig;
 use crate::model::PoolId;
+use crate::source::Span;
 use crate::verl_settings::VerlSettings;
 use crate::verl_settings::keys::{KEYS, KeyId};
 
@@ -41,6 +42,32 @@ pub trait LayoutTerms: SlotSpans {
         choice: &PoolChoice,
         process_on_nodes: &[u32],
     ) -> Vec<String>;
+
+    /// Where the suggestion's labels go for pool `pool` turned into `choice`: what
+    /// [`LayoutTerms::overrides`] changes. By default the first node-slot a trim drops
+    /// (or its pool's header), and the first node-slot's span of a split (the key that
+    /// sizes it); layouts whose split is two keys say which of them change.
+    fn edit_spans(&self, pool: PoolId, choice: &PoolChoice) -> Vec<Span> {
+        slot_edit_span(self, pool, choice)
+    }
+}
+
+/// The span of the first node-slot a trim of `pool` drops, or of a split's first node-slot
+/// (the key that sizes them all), else the pool's header.
+fn slot_edit_span<T: SlotSpans + ?Sized>(
+    terms: &T,
+    pool: PoolId,
+    choice: &PoolChoice,
+) -> Vec<Span> {
+    let slot = match choice.reshape {
+        Reshape::Trim => choice.count as usize,
+        Reshape::Split => 0,
+    };
+    terms
+        .slot_span(pool, slot)
+        .or_else(|| terms.pool_span(pool))
+        .into_iter()
+        .collect()
 }
 
 /// A layout built in code: pools trimmed, no overrides.
@@ -83,27 +110,67 @@ impl LayoutTerms for LoadedConfig {
         process_on_nodes: &[u32],
     ) -> Vec<String> {
         let key = |field: &str| format!("pools.{}.{field}", toml_key(name));
-        let defaults = PoolDefaults::default();
-        match (
-            self.doc.pools.get(pool).map(|p| p.slot_source(&defaults)),
-            choice.reshape,
-        ) {
-            (Some(SlotSource::Repeat { size, count, .. }), Reshape::Split) => {
-                let mut out = Vec::new();
-                if choice.size != size {
-                    out.push(format!("{}={}", key("gpus_per_node"), choice.size));
-                }
-                if choice.count != count {
-                    out.push(format!("{}={}", key("nnodes"), choice.count));
-                }
-                out
-            }
-            _ => {
+        match split_keys(self, pool, choice) {
+            Some(keys) => keys
+                .iter()
+                .map(|k| format!("{}={}", key(k.field), k.value))
+                .collect(),
+            None => {
                 let list: Vec<String> = process_on_nodes.iter().map(u32::to_string).collect();
                 vec![format!("{}=[{}]", key("process_on_nodes"), list.join(","))]
             }
         }
     }
+
+    /// A split pool: the `gpus_per_node` and `nnodes` values that change (`--set
+    /// pools.x.nnodes=3` is labelled at `nnodes`, not at `gpus_per_node`, the span every
+    /// node-slot of the pool has).
+    fn edit_spans(&self, pool: PoolId, choice: &PoolChoice) -> Vec<Span> {
+        match split_keys(self, pool, choice) {
+            Some(keys) => keys.into_iter().map(|k| k.span).collect(),
+            None => slot_edit_span(self, pool, choice),
+        }
+    }
+}
+
+/// A key of a config's pool that a suggestion changes.
+struct KeyEdit {
+    /// `gpus_per_node` or `nnodes`.
+    field: &'static str,
+    /// Its new value.
+    value: u32,
+    /// Where its value is written.
+    span: Span,
+}
+
+/// The keys that turn pool `pool` of a config into `choice`, in the order they are written
+/// out (`gpus_per_node`, then `nnodes`); `None` unless the pool is written `gpus_per_node` ×
+/// `nnodes` and split (a `process_on_nodes` list is written whole).
+fn split_keys(config: &LoadedConfig, pool: PoolId, choice: &PoolChoice) -> Option<Vec<KeyEdit>> {
+    if choice.reshape != Reshape::Split {
+        return None;
+    }
+    let table = config.doc.pools.get(pool)?;
+    let defaults = PoolDefaults::default();
+    let SlotSource::Repeat { .. } = table.slot_source(&defaults) else {
+        return None;
+    };
+    let (size, count) = (table.gpus_per_node.as_ref()?, table.nnodes.as_ref()?);
+    let edits = [
+        ("gpus_per_node", size, choice.size),
+        ("nnodes", count, choice.count),
+    ];
+    Some(
+        edits
+            .into_iter()
+            .filter(|(_, written, value)| written.value != *value)
+            .map(|(field, written, value)| KeyEdit {
+                field,
+                value,
+                span: written.span.clone(),
+            })
+            .collect(),
+    )
 }
 
 /// verl's settings: both pools may split; overrides are Hydra's, on the keys verl reads
@@ -120,23 +187,35 @@ impl LayoutTerms for VerlSettings {
         OverrideStyle::Hydra
     }
     fn overrides(&self, pool: PoolId, _: &str, choice: &PoolChoice, _: &[u32]) -> Vec<String> {
-        let Some(keys) = self.pool_keys().get(pool).copied() else {
-            return Vec::new();
-        };
-        let (gpus, nnodes): (KeyId, KeyId) = (keys.gpus, keys.nnodes);
-        let current = |key: KeyId| match &self.get(key).value {
-            crate::verl_settings::keys::Value::Int(n) => Some(*n),
-            _ => None,
-        };
-        let mut out = Vec::new();
-        if current(gpus) != Some(i64::from(choice.size)) {
-            out.push(format!("{}={}", KEYS[gpus].path, choice.size));
-        }
-        if current(nnodes) != Some(i64::from(choice.count)) {
-            out.push(format!("{}={}", KEYS[nnodes].path, choice.count));
-        }
-        out
+        verl_edits(self, pool, choice)
+            .into_iter()
+            .map(|(key, value)| format!("{}={value}", KEYS[key].path))
+            .collect()
     }
+
+    /// The keys that change, where their values were given (a default has no span).
+    fn edit_spans(&self, pool: PoolId, choice: &PoolChoice) -> Vec<Span> {
+        verl_edits(self, pool, choice)
+            .into_iter()
+            .filter_map(|(key, _)| self.get(key).origin.span())
+            .collect()
+    }
+}
+
+/// The keys of verl's settings that turn pool `pool` into `choice`, with their new values:
+/// the pool's GPUs per node, then its nodes, each when it differs from what verl reads now.
+fn verl_edits(settings: &VerlSettings, pool: PoolId, choice: &PoolChoice) -> Vec<(KeyId, u32)> {
+    let Some(keys) = settings.pool_keys().get(pool).copied() else {
+        return Vec::new();
+    };
+    let current = |key: KeyId| match &settings.get(key).value {
+        crate::verl_settings::keys::Value::Int(n) => Some(*n),
+        _ => None,
+    };
+    [(keys.gpus, choice.size), (keys.nnodes, choice.count)]
+        .into_iter()
+        .filter(|&(key, value)| current(key) != Some(i64::from(value)))
+        .collect()
 }
 
 /// `word` as one shell word: as it is when it holds only characters no shell treats

@@ -161,3 +161,56 @@ fn a_layout_built_in_code_says_to_change_it_though_it_has_no_overrides() {
     let two_nodes = Cluster::new(vec![node("a", 8, 32), node("b", 8, 32)]);
     assert_eq!(help_in_code(&p, &two_nodes), "nothing to change");
 }
+
+#[test]
+fn suggestions_agree_with_their_counts() {
+    use super::diagnostic::{Advice, Place};
+    let place = Place {
+        when: When::Now,
+        busy: false,
+    };
+    let undecided = SuggestDiagnostic::Undecided { place, tried: 1 };
+    assert!(
+        undecided.to_string().ends_with("after 1 layout"),
+        "{undecided}"
+    );
+    let holder = |node: String| Holder {
+        node,
+        held: crate::test_support::res(4, 12),
+        by: Vec::new(),
+    };
+    let holders = Holders((0..7).map(|i| holder(format!("n{i}"))).collect());
+    assert!(
+        holders.to_string().ends_with("; and 1 more node"),
+        "{holders}"
+    );
+    let advice = Advice {
+        style: OverrideStyle::None,
+        overrides: Vec::new(),
+        changes: false,
+        holders: Holders(Vec::new()),
+        undecided: 1,
+        python_spec: None,
+    };
+    assert_eq!(
+        advice.to_string(),
+        "1 larger layout was left undecided by Ray's tie-break bound (raise --max-ray-branches)"
+    );
+    // One GPU asked in all: `(1 of 1 GPU)`.
+    let p = pools(&[("global_pool", vec![1])]);
+    let cluster = Cluster::new(vec![node("a", 8, 32)]);
+    let (result, stats) = search(&p, &[Reshape::Trim], &cluster, &SuggestOptions::default());
+    let suggestions = Suggestions {
+        asked: 1,
+        answers: vec![Answer {
+            when: When::Now,
+            result,
+            stats,
+        }],
+        holders: Vec::new(),
+        style: OverrideStyle::None,
+        unit: Unit::Gpu,
+    };
+    let text = suggestions.diagnostics(&crate::check::NoSpans)[0].to_string();
+    assert!(text.ends_with("(1 of 1 GPU)"), "{text}");
+}
