@@ -66,7 +66,7 @@ enum Frame {
 }
 
 /// The known keys of `text`, or the first syntax error (JSON's surrogate pairs read as
-/// one character each: [`parse_joining_pairs`]).
+/// one character each, as `yaml_text::parse_joining_pairs` reads them).
 pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
     parse_joining_pairs(text, |source, shifts| read_events(source, text, shifts))
         .map_err(|TextError { message, span }| YamlError { message, span })
