@@ -13,6 +13,7 @@
 //!   file: see [`tls`]); no proxy from the environment (dashboards are cluster-internal or
 //!   behind their own ingress) and no redirects (a token must not follow one).
 
+mod attempt;
 mod error;
 mod secret;
 pub mod tls;
@@ -23,10 +24,10 @@ use std::time::{Duration, Instant};
 use resource_pool_core::inventory::ray_json::{self, DEFAULT_LIMIT, Endpoint};
 use resource_pool_core::inventory::{Inventory, InventoryError, InventorySource};
 
-use self::error::Attempt;
-pub use self::error::RayHttpError;
+use self::attempt::{Attempt, Phase};
+pub use self::error::{RayHttpError, TransportKind, UnreachableReason};
 pub use self::secret::{
-    Secret, TOKEN_ENV_VARS, TOKEN_FILE_ENV_VARS, token_from_env, token_from_lookup,
+    Secret, TOKEN_ENV_VARS, TOKEN_FILE_ENV_VARS, TokenSource, token_from_env, token_from_lookup,
 };
 pub use self::tls::{CA_CERT_ENV_VAR, TlsProblem, TrustRoots};
 pub use self::version::{RayVersion, UnverifiedRayVersion, VERIFIED_RAY_VERSIONS};
@@ -225,9 +226,16 @@ impl RaySource {
             request = request.header("Authorization", token.bearer());
         }
         let attempt = self.attempt(&url);
-        let mut response = request.call().map_err(|e| attempt.map_error(e))?;
+        let mut response = request
+            .call()
+            .map_err(|e| attempt.map_error(e, Phase::Request))?;
         let status = response.status().as_u16();
         if status != 200 {
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .map(ToOwned::to_owned);
             let snippet = response
                 .body_mut()
                 .with_config()
@@ -235,21 +243,22 @@ impl RaySource {
                 .read_to_vec()
                 .map(|b| snippet(&b))
                 .unwrap_or_default();
-            return Err(attempt.status_error(status, snippet));
+            return Err(attempt.status_error(status, snippet, location.as_deref()));
         }
         response
             .body_mut()
             .with_config()
             .limit(self.max_body_bytes)
             .read_to_vec()
-            .map_err(|e| attempt.map_error(e))
+            .map_err(|e| attempt.map_error(e, Phase::Body))
     }
 
     fn attempt<'a>(&'a self, url: &'a str) -> Attempt<'a> {
         Attempt {
+            base_url: &self.base_url,
             url,
             host: &self.host,
-            has_token: self.token.is_some(),
+            token: self.token.as_ref(),
             trust: &self.trust,
             connect_timeout: self.connect_timeout,
             read_timeout: self.read_timeout,

@@ -3,6 +3,7 @@
 //! and a closed port; over https in [`tls`].
 
 mod tls;
+mod wrong_address;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -57,6 +58,8 @@ pub(super) enum Reply {
     Close,
     /// Writes these raw bytes and closes.
     Raw(&'static [u8]),
+    /// A 301 to this `Location`.
+    Redirect(&'static str),
 }
 
 pub(super) struct FakeDashboard {
@@ -172,6 +175,12 @@ fn respond(stream: &mut impl Write, reply: Reply) {
             }
             result
         }
+        Reply::Redirect(location) => stream.write_all(
+            format!(
+                "HTTP/1.1 301 Moved Permanently\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            )
+            .as_bytes(),
+        ),
         Reply::Close => Ok(()),
         Reply::Raw(bytes) => stream.write_all(bytes),
     };
@@ -445,9 +454,6 @@ fn a_closed_connection_is_a_transport_error() {
         "{}: {error}",
         code(&error)
     );
-    let ssh = FakeDashboard::start(|_: &Seen| Reply::Raw(b"SSH-2.0-OpenSSH_9.6\r\n"));
-    let error = source(&ssh).load().expect_err("not http");
-    assert_eq!(code(&error), "resource_pool::ray::transport", "{error}");
 }
 
 #[test]

@@ -1,9 +1,11 @@
-//! Why a dashboard could not be read, and how ureq's errors and HTTP statuses become that.
+//! Why a dashboard could not be read (how ureq's errors and HTTP statuses become that:
+//! [`super::attempt`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::tls::{TlsProblem, TrustRoots, tls_problem};
+use super::secret::TokenSource;
+use super::tls::TlsProblem;
 
 /// Why the dashboard could not be read.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
@@ -37,19 +39,20 @@ pub enum RayHttpError {
         /// What is wrong with it.
         problem: String,
     },
-    /// Nothing answers at the address (cluster down, wrong host or port).
-    #[error("cannot reach the Ray dashboard at {url}: {detail}")]
-    #[diagnostic(
-        code(resource_pool::ray::unreachable),
-        help(
-            "is the cluster up (`ray status` on the head)? The dashboard listens on port 8265 by default; it needs `ray[default]` and `ray start --head --include-dashboard=true`, and `--dashboard-host=0.0.0.0` to be reached from another machine"
-        )
-    )]
+    /// Nothing answers at the address (cluster down, wrong host or port, a host name that
+    /// does not resolve).
+    #[error("cannot reach the Ray dashboard at {url}: {}{detail}", reason.prefix())]
+    #[diagnostic(code(resource_pool::ray::unreachable), help("{help}"))]
     Unreachable {
         /// The URL requested.
         url: String,
+        /// Why, by kind.
+        reason: UnreachableReason,
         /// The system's reason.
         detail: String,
+        /// What to do.
+        #[serde(skip)] // prose: the JSON has it as `help`
+        help: String,
     },
     /// The dashboard did not answer in time.
     #[error("the Ray dashboard at {url} did not answer within {budget:?} ({phase})")]
@@ -68,7 +71,10 @@ pub enum RayHttpError {
         phase: String,
     },
     /// The dashboard wants a token, or refused the one sent.
-    #[error("the Ray dashboard at {url} refused the request ({status}): {detail}")]
+    #[error(
+        "the Ray dashboard at {url} refused the request ({status}, {}): {detail}",
+        token_sent(token_source.as_deref())
+    )]
     #[diagnostic(code(resource_pool::ray::unauthorized), help("{help}"))]
     Unauthorized {
         /// The URL requested.
@@ -77,12 +83,21 @@ pub enum RayHttpError {
         status: u16,
         /// The start of the answer's body.
         detail: String,
+        /// Where the token sent came from (never the token); `null` when none was sent.
+        token_source: Option<Box<TokenSource>>,
+        /// The other token variables that were set but not used (the one of
+        /// `token_source` comes first).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        unused_token_sources: Vec<String>,
         /// What to do.
         #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
     },
     /// Another HTTP status than 200.
-    #[error("the Ray dashboard at {url} answered HTTP {status}: {detail}")]
+    #[error(
+        "the Ray dashboard at {url} answered HTTP {status}{}: {detail}",
+        redirect_clause(location.as_deref())
+    )]
     #[diagnostic(code(resource_pool::ray::http_status), help("{help}"))]
     HttpStatus {
         /// The URL requested.
@@ -91,6 +106,10 @@ pub enum RayHttpError {
         status: u16,
         /// The start of the answer's body.
         detail: String,
+        /// Where a redirect (3xx) points: its `Location` header, made absolute; absent
+        /// when there is none.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        location: Option<String>,
         /// What to do.
         #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
@@ -107,19 +126,20 @@ pub enum RayHttpError {
         /// The limit in bytes.
         limit: u64,
     },
-    /// The connection broke or the HTTP exchange was malformed.
-    #[error("the exchange with the Ray dashboard at {url} failed: {detail}")]
-    #[diagnostic(
-        code(resource_pool::ray::transport),
-        help(
-            "retry; if it persists, check that the address is the dashboard's and that no proxy in between cuts the connection"
-        )
-    )]
+    /// The connection broke, or the HTTP exchange was malformed (the server at the port
+    /// does not speak HTTP).
+    #[error("{}", transport_message(url, *kind, detail))]
+    #[diagnostic(code(resource_pool::ray::transport), help("{help}"))]
     Transport {
         /// The URL requested.
         url: String,
-        /// What went wrong.
+        /// What went wrong, by kind.
+        kind: TransportKind,
+        /// What went wrong, in the system's words.
         detail: String,
+        /// What to do.
+        #[serde(skip)] // prose: the JSON has it as `help`
+        help: String,
     },
     /// An https dashboard whose certificate is not accepted. Nothing is retried over http.
     #[error("cannot connect securely to the Ray dashboard at {url} (host {host}): {problem}")]
@@ -131,6 +151,10 @@ pub enum RayHttpError {
         host: String,
         /// What was wrong.
         problem: TlsProblem,
+        /// The CA file the certificate was checked against (`--ca-cert`,
+        /// `RESOURCE_POOL_CA_CERT`); absent for the system's trust store.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ca_file: Option<Box<Path>>, // boxed: a smaller error (clippy::result_large_err)
         /// What to do, naming the trust store that was used.
         #[serde(skip)] // prose: the JSON has it as `help`
         help: String,
@@ -151,170 +175,65 @@ pub enum RayHttpError {
     },
 }
 
-/// What a request knew when it failed, to say what went wrong.
-pub(super) struct Attempt<'a> {
-    pub url: &'a str,
-    pub host: &'a str,
-    pub has_token: bool,
-    pub trust: &'a TrustRoots,
-    pub connect_timeout: Duration,
-    pub read_timeout: Duration,
-    pub timeout: Duration,
+/// Why nothing answered at the address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnreachableReason {
+    /// The host name does not resolve (no such host).
+    NoSuchHost,
+    /// The host refused the connection: nothing listens on the port.
+    Refused,
+    /// No route to the host or its network.
+    NoRoute,
+    /// The connection failed for another reason.
+    Failed,
 }
 
-impl Attempt<'_> {
-    /// The error of an HTTP status other than 200.
-    pub fn status_error(&self, status: u16, detail: String) -> RayHttpError {
-        let url = self.url.to_owned();
-        let help = |text: &str| text.to_owned();
-        match status {
-            401 | 403 => RayHttpError::Unauthorized {
-                url,
-                status,
-                detail,
-                help: help(auth_help(self.has_token, status)),
-            },
-            404 => RayHttpError::HttpStatus {
-                url,
-                status,
-                detail,
-                help: help(
-                    "this is not a Ray 2.x dashboard, or it runs without the state API: check the port (8265 by default) and that the head runs `ray[default]`",
-                ),
-            },
-            300..=399 => RayHttpError::HttpStatus {
-                url,
-                status,
-                detail,
-                help: help(
-                    "the address redirects, and redirects are not followed (a token must not follow one): give the final address",
-                ),
-            },
-            _ => RayHttpError::HttpStatus {
-                url,
-                status,
-                detail,
-                help: help(
-                    "the dashboard failed: retry in a moment, and look at its log (`/tmp/ray/session_latest/logs/dashboard.log` on the head) if it persists",
-                ),
-            },
-        }
-    }
-
-    /// The error of a failed exchange.
-    pub fn map_error(&self, error: ureq::Error) -> RayHttpError {
-        use std::io::ErrorKind;
-        let url = self.url.to_owned();
-        let timeout = |phase: &str, budget: Duration| RayHttpError::Timeout {
-            url: url.clone(),
-            budget,
-            phase: phase.to_owned(),
-        };
-        match error {
-            ureq::Error::Timeout(which) => {
-                let (phase, budget) = match which {
-                    ureq::Timeout::Connect | ureq::Timeout::Resolve => {
-                        ("connecting", self.connect_timeout)
-                    }
-                    ureq::Timeout::PerRead => ("waiting for a read", self.read_timeout),
-                    _ => ("the whole load", self.timeout),
-                };
-                timeout(phase, budget)
-            }
-            ureq::Error::BodyExceedsLimit(limit) => RayHttpError::TooLarge { url, limit },
-            ureq::Error::HostNotFound => RayHttpError::Unreachable {
-                url,
-                detail: "the host name does not resolve".to_owned(),
-            },
-            ureq::Error::ConnectionFailed => RayHttpError::Unreachable {
-                url,
-                detail: "the connection failed".to_owned(),
-            },
-            ureq::Error::Io(io) => {
-                if let Some(problem) = tls_problem(&io) {
-                    return self.tls_error(problem);
-                }
-                match io.kind() {
-                    ErrorKind::ConnectionRefused
-                    | ErrorKind::AddrNotAvailable
-                    | ErrorKind::HostUnreachable
-                    | ErrorKind::NetworkUnreachable
-                    | ErrorKind::NotFound => RayHttpError::Unreachable {
-                        url,
-                        detail: io.to_string(),
-                    },
-                    ErrorKind::TimedOut | ErrorKind::WouldBlock => {
-                        timeout("waiting for a read", self.read_timeout)
-                    }
-                    _ => RayHttpError::Transport {
-                        url,
-                        detail: io.to_string(),
-                    },
-                }
-            }
-            ureq::Error::Rustls(error) => {
-                let io = std::io::Error::new(std::io::ErrorKind::InvalidData, error);
-                match tls_problem(&io) {
-                    Some(problem) => self.tls_error(problem),
-                    None => RayHttpError::Transport {
-                        url,
-                        detail: io.to_string(),
-                    },
-                }
-            }
-            other => RayHttpError::Transport {
-                url,
-                detail: other.to_string(),
-            },
-        }
-    }
-
-    fn tls_error(&self, problem: TlsProblem) -> RayHttpError {
-        RayHttpError::Tls {
-            url: self.url.to_owned(),
-            host: self.host.to_owned(),
-            help: problem.help(self.trust),
-            problem,
+impl UnreachableReason {
+    fn prefix(self) -> &'static str {
+        match self {
+            UnreachableReason::NoSuchHost => "no such host: ",
+            _ => "",
         }
     }
 }
 
-/// What to do about a 401 or 403, by whether a token was sent: 401 is "not
-/// authenticated" (no token, or one the dashboard does not recognise), 403 is "forbidden"
-/// (Ray's answer to a wrong token; or a proxy in front that refuses this client).
-fn auth_help(has_token: bool, status: u16) -> &'static str {
-    match (has_token, status) {
-        (false, 401) => {
-            "the dashboard requires a token: set RESOURCE_POOL_RAY_TOKEN (or RAY_AUTH_TOKEN), or RESOURCE_POOL_RAY_TOKEN_FILE to a file holding it"
+/// What went wrong in an exchange that began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// The server closed or reset the connection before answering: a transient failure, or a
+    /// port that speaks TLS asked in plain http.
+    ClosedBeforeAnswer,
+    /// What came back is not HTTP: the port is not the dashboard's (the GCS port, a TLS
+    /// port asked in plain http, another service).
+    NotHttp,
+    /// The connection broke in the middle of an answer, or another failure.
+    Other,
+}
+
+fn transport_message(url: &str, kind: TransportKind, detail: &str) -> String {
+    match kind {
+        TransportKind::ClosedBeforeAnswer => {
+            format!("the server at {url} closed the connection without answering: {detail}")
         }
-        (false, _) => {
-            "the dashboard forbids requests without a token: set RESOURCE_POOL_RAY_TOKEN (or RAY_AUTH_TOKEN), or RESOURCE_POOL_RAY_TOKEN_FILE; if it needs none, a proxy in front of it refuses this client"
-        }
-        (true, 401) => {
-            "the token sent was not recognised: check it against `ray get-auth-token` on the head, and that a proxy in front passes the Authorization header on"
-        }
-        (true, _) => {
-            "the token sent was refused: check it against `ray get-auth-token` on the head (this cluster's, not another's)"
+        TransportKind::NotHttp => format!("the server at {url} does not answer in HTTP: {detail}"),
+        TransportKind::Other => {
+            format!("the exchange with the Ray dashboard at {url} failed: {detail}")
         }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// `, a redirect to X`, when there is a target.
+fn redirect_clause(location: Option<&str>) -> String {
+    location.map_or_else(String::new, |l| format!(", a redirect to {l}"))
+}
 
-    #[test]
-    fn auth_help_depends_on_the_token_and_the_status() {
-        let all =
-            [(false, 401), (false, 403), (true, 401), (true, 403)].map(|(t, s)| auth_help(t, s));
-        for (i, a) in all.iter().enumerate() {
-            for b in &all[i + 1..] {
-                assert_ne!(a, b);
-            }
-        }
-        assert!(all[0].contains("requires a token"));
-        assert!(all[1].contains("forbids"));
-        assert!(all[2].contains("not recognised"));
-        assert!(all[3].contains("refused"));
+/// Which token was sent, by its source (never the token).
+fn token_sent(source: Option<&TokenSource>) -> String {
+    match source {
+        None => "no token sent".to_owned(),
+        Some(TokenSource::Given) => "with the token given".to_owned(),
+        Some(source) => format!("with the token from {source}"),
     }
 }

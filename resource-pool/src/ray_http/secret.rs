@@ -14,10 +14,67 @@ pub const TOKEN_FILE_ENV_VARS: [&str; 2] = ["RESOURCE_POOL_RAY_TOKEN_FILE", "RAY
 /// The largest token file read.
 const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
 
-/// A secret (the dashboard's auth token). Its `Debug` prints `Secret(<redacted>)`, and it
-/// has no `Display`: it is only ever written into the `Authorization` header.
+/// A secret (the dashboard's auth token) and where it came from. Its `Debug` prints
+/// `Secret(<redacted>)`, and it has no `Display`: it is only ever written into the `Authorization`
+/// header.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub struct Secret {
+    token: String,
+    source: TokenSource,
+    /// The other token variables that were set too, but not used (names only).
+    unused: Vec<String>,
+}
+
+/// Where a token came from (never the token itself), so that a refused one can be traced:
+/// with several sources set, the first wins (see [`token_from_env`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TokenSource {
+    /// Given by the program ([`Secret::new`]).
+    Given,
+    /// An environment variable ([`TOKEN_ENV_VARS`]).
+    Variable {
+        /// Its name.
+        name: String,
+    },
+    /// A file: named by an environment variable ([`TOKEN_FILE_ENV_VARS`]), or given by the
+    /// program ([`Secret::from_file`]; `variable` is `None`).
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The variable that named it.
+        variable: Option<String>,
+    },
+    /// Ray's own token file, `~/.ray/auth_token`, read because `RAY_AUTH_MODE=token`.
+    RayDefaultFile {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl fmt::Display for TokenSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenSource::Given => f.write_str("the program"),
+            TokenSource::Variable { name } => write!(f, "{name}"),
+            TokenSource::File {
+                path,
+                variable: Some(variable),
+            } => write!(f, "the file `{}` named by {variable}", path.display()),
+            TokenSource::File {
+                path,
+                variable: None,
+            } => write!(f, "the file `{}`", path.display()),
+            TokenSource::RayDefaultFile { path } => {
+                write!(
+                    f,
+                    "Ray's token file `{}` (RAY_AUTH_MODE=token)",
+                    path.display()
+                )
+            }
+        }
+    }
+}
 
 impl Secret {
     /// A secret from its text (surrounding whitespace trimmed). Refuses an empty token and
@@ -37,7 +94,11 @@ impl Secret {
                 problem: "contains spaces or characters an HTTP header cannot carry".to_owned(),
             });
         }
-        Ok(Secret(trimmed.to_owned()))
+        Ok(Secret {
+            token: trimmed.to_owned(),
+            source: TokenSource::Given,
+            unused: Vec::new(),
+        })
     }
 
     /// A secret read from a file (at most 64 KiB, whitespace trimmed).
@@ -57,14 +118,34 @@ impl Secret {
         if text.len() as u64 > MAX_TOKEN_FILE_BYTES {
             return Err(bad(format!("is larger than {MAX_TOKEN_FILE_BYTES} bytes")));
         }
-        Secret::new(text).map_err(|e| match e {
+        let secret = Secret::new(text).map_err(|e| match e {
             RayHttpError::BadToken { problem, .. } => bad(problem),
             other => other,
-        })
+        })?;
+        Ok(secret.with_source(TokenSource::File {
+            path: path.to_path_buf(),
+            variable: None,
+        }))
+    }
+
+    /// Where the token came from.
+    pub fn source(&self) -> &TokenSource {
+        &self.source
+    }
+
+    /// The other token variables that were set too but not used, because the one of
+    /// [`Secret::source`] comes first.
+    pub fn unused_sources(&self) -> &[String] {
+        &self.unused
+    }
+
+    fn with_source(mut self, source: TokenSource) -> Secret {
+        self.source = source;
+        self
     }
 
     pub(super) fn bearer(&self) -> String {
-        format!("Bearer {}", self.0)
+        format!("Bearer {}", self.token)
     }
 }
 
@@ -76,7 +157,8 @@ impl fmt::Debug for Secret {
 
 /// The token from the environment: the first set of [`TOKEN_ENV_VARS`], else the file
 /// named by the first set of [`TOKEN_FILE_ENV_VARS`], else Ray's default
-/// `~/.ray/auth_token` when `RAY_AUTH_MODE=token`. `None` when there is none.
+/// `~/.ray/auth_token` when `RAY_AUTH_MODE=token`. `None` when there is none. The secret
+/// says which it was ([`Secret::source`]) and which others were set too.
 pub fn token_from_env() -> Result<Option<Secret>, RayHttpError> {
     token_from_lookup(|name| std::env::var(name).ok())
 }
@@ -85,20 +167,49 @@ pub fn token_from_env() -> Result<Option<Secret>, RayHttpError> {
 pub fn token_from_lookup(
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<Option<Secret>, RayHttpError> {
+    let set = |var: &str| lookup(var).is_some_and(|v| !v.trim().is_empty());
+    let chosen = chosen_token(&lookup)?;
+    Ok(chosen.map(|mut secret| {
+        let used = match &secret.source {
+            TokenSource::Variable { name } => Some(name.as_str()),
+            TokenSource::File { variable, .. } => variable.as_deref(),
+            _ => None,
+        };
+        secret.unused = TOKEN_ENV_VARS
+            .iter()
+            .chain(&TOKEN_FILE_ENV_VARS)
+            .filter(|var| Some(**var) != used && set(var))
+            .map(|var| (*var).to_owned())
+            .collect();
+        secret
+    }))
+}
+
+/// The token of the first source set, in [`token_from_env`]'s order.
+fn chosen_token(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<Secret>, RayHttpError> {
     for var in TOKEN_ENV_VARS {
         if let Some(value) = lookup(var).filter(|v| !v.trim().is_empty()) {
-            return Secret::new(value).map(Some).map_err(|e| match e {
-                RayHttpError::BadToken { problem, .. } => RayHttpError::BadToken {
-                    origin: format!("`{var}`"),
-                    problem,
-                },
-                other => other,
-            });
+            let source = TokenSource::Variable {
+                name: var.to_owned(),
+            };
+            return Secret::new(value)
+                .map(|s| Some(s.with_source(source)))
+                .map_err(|e| match e {
+                    RayHttpError::BadToken { problem, .. } => RayHttpError::BadToken {
+                        origin: format!("`{var}`"),
+                        problem,
+                    },
+                    other => other,
+                });
         }
     }
     for var in TOKEN_FILE_ENV_VARS {
         if let Some(path) = lookup(var).filter(|v| !v.is_empty()) {
-            return Secret::from_file(path).map(Some);
+            let source = TokenSource::File {
+                path: PathBuf::from(&path),
+                variable: Some(var.to_owned()),
+            };
+            return Secret::from_file(path).map(|s| Some(s.with_source(source)));
         }
     }
     if lookup("RAY_AUTH_MODE").as_deref() == Some("token")
@@ -106,7 +217,8 @@ pub fn token_from_lookup(
     {
         let path = PathBuf::from(home).join(".ray").join("auth_token");
         if path.is_file() {
-            return Secret::from_file(path).map(Some);
+            let source = TokenSource::RayDefaultFile { path: path.clone() };
+            return Secret::from_file(path).map(|s| Some(s.with_source(source)));
         }
     }
     Ok(None)
@@ -144,19 +256,59 @@ mod tests {
             }
         };
         assert_eq!(token_from_lookup(env(&[])).unwrap(), None);
+        let both = token_from_lookup(env(&[
+            ("RAY_AUTH_TOKEN", "t2"),
+            ("RESOURCE_POOL_RAY_TOKEN", "t1"),
+            ("RAY_AUTH_TOKEN_PATH", "/x"),
+            ("RESOURCE_POOL_RAY_TOKEN_FILE", " "),
+        ]))
+        .unwrap()
+        .expect("a token");
+        assert_eq!(both.token, "t1");
         assert_eq!(
-            token_from_lookup(env(&[
-                ("RAY_AUTH_TOKEN", "t2"),
-                ("RESOURCE_POOL_RAY_TOKEN", "t1")
-            ]))
-            .unwrap(),
-            Some(Secret("t1".into()))
+            both.source(),
+            &TokenSource::Variable {
+                name: "RESOURCE_POOL_RAY_TOKEN".into()
+            }
         );
-        let lookup = |k: &str| (k == "RESOURCE_POOL_RAY_TOKEN_FILE").then(|| file_str.clone());
+        assert_eq!(both.source().to_string(), "RESOURCE_POOL_RAY_TOKEN");
+        // The others set (not the blank one), by name only.
         assert_eq!(
-            token_from_lookup(lookup).unwrap(),
-            Some(Secret("from-file".into()))
+            both.unused_sources(),
+            ["RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"]
         );
+        let lookup = |k: &str| {
+            (k == "RESOURCE_POOL_RAY_TOKEN_FILE" || k == "RAY_AUTH_TOKEN_PATH")
+                .then(|| file_str.clone())
+        };
+        let from_file = token_from_lookup(lookup).unwrap().expect("a token");
+        assert_eq!(from_file.token, "from-file");
+        assert_eq!(
+            from_file.source(),
+            &TokenSource::File {
+                path: file.clone(),
+                variable: Some("RESOURCE_POOL_RAY_TOKEN_FILE".into())
+            }
+        );
+        assert_eq!(from_file.unused_sources(), ["RAY_AUTH_TOKEN_PATH"]);
+        let home = dir.join("home");
+        std::fs::create_dir_all(home.join(".ray")).unwrap();
+        std::fs::write(home.join(".ray/auth_token"), "ray-default").unwrap();
+        let home_str = home.to_string_lossy().into_owned();
+        let ray_default = |k: &str| match k {
+            "RAY_AUTH_MODE" => Some("token".to_owned()),
+            "HOME" => Some(home_str.clone()),
+            _ => None,
+        };
+        let secret = token_from_lookup(ray_default).unwrap().expect("a token");
+        assert_eq!(secret.token, "ray-default");
+        assert!(
+            secret
+                .source()
+                .to_string()
+                .starts_with("Ray's token file `")
+        );
+        assert_eq!(Secret::new("x").unwrap().source(), &TokenSource::Given);
         let missing =
             |k: &str| (k == "RAY_AUTH_TOKEN_PATH").then(|| "/nonexistent/token".to_owned());
         let error = token_from_lookup(missing).unwrap_err();

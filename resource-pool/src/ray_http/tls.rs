@@ -92,6 +92,14 @@ impl TrustRoots {
         }
     }
 
+    /// The CA file, when the roots came from one.
+    pub fn ca_file(&self) -> Option<&Path> {
+        match self {
+            TrustRoots::System => None,
+            TrustRoots::Authorities { origin, .. } => Some(origin),
+        }
+    }
+
     pub(super) fn tls_config(&self) -> TlsConfig {
         let roots = match self {
             TrustRoots::System => RootCerts::PlatformVerifier,
@@ -110,7 +118,7 @@ pub enum TlsProblem {
     /// Signed by an authority not trusted here.
     #[error("its certificate is signed by an authority that is not trusted")]
     UnknownIssuer,
-    /// Made out for other names.
+    /// Made out for other names: the DNS names and IP addresses it holds, as written.
     #[error("its certificate is not valid for this host name{}", presented_suffix(.0))]
     WrongName(Vec<String>),
     /// Past its end date.
@@ -142,10 +150,17 @@ impl TlsProblem {
     /// What to do about it.
     pub fn help(&self, roots: &TrustRoots) -> String {
         match self {
-            TlsProblem::UnknownIssuer => format!(
-                "it was checked against {}; if the dashboard's certificate comes from a private CA, pass that CA's certificate (PEM) with --ca-cert FILE or {CA_CERT_ENV_VAR}",
-                roots.describe()
-            ),
+            TlsProblem::UnknownIssuer => match roots.ca_file() {
+                None => format!(
+                    "it was checked against {}; if the dashboard's certificate comes from a private CA, pass that CA's certificate (PEM) with --ca-cert FILE or {CA_CERT_ENV_VAR}",
+                    roots.describe()
+                ),
+                // The user gave a CA file already: the file is what is wrong.
+                Some(file) => format!(
+                    "the CA file `{}` does not hold the CA that signed the dashboard's certificate: give the file of that CA (the issuer is shown by `openssl s_client -connect HOST:PORT -showcerts`), or no CA file to use the system's trust store",
+                    file.display()
+                ),
+            },
             TlsProblem::WrongName(_) => {
                 "use the host name the certificate names in the URL (not its IP address, unless the certificate lists it)".to_owned()
             }
@@ -178,9 +193,94 @@ fn certificate_problem(error: &rustls::CertificateError) -> TlsProblem {
     match error {
         E::UnknownIssuer => TlsProblem::UnknownIssuer,
         E::NotValidForName => TlsProblem::WrongName(Vec::new()),
-        E::NotValidForNameContext { presented, .. } => TlsProblem::WrongName(presented.clone()),
+        E::NotValidForNameContext { presented, .. } => {
+            TlsProblem::WrongName(presented.iter().filter_map(|n| plain_name(n)).collect())
+        }
         E::Expired | E::ExpiredContext { .. } => TlsProblem::Expired,
         E::NotValidYet | E::NotValidYetContext { .. } => TlsProblem::NotValidYet,
         other => TlsProblem::BadCertificate(format!("{other:?}")),
+    }
+}
+
+/// A name of a certificate as rustls gives it (webpki's `Debug` of the subject alternative
+/// name: `DnsName("ray.example.com")`, `IpAddress(10.0.0.1)`,
+/// `UniformResourceIdentifier("...")`), as a person writes it; `None` for the kinds that
+/// name no host (`DirectoryName`, `Unsupported(0x01)`). A form not known here is kept whole.
+fn plain_name(presented: &str) -> Option<String> {
+    let inner = |prefix: &str| {
+        presented
+            .strip_prefix(prefix)?
+            .strip_prefix('(')?
+            .strip_suffix(')')
+    };
+    if let Some(name) = inner("DnsName").or_else(|| inner("UniformResourceIdentifier")) {
+        return Some(name.trim_matches('"').to_owned());
+    }
+    if let Some(address) = inner("IpAddress") {
+        return Some(address.to_owned());
+    }
+    if presented == "DirectoryName" || presented.starts_with("Unsupported(") {
+        return None;
+    }
+    Some(presented.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn certificate_names_are_printed_plainly() {
+        let names = [
+            r#"DnsName("ray.example.com")"#,
+            r#"DnsName("*.example.com")"#,
+            "IpAddress(10.0.0.1)",
+            "IpAddress(fe80::1)",
+            r#"UniformResourceIdentifier("spiffe://ray/head")"#,
+            "DirectoryName",
+            "Unsupported(0x01)",
+            "something new",
+        ];
+        let plain: Vec<_> = names.iter().filter_map(|n| plain_name(n)).collect();
+        assert_eq!(
+            plain,
+            [
+                "ray.example.com",
+                "*.example.com",
+                "10.0.0.1",
+                "fe80::1",
+                "spiffe://ray/head",
+                "something new"
+            ]
+        );
+        let problem = certificate_problem(&rustls::CertificateError::NotValidForNameContext {
+            expected: rustls::pki_types::ServerName::try_from("localhost")
+                .expect("name")
+                .to_owned(),
+            presented: vec![
+                r#"DnsName("ray.example.com")"#.into(),
+                "IpAddress(10.0.0.1)".into(),
+            ],
+        });
+        assert_eq!(
+            problem.to_string(),
+            "its certificate is not valid for this host name (it names ray.example.com, 10.0.0.1)"
+        );
+    }
+
+    #[test]
+    fn an_unknown_issuer_with_a_ca_file_blames_the_file() {
+        let file = TrustRoots::Authorities {
+            origin: PathBuf::from("tls/other-ca.pem"),
+            certificates: Arc::new(Vec::new()),
+        };
+        let help = TlsProblem::UnknownIssuer.help(&file);
+        assert!(
+            help.starts_with("the CA file `tls/other-ca.pem` does not hold the CA that signed"),
+            "{help}"
+        );
+        assert!(!help.contains("--ca-cert FILE"), "{help}");
+        let system = TlsProblem::UnknownIssuer.help(&TrustRoots::System);
+        assert!(system.contains("--ca-cert FILE"), "{system}");
     }
 }

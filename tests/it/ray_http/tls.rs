@@ -200,7 +200,17 @@ fn an_unknown_ca_is_a_clear_diagnostic_and_the_token_stays_secret() {
         .load()
         .expect_err("another CA");
     assert_eq!(code(&error), "resource_pool::ray::tls", "{error}");
-    assert!(help(&error).contains(other_ca.path()), "{}", help(&error));
+    // The file was given: it is the file that lacks the CA, not a flag to pass.
+    assert!(
+        help(&error).starts_with(&format!(
+            "the CA file `{}` does not hold the CA that signed the dashboard's certificate",
+            other_ca.path()
+        )),
+        "{}",
+        help(&error)
+    );
+    let data = serde_json::to_value(&error).expect("json");
+    assert_eq!(data["ca_file"], other_ca.path(), "{data}");
 
     for shown in [error.to_string(), format!("{error:?}"), help(&error)] {
         assert!(!shown.contains(TOKEN), "{shown}");
@@ -218,7 +228,7 @@ fn an_unknown_ca_is_a_clear_diagnostic_and_the_token_stays_secret() {
 
 #[test]
 fn a_certificate_for_another_name_is_refused() {
-    let pki = pki("resource-pool test CA", &["dashboard.example"]);
+    let pki = pki("resource-pool test CA", &["dashboard.example", "10.1.2.3"]);
     let server = TlsDashboard::start(&pki, fixtures("idle"));
     let ca = TempFile::new("name-ca.pem", &pki.ca_pem);
     let error = source(&server.url("127.0.0.1"))
@@ -226,7 +236,36 @@ fn a_certificate_for_another_name_is_refused() {
         .load()
         .expect_err("wrong name");
     assert_eq!(code(&error), "resource_pool::ray::tls", "{error}");
-    assert!(error.to_string().contains("dashboard.example"), "{error}");
+    // The names as written, not rustls' Debug (`DnsName("dashboard.example")`).
+    assert!(
+        error
+            .to_string()
+            .ends_with("not valid for this host name (it names dashboard.example, 10.1.2.3)"),
+        "{error}"
+    );
+    let data = serde_json::to_value(&error).expect("json");
+    assert_eq!(
+        data["problem"],
+        serde_json::json!({"kind": "wrong_name", "detail": ["dashboard.example", "10.1.2.3"]})
+    );
+}
+
+#[test]
+fn plain_http_to_a_tls_port_suggests_https() {
+    let pki = pki("resource-pool test CA", &["127.0.0.1"]);
+    let server = TlsDashboard::start(&pki, fixtures("idle"));
+    let plain = format!("http://127.0.0.1:{}", server.port);
+    let error = source(&plain).load().expect_err("TLS port");
+    assert_eq!(code(&error), "resource_pool::ray::transport", "{error}");
+    // The TLS server answers a plain request with an alert (not HTTP) or a reset (closed
+    // before answering), as the race between its alert and its close goes.
+    let data = serde_json::to_value(&error).expect("json");
+    assert!(
+        ["not_http", "closed_before_answer"].contains(&data["kind"].as_str().unwrap_or_default()),
+        "{data}"
+    );
+    let https = format!("use `https://127.0.0.1:{}`", server.port);
+    assert!(help(&error).contains(&https), "{}", help(&error));
 }
 
 #[test]
