@@ -107,6 +107,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             max_branches: args.max_ray_branches,
             ..RaySimOptions::default()
         },
+        listed_by: input.listed_by,
     };
     let ray_version = input.ray_version;
     let held = input.notes;

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::Cluster;
-use resource_pool::inventory::InventoryNote;
 use resource_pool::inventory::cluster_file::load_cluster;
 use resource_pool::inventory::kubectl::{
     kubectl_inventory, parse_kubectl_nodes, parse_kubectl_pods,
 };
 use resource_pool::inventory::kuberay::{KubeRayOptions, Replicas, kuberay_inventory};
 use resource_pool::inventory::slurm::parse_slurm_nodes;
+use resource_pool::inventory::{InventoryNote, SourceKind};
 use resource_pool::local_machine::{LocalMachine, LocalMachineError};
 use resource_pool::ray_http::{RaySource, TrustRoots, token_from_env};
 use resource_pool::source::SourceFile;
@@ -88,6 +88,9 @@ pub struct ClusterInput {
     pub findings: Vec<Finding>,
     /// The Ray version of a live cluster's dashboard, when it said.
     pub ray_version: Option<String>,
+    /// The kind of source that listed the nodes (`None` for a cluster file or this
+    /// machine): the check words its remedies for it.
+    pub listed_by: Option<SourceKind>,
 }
 
 /// Adds `ray_version` to a JSON result when the cluster came from a live Ray dashboard
@@ -174,6 +177,7 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         notes: read.inventory.notes,
         findings: read.unverified.into_iter().map(Finding::bare).collect(),
         ray_version: read.version.map(|v| v.ray_version),
+        listed_by: Some(SourceKind::Ray),
     })
 }
 
@@ -192,7 +196,7 @@ fn from_kuberay(
         max_nodes: context.cluster_limits.max_nodes as u64,
     };
     let inventory = kuberay_inventory(source.text(), &options).map_err(|e| in_file(e, &source))?;
-    Ok(from_inventory(inventory))
+    Ok(from_inventory(inventory, Some(SourceKind::KubeRay)))
 }
 
 fn read_file_or_stdin(
@@ -220,7 +224,7 @@ fn read_file_or_stdin(
 fn from_slurm(path: &std::path::Path, context: &Context) -> Result<ClusterInput, Vec<Finding>> {
     let source = read_file_or_stdin(path, context)?;
     let inventory = parse_slurm_nodes(source.text()).map_err(|e| in_file(e, &source))?;
-    Ok(from_inventory(inventory))
+    Ok(from_inventory(inventory, Some(SourceKind::Slurm)))
 }
 
 /// A parsed file's errors, each labelled in that file.
@@ -235,12 +239,16 @@ fn in_file<E: resource_pool::report::Reportable>(
 }
 
 /// What an inventory source read.
-fn from_inventory(inventory: resource_pool::inventory::Inventory) -> ClusterInput {
+fn from_inventory(
+    inventory: resource_pool::inventory::Inventory,
+    listed_by: Option<SourceKind>,
+) -> ClusterInput {
     ClusterInput {
         cluster: inventory.cluster,
         notes: inventory.notes,
         findings: Vec::new(),
         ray_version: None,
+        listed_by,
     }
 }
 
@@ -271,7 +279,10 @@ fn from_kubectl(
             return Err(findings);
         }
     };
-    Ok(from_inventory(kubectl_inventory(nodes, &pods)))
+    Ok(from_inventory(
+        kubectl_inventory(nodes, &pods),
+        Some(SourceKind::Kubectl),
+    ))
 }
 
 fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
@@ -284,7 +295,7 @@ fn from_local_machine() -> Result<ClusterInput, Vec<Finding>> {
             })
             .collect::<Vec<_>>()
     })?;
-    Ok(from_inventory(inventory))
+    Ok(from_inventory(inventory, None))
 }
 
 /// Standard input could not be read.
@@ -328,6 +339,7 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
             notes: Vec::new(),
             findings,
             ray_version: None,
+            listed_by: None,
         }),
         None => Err(findings),
     }

@@ -97,6 +97,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             ..PlacementOptions::default()
         },
         ray: RaySimOptions::default(),
+        listed_by: input.listed_by,
     };
     let ray_version = input.ray_version;
     let run = settings.check(input.cluster, &input.notes, &options);

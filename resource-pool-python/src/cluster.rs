@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use resource_pool::Cluster;
-use resource_pool::inventory::InventoryNote;
 use resource_pool::inventory::cluster_file::{ClusterLimits, load_cluster};
+use resource_pool::inventory::{InventoryNote, SourceKind};
 use resource_pool::ray_http::RaySource;
 use resource_pool::report::Finding;
 use resource_pool::source::{ReadError, ReadLimits, SourceFile};
@@ -46,6 +46,9 @@ pub struct ClusterInput {
     pub inventory_notes: Vec<InventoryNote>,
     /// What a live dashboard said its Ray version is (`ray_version` of the JSON result).
     pub ray_version: Option<String>,
+    /// The kind of source that listed the nodes (a dashboard: Ray), for the remedies'
+    /// words.
+    pub listed_by: Option<SourceKind>,
 }
 
 impl ClusterInput {
@@ -112,6 +115,7 @@ impl ClusterSource {
                     notes,
                     inventory_notes: read.inventory.notes,
                     ray_version: read.version.map(|v| v.ray_version),
+                    listed_by: Some(SourceKind::Ray),
                 })
             }
         }
@@ -132,6 +136,7 @@ fn from_toml(source: &SourceFile) -> Result<ClusterInput, ClusterFailure> {
             notes: findings,
             inventory_notes: Vec::new(),
             ray_version: None,
+            listed_by: None,
         }),
         None => Err(ClusterFailure::Invalid(findings)),
     }

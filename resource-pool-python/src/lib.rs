@@ -127,7 +127,10 @@ fn check(
                 &loaded,
                 input.cluster,
                 input.notes,
-                &CheckOptions::default(),
+                &CheckOptions {
+                    listed_by: input.listed_by,
+                    ..CheckOptions::default()
+                },
             );
             run.name_holders(&input.inventory_notes, &loaded);
             Ok((run, input.ray_version))
@@ -268,7 +271,10 @@ fn verl_check(
             let run = settings.check(
                 input.cluster,
                 &input.inventory_notes,
-                &CheckOptions::default(),
+                &CheckOptions {
+                    listed_by: input.listed_by,
+                    ..CheckOptions::default()
+                },
             );
             Ok((run, input.ray_version))
         },

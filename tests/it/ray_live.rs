@@ -767,7 +767,8 @@ fn live_cluster() {
         three.contains(&ClusterFinding::TooFewAliveNodes {
             alive: 2,
             needed: 3,
-            dead: 1
+            dead: 1,
+            listed_by: None,
         }),
         "{three:?}"
     );

@@ -3,6 +3,7 @@
 //! alive node declares. Cheap, and said even when the exact check cannot decide.
 
 use super::words::{count, verb};
+use crate::inventory::SourceKind;
 use crate::model::{Cluster, Node, NodeSlot, Resources, names};
 
 /// A finding of the cluster against the node-slots (warnings: the placement check gives
@@ -20,9 +21,7 @@ pub enum ClusterFinding {
     #[diagnostic(
         code(resource_pool::inventory::too_few_nodes),
         severity(Warning),
-        help(
-            "a worker node may not have joined: run `ray status` on the head, start the missing raylets with `ray start --address=HEAD:PORT`, or lower `nnodes`"
-        )
+        help("{}", super::source_terms::too_few_nodes_help(*.listed_by))
     )]
     TooFewAliveNodes {
         /// Alive nodes.
@@ -31,6 +30,10 @@ pub enum ClusterFinding {
         needed: usize,
         /// Dead nodes listed by the source.
         dead: usize,
+        /// The source that listed the nodes, for the help's words (not data: the help
+        /// carries it).
+        #[serde(skip)]
+        listed_by: Option<SourceKind>,
     },
     /// The config asks for one accelerator, and the cluster has only the other.
     #[error(
@@ -100,6 +103,7 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
         &held_runs(cluster),
         cluster.nodes.len(),
         &runs(slots.iter().map(|s| &s.demand)),
+        None,
     )
 }
 
@@ -111,6 +115,7 @@ pub(super) fn findings_of(
     held: &[(&Resources, usize)],
     listed: usize,
     demands: &[(&Resources, usize)],
+    listed_by: Option<SourceKind>,
 ) -> Vec<ClusterFinding> {
     let mut notes = Vec::new();
     let alive: usize = held.iter().map(|(_, n)| n).sum();
@@ -130,6 +135,7 @@ pub(super) fn findings_of(
             alive,
             needed,
             dead,
+            listed_by,
         });
     }
 
@@ -346,7 +352,8 @@ mod tests {
             [ClusterFinding::TooFewAliveNodes {
                 alive: 1,
                 needed: 2,
-                dead: 1
+                dead: 1,
+                listed_by: None
             }]
         );
         assert!(notes[0].to_string().contains("1 node is dead"));

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::LayoutOrigin;
 use super::words::{AmountOf, noun, verb};
+use crate::inventory::SourceKind;
 use crate::model::{Amount, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
@@ -34,7 +35,7 @@ pub enum CheckDiagnostic {
     )]
     #[diagnostic(
         code(resource_pool::placement::slot_fits_no_node),
-        help("{}{}", busy_prefix(*.idle), Joined(.advice))
+        help("{}{}", busy_prefix(*.idle, *.listed_by), Joined(.advice))
     )]
     SlotFitsNoNode {
         /// The pool whose node-slots these are.
@@ -47,6 +48,10 @@ pub enum CheckDiagnostic {
         nearest: Option<NearestNode>,
         /// Whether the slots would fit the idle cluster (known when nodes give totals).
         idle: Option<IdleFit>,
+        /// The source that listed the nodes, for the help's words (set by the check; not
+        /// data: the help carries it).
+        #[serde(skip)]
+        listed_by: Option<SourceKind>,
         /// What to do, one piece per resource the nearest node lacks.
         advice: Vec<SlotAdvice>,
         /// The first of the node-slots.
@@ -64,7 +69,7 @@ pub enum CheckDiagnostic {
         code(resource_pool::placement::resource_runs_out),
         help(
             "{}ask for less {resource} (fewer or smaller node-slots), or add nodes that have it",
-            busy_prefix(*.idle)
+            busy_prefix(*.idle, *.listed_by)
         )
     )]
     ResourceRunsOut {
@@ -76,6 +81,10 @@ pub enum CheckDiagnostic {
         free: Amount,
         /// Whether the layout would fit the idle cluster.
         idle: Option<IdleFit>,
+        /// The source that listed the nodes, for the help's words (set by the check; not
+        /// data: the help carries it).
+        #[serde(skip)]
+        listed_by: Option<SourceKind>,
         /// Every pool that asks for it, in creation order, with what it asks for in all:
         /// their amounts add up to `needed`.
         pools: Vec<PoolNeed>,
@@ -102,7 +111,7 @@ pub enum CheckDiagnostic {
         code(resource_pool::placement::not_together),
         help(
             "{}every node-slot fits some node alone, but the nodes fragment: left out {left_out}; use smaller node-slots or add a node",
-            busy_prefix(*.idle)
+            busy_prefix(*.idle, *.listed_by)
         )
     )]
     NotTogether {
@@ -112,6 +121,10 @@ pub enum CheckDiagnostic {
         total: usize,
         /// Whether the layout would fit the idle cluster.
         idle: Option<IdleFit>,
+        /// The source that listed the nodes, for the help's words (set by the check; not
+        /// data: the help carries it).
+        #[serde(skip)]
+        listed_by: Option<SourceKind>,
         /// The node-slots left out of the largest part found to fit.
         left_out: SlotList,
         /// The first slot left out.
@@ -208,6 +221,16 @@ pub enum CheckDiagnostic {
 }
 
 impl CheckDiagnostic {
+    /// Words its remedy for the source that listed the nodes.
+    pub(super) fn word_for(&mut self, source: Option<SourceKind>) {
+        if let CheckDiagnostic::SlotFitsNoNode { listed_by, .. }
+        | CheckDiagnostic::ResourceRunsOut { listed_by, .. }
+        | CheckDiagnostic::NotTogether { listed_by, .. } = self
+        {
+            *listed_by = source;
+        }
+    }
+
     /// Whether this is an error.
     pub fn is_error(&self) -> bool {
         use miette::Diagnostic;
@@ -559,9 +582,9 @@ fn when_text(idle: Option<IdleFit>) -> &'static str {
 }
 
 /// The start of the help when other work holds the resources now.
-fn busy_prefix(idle: Option<IdleFit>) -> &'static str {
+fn busy_prefix(idle: Option<IdleFit>, listed_by: Option<SourceKind>) -> &'static str {
     if idle == Some(IdleFit::BusyNow) {
-        "other work holds the resources now: wait for it to finish, or free its placement groups; "
+        super::source_terms::busy_now(listed_by)
     } else {
         ""
     }

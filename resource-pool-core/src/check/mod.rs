@@ -6,6 +6,7 @@ mod cluster_findings;
 mod diagnostics;
 mod placement_findings;
 mod ray_findings;
+mod source_terms;
 pub mod suggest;
 pub mod verl_findings;
 #[cfg(test)]
@@ -16,6 +17,7 @@ pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
 pub use placement_findings::{RAY_TYPE_PREFIX, spelt_otherwise, type_spelling};
 
+use crate::inventory::SourceKind;
 use crate::load::LoadedConfig;
 use crate::model::{
     Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, Resources, RoleKey,
@@ -99,6 +101,9 @@ pub struct CheckOptions {
     pub placement: PlacementOptions,
     /// The Ray simulation's bounds.
     pub ray: RaySimOptions,
+    /// The kind of source that listed the cluster's nodes, when known: remedies (a node
+    /// that has not joined, resources other work holds) are worded in its terms.
+    pub listed_by: Option<SourceKind>,
 }
 
 /// Everything the check found.
@@ -157,7 +162,7 @@ pub fn check_with_cluster_findings<R: RoleKey>(
     let slots = manager.node_slots();
     let pools = manager.pools().to_vec();
     // Read once for the cluster's findings, the placement check and Ray's simulation.
-    let (instance, cluster_findings) = read_input(&slots, cluster);
+    let (instance, cluster_findings) = read_input(&slots, cluster, options.listed_by);
     let placement = placement::check_placement_of(&instance, &slots, cluster, &options.placement);
     let mut diagnostics = Vec::new();
     match &placement.outcome {
@@ -182,6 +187,9 @@ pub fn check_with_cluster_findings<R: RoleKey>(
         cluster,
         spans,
     ));
+    for diagnostic in &mut diagnostics {
+        diagnostic.word_for(options.listed_by);
+    }
     let report = CheckReport {
         slots,
         pools,
@@ -195,7 +203,11 @@ pub fn check_with_cluster_findings<R: RoleKey>(
 /// The input read once: the instance the placement check and Ray's simulation share, and
 /// the cluster's findings against the slots ([`check_against_slots`]) from the runs of
 /// nodes seen in that pass and the slot types.
-fn read_input(slots: &[NodeSlot], cluster: &Cluster) -> (Instance, Vec<ClusterFinding>) {
+fn read_input(
+    slots: &[NodeSlot],
+    cluster: &Cluster,
+    listed_by: Option<SourceKind>,
+) -> (Instance, Vec<ClusterFinding>) {
     let mut held: Vec<(&Resources, usize)> = Vec::new();
     let instance = Instance::read(slots, cluster, |node, nodes| {
         cluster_findings::add_to_runs(&mut held, cluster_findings::held_by(node), nodes);
@@ -205,7 +217,7 @@ fn read_input(slots: &[NodeSlot], cluster: &Cluster) -> (Instance, Vec<ClusterFi
         .iter()
         .filter_map(|t| Some((&slots.get(t.slots.first()?)?.demand, t.slots.len())))
         .collect();
-    let findings = cluster_findings::findings_of(&held, cluster.nodes.len(), &demands);
+    let findings = cluster_findings::findings_of(&held, cluster.nodes.len(), &demands, listed_by);
     (instance, findings)
 }
 
@@ -229,7 +241,7 @@ mod tests {
         /// are those of [`check_against_slots`], which reads the nodes and slots itself.
         #[test]
         fn findings_read_with_the_input_are_the_cluster_findings((slots, cluster) in runs_case()) {
-            let (_, found) = read_input(&slots, &cluster);
+            let (_, found) = read_input(&slots, &cluster, None);
             proptest::prop_assert_eq!(found, check_against_slots(&cluster, &slots));
         }
     }

@@ -258,6 +258,7 @@ pub(super) fn infeasible(
                     demand: unfit.demand.clone(),
                     nearest: unfit.nearest.clone(),
                     idle,
+                    listed_by: None,
                     advice: unfit_advice(unfit, slots, pools, cluster),
                     span: first
                         .and_then(|s| spans.slot_span(s.pool, s.slot))
@@ -271,6 +272,7 @@ pub(super) fn infeasible(
                     needed: short.needed,
                     free: short.free,
                     idle,
+                    listed_by: None,
                     spans: needs
                         .iter()
                         .filter_map(|(pool, need)| {
@@ -290,6 +292,7 @@ pub(super) fn infeasible(
                     fits: together.fits.len(),
                     total: together.fits.len() + together.left_out.len(),
                     idle,
+                    listed_by: None,
                     left_out: slot_list(&together.left_out, slots, pools),
                     span: first
                         .and_then(|s| spans.slot_span(s.pool, s.slot))

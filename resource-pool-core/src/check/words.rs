@@ -69,6 +69,7 @@ mod tests {
                 alive,
                 needed,
                 dead,
+                listed_by: None,
             }
             .to_string()
         };
@@ -130,6 +131,7 @@ mod tests {
                 demand: crate::test_support::res(8, 24),
                 nearest: None,
                 idle: None,
+                listed_by: None,
                 advice: Vec::new(),
                 span: None,
             }
@@ -161,6 +163,7 @@ mod tests {
                 fits,
                 total,
                 idle: None,
+                listed_by: None,
                 left_out: SlotList::default(),
                 span: None,
             }
