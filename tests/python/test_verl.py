@@ -66,6 +66,24 @@ def test_a_diagnostic_of_a_dict_config_points_into_its_json():
     assert spanned, report.diagnostics
 
 
+def test_a_dict_config_with_many_emoji_strings_reads():
+    # json.dumps writes each character past U+FFFF as a surrogate pair; a config with
+    # more such strings than the YAML reader joins one by one (256) still reads, and a
+    # problem after them is still pointed at.
+    config = {
+        "trainer": {"nnodes": 2, "n_gpus_per_node": 8, "experiment_name": "run \U0001F680"},
+        "data": {"prompts": [f"{i} \U0001F600" for i in range(300)]},
+    }
+    report = rp.verl.check(config=config, cluster=THREE_NODES)
+    assert report.ok, str(report)
+    assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]
+    config["trainer"]["nnodes"] = "two"
+    report = rp.verl.check(config=config, cluster=THREE_NODES)
+    (wrong,) = [d for d in report.diagnostics if d["code"] == "resource_pool::verl::wrong_type"]
+    text = json.dumps(config, indent=2)
+    assert text.splitlines()[wrong["line"] - 1].strip() == '"nnodes": "two",'
+
+
 def test_bad_arguments(tmp_path):
     with pytest.raises(TypeError, match=r"config\['trainer'\]\['nnodes'\]"):
         rp.verl.check(config={"trainer": {"nnodes": object()}}, cluster=THREE_NODES)
