@@ -11,7 +11,8 @@ use std::fmt;
 use miette::{LabeledSpan, SourceSpan};
 use serde::Serialize;
 
-use super::LayoutOrigin;
+use super::ray_advice::nearest_or_none;
+use super::ray_advice::{RayAdvice, RayOrder};
 use super::words::{AmountOf, noun, verb};
 use crate::inventory::SourceKind;
 use crate::model::{Amount, Resources};
@@ -397,150 +398,6 @@ impl fmt::Display for SlotAdvice {
     }
 }
 
-/// What Ray does with one group, in creation order (JSON: an object with `kind`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RayStep {
-    /// Ray places the group on a node.
-    Placed {
-        /// The group's node-slot.
-        group: SlotRef,
-        /// The node's id.
-        node: String,
-    },
-    /// The group pends forever.
-    Pends {
-        /// The group's node-slot.
-        group: SlotRef,
-        /// Ray's scheduling state.
-        state: PendingState,
-        /// The node that comes closest then, and what it lacks.
-        nearest: Option<NearestNode>,
-    },
-}
-
-impl fmt::Display for RayStep {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RayStep::Placed { group, node } => write!(f, "{group} → {node}"),
-            RayStep::Pends {
-                group,
-                state,
-                nearest,
-            } => write!(
-                f,
-                "{group} pends, {state} ({})",
-                nearest_or_none(nearest.as_ref())
-            ),
-        }
-    }
-}
-
-/// What Ray does, group by group, in verl's order: the first steps, and whether more
-/// followed (shown as `…`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub struct RayOrder {
-    /// The steps shown.
-    pub steps: Vec<RayStep>,
-    /// Whether steps after these were left out.
-    pub truncated: bool,
-}
-
-impl fmt::Display for RayOrder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, step) in self.steps.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{step}")?;
-        }
-        if self.truncated {
-            f.write_str(", …")?;
-        }
-        Ok(())
-    }
-}
-
-/// What makes Ray place every group (JSON: an object with `kind`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RayAdvice {
-    /// Create the pools in this order.
-    PoolOrder {
-        /// The pools, first created first.
-        pools: Vec<String>,
-        /// Where the layout was written, which says how its pools are reordered. Wording
-        /// only: JSON has the order (`pools`) and nothing else.
-        #[serde(skip)]
-        origin: LayoutOrigin,
-    },
-    /// No pool order works: pin each group to a node of a placement (the first ones shown).
-    Pin {
-        /// Group by group, the node of a placement.
-        pins: Vec<Pin>,
-    },
-    /// Nothing found: make the layout fit first, or give Ray room.
-    MakeRoom,
-}
-
-/// The start of the pin advice, before the pins.
-const PIN_ADVICE: &str = "no pool order makes Ray place it; pin the groups to nodes (for example with a custom resource per node in bundle_resources): ";
-
-/// One group pinned to a node.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct Pin {
-    /// The group's node-slot.
-    pub group: SlotRef,
-    /// The node's id.
-    pub node: String,
-}
-
-impl fmt::Display for RayAdvice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RayAdvice::PoolOrder { pools, origin } => write!(
-                f,
-                "Ray places every group when the pools are created in this order: {} ({})",
-                pools.join(", "),
-                how_to_reorder(*origin)
-            ),
-            RayAdvice::Pin { pins } => {
-                f.write_str(PIN_ADVICE)?;
-                for (i, pin) in pins.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{} → {}", pin.group, pin.node)?;
-                }
-                Ok(())
-            }
-            RayAdvice::MakeRoom => f.write_str(
-                "Make the layout fit first (see the placement errors), or give Ray room: fewer or smaller node-slots",
-            ),
-        }
-    }
-}
-
-/// How the pools of a layout written at `origin` are created in another order.
-fn how_to_reorder(origin: LayoutOrigin) -> &'static str {
-    match origin {
-        LayoutOrigin::ConfigFile => "reorder the [pools.*] tables",
-        // verl creates the pools in the dict's order (its ResourcePoolManager walks
-        // resource_pool_spec's items); the config the check read is generated from it.
-        LayoutOrigin::Python => {
-            "reorder resource_pool_spec's keys: verl creates the pools in its order"
-        }
-        LayoutOrigin::Code => {
-            "reorder the fields of the #[derive(ResourcePools)] struct, or the pools given to ResourcePoolManager::new"
-        }
-        // Said for completeness: verl's own report replaces this diagnostic, and verl's
-        // hang gets a suggested layout instead (its terms are not reorderable).
-        LayoutOrigin::Verl => {
-            "but verl creates global_pool first, so the order cannot be chosen: resize the pools instead"
-        }
-    }
-}
-
 /// Pieces of advice joined by `; `.
 struct Joined<'a, T>(&'a [T]);
 
@@ -592,10 +449,6 @@ fn busy_prefix(idle: Option<IdleFit>, listed_by: Option<SourceKind>) -> &'static
 
 fn nearest_text(nearest: Option<&NearestNode>) -> String {
     nearest.map_or_else(|| "none: no node is alive".to_owned(), |n| n.to_string())
-}
-
-fn nearest_or_none(nearest: Option<&NearestNode>) -> String {
-    nearest.map_or_else(|| "no node is alive".to_owned(), |n| n.to_string())
 }
 
 fn short_nearest(nearest: Option<&NearestNode>) -> String {

@@ -5,6 +5,7 @@
 mod cluster_findings;
 mod diagnostics;
 mod placement_findings;
+mod ray_advice;
 mod ray_findings;
 mod source_terms;
 pub mod suggest;

@@ -1,7 +1,8 @@
 //! Turning Ray's simulated verdict into diagnostics: which group pends, why, and the fix.
 
-use super::diagnostics::{Pin, RayAdvice, RayOrder, RayStep, SlotRef};
+use super::diagnostics::SlotRef;
 use super::placement_findings::slot_list;
+use super::ray_advice::{Pin, RayAdvice, RayOrder, RayStep};
 use super::{CheckDiagnostic, LayoutOrigin, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RayReport, RayVerdict};
