@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::LayoutOrigin;
 use super::words::{AmountOf, noun, verb};
-use crate::model::{Amount, Resources};
+use crate::model::{Amount, NodeName, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
 
@@ -382,8 +382,8 @@ pub enum RayStep {
     Placed {
         /// The group's node-slot.
         group: SlotRef,
-        /// The node's id.
-        node: String,
+        /// The node (JSON: its id).
+        node: NodeName,
     },
     /// The group pends forever.
     Pends {
@@ -468,8 +468,8 @@ const PIN_ADVICE: &str = "no pool order makes Ray place it; pin the groups to no
 pub struct Pin {
     /// The group's node-slot.
     pub group: SlotRef,
-    /// The node's id.
-    pub node: String,
+    /// The node (JSON: its id).
+    pub node: NodeName,
 }
 
 impl fmt::Display for RayAdvice {
