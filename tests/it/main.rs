@@ -16,6 +16,7 @@ mod inventory_sources;
 mod kubectl_inventory;
 mod kuberay_inventory;
 mod local_inventory;
+mod node_names;
 mod plan_picture;
 mod pre_commit_hook;
 mod ray_http;

@@ -494,3 +494,61 @@ fn a_busy_cluster_draws_both_suggestions_the_idle_one_with_nothing_held() {
     assert!(pictures[1].glyphs.busy);
     snapshot_all("suggested_busy_now_and_idle", &pictures);
 }
+
+#[test]
+fn one_accelerator_asked_is_singular_in_the_title() {
+    // One GPU, held now: the idle cluster places the layout as written, `1 of 1 GPU`.
+    let cluster = Cluster::new(vec![
+        Node::new("a", res(&[("GPU", 0), ("CPU", 8)])).with_total(res(&[("GPU", 1), ("CPU", 8)])),
+    ]);
+    let config = config(
+        "[pools.global_pool]\ngpus_per_node = 1\nnnodes = 1\n[mapping]\nactor_rollout = \"global_pool\"\n",
+    );
+    let pictures = with_suggestions(&config, &cluster);
+    let titles: Vec<&str> = pictures.iter().map(|p| p.title.as_str()).collect();
+    assert_eq!(
+        titles.last().copied(),
+        Some("Suggested for the idle cluster: global_pool = [1] (1 of 1 GPU); Ray places it:"),
+        "{titles:?}"
+    );
+}
+
+#[test]
+fn ray_nodes_are_named_by_address_and_short_id_in_rows_and_pending_lines() {
+    // Ray's 56-hex-digit ids with addresses; past MAX_ROWS nodes, equal nodes share a row
+    // named `first … last`.
+    let ray_node = |i: usize| {
+        let mut node = Node::new(
+            format!(
+                "{i:02x}{}",
+                "5f0a544bbf97a58613e20dcd890be334820af9041f50d366b23d1f"
+            ),
+            res(&[("GPU", 4), ("CPU", 8)]),
+        );
+        node.address = Some(format!("10.0.0.{i}"));
+        node
+    };
+    let config = config(
+        "[pools.global_pool]\ngpus_per_node = 8\nnnodes = 1\n[mapping]\nactor_rollout = \"global_pool\"\n",
+    );
+    let cluster = Cluster::new(vec![ray_node(1), ray_node(2)]);
+    let report = check_on(&config, &cluster);
+    let text = render_text(&check_pictures(&report, &cluster)[0], false);
+    assert!(
+        text.contains("\n  10.0.0.1 (015f0a54…)  GPU"),
+        "a row is the node's address and short id:\n{text}"
+    );
+    assert!(
+        text.contains("; nearest 10.0.0.1 (015f0a54…): CPU 8 of 24, GPU 4 of 8"),
+        "{text}"
+    );
+    assert!(!text.contains("bbf97a5"), "no long id:\n{text}");
+    let many = Cluster::new((1..=MAX_ROWS + 1).map(ray_node).collect());
+    let report = check_on(&config, &many);
+    let rows = &check_pictures(&report, &many)[0].rows;
+    // Node 1 is nearest for the pending group: a row of its own; the rest share one.
+    assert_eq!(rows[0].first, "10.0.0.1 (015f0a54…)");
+    assert_eq!(rows[1].first, "10.0.0.2 (025f0a54…)");
+    let last = format!("10.0.0.{} ({:02x}5f0a54…)", MAX_ROWS + 1, MAX_ROWS + 1);
+    assert_eq!(rows[1].last.as_deref(), Some(last.as_str()));
+}

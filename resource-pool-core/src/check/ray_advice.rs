@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::LayoutOrigin;
 use super::diagnostics::SlotRef;
+use crate::model::NodeName;
 use crate::placement::NearestNode;
 use crate::ray_sim::PendingState;
 
@@ -19,8 +20,8 @@ pub enum RayStep {
     Placed {
         /// The group's node-slot.
         group: SlotRef,
-        /// The node's id.
-        node: String,
+        /// The node (JSON: its id).
+        node: NodeName,
     },
     /// The group pends forever.
     Pends {
@@ -105,8 +106,8 @@ const PIN_ADVICE: &str = "no pool order makes Ray place it; pin the groups to no
 pub struct Pin {
     /// The group's node-slot.
     pub group: SlotRef,
-    /// The node's id.
-    pub node: String,
+    /// The node (JSON: its id).
+    pub node: NodeName,
 }
 
 impl fmt::Display for RayAdvice {

@@ -4,7 +4,7 @@ use super::diagnostics::SlotRef;
 use super::placement_findings::slot_list;
 use super::ray_advice::{Pin, RayAdvice, RayOrder, RayStep};
 use super::{CheckDiagnostic, LayoutOrigin, SlotSpans};
-use crate::model::{Cluster, NodeSlot, ResourcePool};
+use crate::model::{Cluster, Node, NodeName, NodeSlot, ResourcePool};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RayReport, RayVerdict};
 use crate::source::to_source_span;
 
@@ -20,11 +20,14 @@ fn slot_ref(i: usize, slots: &[NodeSlot], pools: &[ResourcePool]) -> SlotRef {
     }
 }
 
-fn node_id(cluster: &Cluster, node: usize) -> String {
-    cluster
-        .nodes
-        .get(node)
-        .map_or_else(|| "?".to_owned(), |n| n.id.clone())
+fn node_name(cluster: &Cluster, node: usize) -> NodeName {
+    cluster.nodes.get(node).map_or_else(
+        || NodeName {
+            id: "?".to_owned(),
+            address: None,
+        },
+        Node::name,
+    )
 }
 
 /// How the branch went, in creation order: `reward_pool[0] → big, then global_pool[0]
@@ -41,7 +44,7 @@ fn order(
         match fate {
             GroupFate::Placed { node } => order.steps.push(RayStep::Placed {
                 group,
-                node: node_id(cluster, *node),
+                node: node_name(cluster, *node),
             }),
             GroupFate::Pending(pending) => order.steps.push(RayStep::Pends {
                 group,
@@ -84,7 +87,7 @@ fn advice(
                 .take(MAX_PINS)
                 .map(|(i, &node)| Pin {
                     group: slot_ref(i, slots, pools),
-                    node: node_id(cluster, node),
+                    node: node_name(cluster, node),
                 })
                 .collect(),
         },

@@ -3,7 +3,7 @@
 //! here, never the reverse.
 
 use super::{CheckDiagnostic, CheckReport, LayoutOrigin, SlotSpans};
-use crate::model::{Accelerator, Cluster, PoolId, names};
+use crate::model::{Accelerator, Cluster, Node, PoolId, names};
 use crate::ray_sim::{GroupFate, RayVerdict};
 use crate::source::Span;
 use crate::verl_settings::keys::{DEVICE, KEYS, N_GPUS_PER_NODE, NNODES};
@@ -155,7 +155,6 @@ pub fn ray_findings(
             value: settings.get(k).value.to_string(),
         })
         .collect();
-    let node_name = |n: usize| cluster.nodes.get(n).map_or("?", |n| n.id.as_str());
     let placed = report
         .pools
         .iter()
@@ -168,7 +167,7 @@ pub fn ray_findings(
                 .enumerate()
                 .filter(|(i, _)| report.slots[*i].pool == p)
                 .filter_map(|(_, g)| match g {
-                    GroupFate::Placed { node } => Some(node_name(*node).to_owned()),
+                    GroupFate::Placed { node } => cluster.nodes.get(*node).map(Node::name),
                     _ => None,
                 })
                 .collect(),

@@ -4,6 +4,7 @@
 
 use miette::Diagnostic;
 
+use super::diagnostics::{Pin, RayAdvice, SlotRef};
 use super::suggest::{SuggestOptions, suggest, wanted};
 use super::*;
 use crate::lint::LintOptions;
@@ -204,4 +205,52 @@ fn python_lists_are_literal_when_short_and_runs_when_long() {
     );
     // A name as a string literal Python reads back.
     assert_eq!(spec(&[("a \"b\"", vec![1])]), r#"{"a \"b\"": [1]}"#);
+}
+
+#[test]
+fn ray_nodes_are_named_by_address_in_words_and_by_id_in_data() {
+    // big_and_small with Ray's ids and addresses: the hang's order names the nodes by
+    // address and short id; its JSON keeps the ids.
+    let ids = ["ab".repeat(28), "cd".repeat(28)];
+    let mut cluster = big_and_small();
+    for (i, (node, id)) in cluster.nodes.iter_mut().zip(&ids).enumerate() {
+        node.id = id.clone();
+        node.address = Some(format!("10.0.0.{}", i + 1));
+    }
+    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
+    let report = check(manager(&file), &cluster, &file, &CheckOptions::default());
+    let [hang] = &report.diagnostics[..] else {
+        panic!("one diagnostic: {:?}", report.diagnostics);
+    };
+    let help = hang.help().map(|h| h.to_string()).unwrap_or_default();
+    assert!(
+        help.starts_with(
+            "Ray's order: reward_pool[0] → 10.0.0.1 (abababab…), global_pool[0] pends, \
+             NO_RESOURCES (10.0.0.1 (abababab…): CPU 20 of 24, GPU 4 of 8)."
+        ),
+        "{help}"
+    );
+    let json = serde_json::to_value(hang).expect("serialises");
+    let steps = &json["order"]["steps"];
+    assert_eq!(steps[0]["node"], ids[0].as_str(), "{json}");
+    assert_eq!(steps[1]["nearest"]["id"], ids[0].as_str(), "{json}");
+    // A pin names its node as the order does.
+    let pin = RayAdvice::Pin {
+        pins: vec![Pin {
+            group: SlotRef {
+                pool: "global_pool".into(),
+                slot: 0,
+            },
+            node: cluster.nodes[1].name(),
+        }],
+    };
+    assert!(
+        pin.to_string()
+            .ends_with("global_pool[0] → 10.0.0.2 (cdcdcdcd…)"),
+        "{pin}"
+    );
+    assert_eq!(
+        serde_json::to_value(&pin).expect("serialises")["pins"][0]["node"],
+        ids[1].as_str()
+    );
 }

@@ -182,18 +182,9 @@ pub struct NodeRef {
 }
 
 impl fmt::Display for NodeRef {
-    /// `127.0.0.3 (fd71bcc4…)`, or the id alone.
+    /// `127.0.0.3 (fd71bcc4…)`, or the id alone: [`crate::model::DisplayName`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let short: String = self.id.chars().take(8).collect();
-        let ellipsis = if self.id.chars().count() > 8 {
-            "…"
-        } else {
-            ""
-        };
-        match &self.address {
-            Some(address) => write!(f, "{address} ({short}{ellipsis})"),
-            None => write!(f, "{}", self.id),
-        }
+        crate::model::DisplayName::new(&self.id, self.address.as_deref()).fmt(f)
     }
 }
 

@@ -1,6 +1,7 @@
 //! A cluster inventory: the nodes a layout is checked against.
 
 use std::collections::{BTreeMap, HashSet};
+use std::fmt;
 
 use super::resources::Resources;
 
@@ -36,6 +37,90 @@ impl Node {
     pub fn with_total(mut self, total: Resources) -> Node {
         self.total = Some(total);
         self
+    }
+
+    /// How people read the node's name ([`DisplayName`]).
+    pub fn display_name(&self) -> DisplayName<'_> {
+        DisplayName::new(&self.id, self.address.as_deref())
+    }
+
+    /// The node's name as diagnostics keep it: its id as data, [`DisplayName`] in words.
+    pub fn name(&self) -> NodeName {
+        NodeName {
+            id: self.id.clone(),
+            address: self.address.clone(),
+        }
+    }
+}
+
+/// How many hex digits an id has at least to be read as a Ray node id. Ray's `NodeID` is
+/// 28 random bytes, 56 hex digits (20 bytes, 40 digits, in old releases); a name a person
+/// gives a node (`node-a`, `gpu01`, a host name) is never 32 hex digits, and an id that
+/// is one is as unreadable as Ray's.
+pub const RAY_NODE_ID_MIN_DIGITS: usize = 32;
+
+/// Whether `id` looks like a Ray node id: only hex digits, at least
+/// [`RAY_NODE_ID_MIN_DIGITS`] of them.
+pub fn is_ray_node_id(id: &str) -> bool {
+    id.len() >= RAY_NODE_ID_MIN_DIGITS && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The one rule for naming a node to people, everywhere output is read rather than parsed
+/// (pictures, diagnostics, notes): a Ray node id with a known address is
+/// `127.0.0.13 (5f0a544b…)`, since 56 hex digits tell no machine from another; any other
+/// id is shown as it is (a cluster file's `node-a` is what its author wrote, address or
+/// not). JSON keeps the id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisplayName<'a> {
+    id: &'a str,
+    address: Option<&'a str>,
+}
+
+impl<'a> DisplayName<'a> {
+    /// The name of the node `id` at `address`.
+    pub fn new(id: &'a str, address: Option<&'a str>) -> DisplayName<'a> {
+        DisplayName { id, address }
+    }
+}
+
+impl fmt::Display for DisplayName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.address.filter(|a| !a.is_empty()) {
+            Some(address) if is_ray_node_id(self.id) => {
+                // Ray ids are ASCII: the cut is on a character boundary.
+                write!(f, "{address} ({}…)", &self.id[..8])
+            }
+            _ => f.write_str(self.id),
+        }
+    }
+}
+
+/// A node named in a diagnostic: JSON carries its id (a plain string), the words its
+/// [`DisplayName`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeName {
+    /// The node's id.
+    pub id: String,
+    /// Its address, when known.
+    pub address: Option<String>,
+}
+
+impl NodeName {
+    /// How people read it.
+    pub fn display_name(&self) -> DisplayName<'_> {
+        DisplayName::new(&self.id, self.address.as_deref())
+    }
+}
+
+impl fmt::Display for NodeName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.display_name().fmt(f)
+    }
+}
+
+impl serde::Serialize for NodeName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.id)
     }
 }
 
@@ -103,6 +188,54 @@ impl Cluster {
 mod tests {
     use super::*;
     use crate::model::Amount;
+
+    const RAY_ID: &str = "5f0a544bbf97a58613e20dcd890be334820af9041f50d366b23d1f40";
+
+    #[test]
+    fn a_ray_id_with_an_address_is_named_by_the_address_and_short_id() {
+        let mut node = Node::new(RAY_ID, Resources::new());
+        assert_eq!(node.display_name().to_string(), RAY_ID);
+        node.address = Some("127.0.0.13".into());
+        assert_eq!(node.display_name().to_string(), "127.0.0.13 (5f0a544b…)");
+        assert_eq!(node.name().to_string(), "127.0.0.13 (5f0a544b…)");
+        // An empty address is no address.
+        node.address = Some(String::new());
+        assert_eq!(node.display_name().to_string(), RAY_ID);
+    }
+
+    #[test]
+    fn other_ids_stay_as_they_are_with_or_without_an_address() {
+        for id in [
+            "node-a",
+            "gpu01",
+            "deadbeef",
+            // 31 hex digits: one short of a Ray id.
+            &RAY_ID[..31],
+            // Not all hex.
+            "5f0a544bbf97a58613e20dcd890be334820af9041f50d366b23d1f4g",
+        ] {
+            let node = Node {
+                address: Some("10.0.0.1".into()),
+                ..Node::new(id, Resources::new())
+            };
+            assert_eq!(node.display_name().to_string(), id);
+        }
+        assert!(is_ray_node_id(&RAY_ID[..32]));
+        assert!(is_ray_node_id(&RAY_ID.to_uppercase()));
+        assert!(!is_ray_node_id(&RAY_ID[..31]));
+    }
+
+    #[test]
+    fn a_node_name_serializes_as_its_id() {
+        let name = NodeName {
+            id: RAY_ID.into(),
+            address: Some("127.0.0.13".into()),
+        };
+        assert_eq!(
+            serde_json::to_string(&name).unwrap(),
+            format!("\"{RAY_ID}\"")
+        );
+    }
 
     #[test]
     fn equal_resources_are_shared_and_unchanged() {

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::model::{Amount, Cluster, NodeSlot, ResourceName};
+use crate::model::{Amount, Cluster, DisplayName, NodeSlot, ResourceName};
 
 use super::problem::{Problem, SlotType, VecMap, fill_vector, fits};
 
@@ -32,14 +32,17 @@ pub struct NearestNode {
     pub node: usize,
     /// The node's id.
     pub id: String,
+    /// Its address, when known (not in JSON: words only, see [`DisplayName`]).
+    #[serde(skip)]
+    pub address: Option<String>,
     /// Every resource it is short of (free of needed); empty when it would fit.
     pub lacks: Vec<Lack>,
 }
 
 impl fmt::Display for NearestNode {
-    /// `node-b: GPU 6 of 8, CPU 16 of 24`
+    /// `node-b: GPU 6 of 8, CPU 16 of 24`, `127.0.0.13 (5f0a544b…): GPU 0 of 4`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.id)?;
+        write!(f, "{}: ", self.display_name())?;
         for (i, lack) in self.lacks.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
@@ -47,6 +50,13 @@ impl fmt::Display for NearestNode {
             write!(f, "{lack}")?;
         }
         Ok(())
+    }
+}
+
+impl NearestNode {
+    /// How people read the node's name.
+    pub fn display_name(&self) -> DisplayName<'_> {
+        DisplayName::new(&self.id, self.address.as_deref())
     }
 }
 
@@ -97,6 +107,7 @@ pub(crate) fn nearest<'a>(
     Some(NearestNode {
         node,
         id: n.id.clone(),
+        address: n.address.clone(),
         lacks: lacks(names, demand, avail),
     })
 }
@@ -275,9 +286,10 @@ mod tests {
 
     #[test]
     fn texts_read_like_the_issue() {
-        let near = NearestNode {
+        let mut near = NearestNode {
             node: 1,
             id: "node-b".into(),
+            address: Some("10.0.0.2".into()),
             lacks: vec![
                 Lack {
                     resource: "GPU".into(),
@@ -292,6 +304,15 @@ mod tests {
             ],
         };
         assert_eq!(near.to_string(), "node-b: GPU 6 of 8, CPU 16 of 24");
+        // A Ray node id is named by its address; JSON keeps the id alone.
+        near.id = "5f0a544bbf97a58613e20dcd890be334820af9041f50d366b23d1f40".into();
+        assert_eq!(
+            near.to_string(),
+            "10.0.0.2 (5f0a544b…): GPU 6 of 8, CPU 16 of 24"
+        );
+        let json = serde_json::to_value(&near).unwrap();
+        assert_eq!(json["id"], near.id.as_str());
+        assert!(json.get("address").is_none());
         let short = ShortTotal {
             resource: "GPU".into(),
             needed: Amount::from_units(200_000),

@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::model::NodeName;
+
 /// A list shown as `a, b and c`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
@@ -58,8 +60,8 @@ impl fmt::Display for KeyValue {
 pub struct PoolPlacement {
     /// The pool, by its name in the config.
     pub pool: String,
-    /// The node of each placed group, in order.
-    pub nodes: Vec<String>,
+    /// The node of each placed group, in order (JSON: their ids).
+    pub nodes: Vec<NodeName>,
 }
 
 impl fmt::Display for PoolPlacement {
@@ -69,7 +71,7 @@ impl fmt::Display for PoolPlacement {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            f.write_str(node)?;
+            write!(f, "{node}")?;
         }
         if self.nodes.len() > 6 {
             f.write_str(", …")?;

@@ -91,7 +91,7 @@ pub fn suggestion_pictures(suggestions: &Suggestions, cluster: &Cluster) -> Vec<
                 LayoutText::of(&s.pools),
                 s.accelerators,
                 suggestions.asked,
-                suggestions.unit
+                suggestions.unit.noun(suggestions.asked)
             );
             Some(picture(
                 &title,

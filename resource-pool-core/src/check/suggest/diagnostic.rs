@@ -246,8 +246,9 @@ impl Unit {
 }
 
 impl Unit {
-    /// The unit after a count of `n`: `1 GPU`, `16 GPUs`.
-    fn noun(self, n: u64) -> String {
+    /// The unit after a count of `n`: `1 GPU`, `16 GPUs` (the suggestion's words and the
+    /// plan's picture titles agree).
+    pub fn noun(self, n: u64) -> String {
         let one = match self {
             Unit::Gpu => "GPU",
             Unit::Npu => "NPU",

@@ -82,7 +82,7 @@ use std::time::{Duration, Instant};
 
 use super::{CheckOptions, CheckReport};
 use crate::inventory::InventoryNote;
-use crate::model::{Cluster, NodeSlot, PoolId, ResourcePool, Resources};
+use crate::model::{Cluster, NodeName, NodeSlot, PoolId, ResourcePool, Resources};
 use crate::placement::BudgetLimit;
 use crate::ray_sim::{RayFix, RayReport, RayVerdict};
 
@@ -225,8 +225,8 @@ pub struct Answer {
 /// What holds resources on a node now (a busy cluster's total minus its available).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Holder {
-    /// The node's id.
-    pub node: String,
+    /// The node (JSON: its id).
+    pub node: NodeName,
     /// What is held there, over the resources the layout asks for.
     #[serde(serialize_with = "diagnostic::serialize_resources")]
     pub held: Resources,
@@ -270,7 +270,7 @@ impl Suggestions {
         for note in notes {
             if let InventoryNote::HeldByPlacementGroup { group, node, .. } = note {
                 let by = format!("placement group {group}");
-                for holder in self.holders.iter_mut().filter(|h| h.node == node.id) {
+                for holder in self.holders.iter_mut().filter(|h| h.node.id == node.id) {
                     if !holder.by.contains(&by) {
                         holder.by.push(by.clone());
                     }
@@ -391,7 +391,7 @@ fn holders(pools: &[ResourcePool], cluster: &Cluster) -> Vec<Holder> {
                 .filter(|(name, _)| asked.binary_search_by(|a| a.as_str().cmp(name)).is_ok())
                 .collect();
             (!held.is_empty()).then(|| Holder {
-                node: node.id.clone(),
+                node: node.name(),
                 held,
                 by: Vec::new(),
             })

@@ -97,7 +97,10 @@ fn holders_are_named_from_the_inventory() {
         asked: 8,
         answers: Vec::new(),
         holders: vec![Holder {
-            node: "abc".into(),
+            node: NodeName {
+                id: "abc".into(),
+                address: Some("10.0.0.1".into()),
+            },
             held: crate::test_support::res(4, 12),
             by: Vec::new(),
         }],
@@ -122,6 +125,15 @@ fn holders_are_named_from_the_inventory() {
         s.holders[0].to_string(),
         "abc: CPU 12, GPU 4 (by placement group `train` (pg1))"
     );
+    // A Ray node id is named by its address in words, and stays the id in JSON.
+    let ray_id = "5f0a544bbf97a58613e20dcd890be334820af9041f50d366b23d1f40";
+    s.holders[0].node.id = ray_id.into();
+    assert_eq!(
+        s.holders[0].to_string(),
+        "10.0.0.1 (5f0a544b…): CPU 12, GPU 4 (by placement group `train` (pg1))"
+    );
+    let json = serde_json::to_value(&s.holders[0]).unwrap();
+    assert_eq!(json["node"], ray_id);
 }
 
 /// The help of the one diagnostic of a search of `p` on `cluster`, for a layout built in
@@ -174,8 +186,8 @@ fn suggestions_agree_with_their_counts() {
         undecided.to_string().ends_with("after 1 layout"),
         "{undecided}"
     );
-    let holder = |node: String| Holder {
-        node,
+    let holder = |id: String| Holder {
+        node: NodeName { id, address: None },
         held: crate::test_support::res(4, 12),
         by: Vec::new(),
     };

@@ -68,9 +68,9 @@ pub struct Segment {
 /// One row: a node, or a group of nodes drawn the same.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
-    /// The first node's id.
+    /// The first node's name ([`crate::model::DisplayName`]).
     pub first: String,
-    /// The last node's id, when the row groups more than one node.
+    /// The last node's name, when the row groups more than one node.
     pub last: Option<String>,
     /// How many nodes the row stands for.
     pub count: usize,

@@ -52,7 +52,7 @@ pub(super) fn rows(
             Some(at) => match rows.get_mut(at) {
                 Some(existing) => {
                     existing.count += 1;
-                    existing.last = Some(node.id.clone());
+                    existing.last = Some(node.display_name().to_string());
                 }
                 // A group beyond the rows drawn.
                 None => more_nodes += 1,
@@ -171,7 +171,7 @@ fn node_row(
         }
     }
     Row {
-        first: node.id.clone(),
+        first: node.display_name().to_string(),
         last: None,
         count: 1,
         alive: node.alive,
