@@ -4,7 +4,8 @@
 
 use miette::Diagnostic;
 
-use super::diagnostics::{Pin, RayAdvice, SlotRef};
+use super::diagnostics::SlotRef;
+use super::ray_advice::{Pin, RayAdvice};
 use super::suggest::{SuggestOptions, suggest, wanted};
 use super::*;
 use crate::lint::LintOptions;
