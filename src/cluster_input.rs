@@ -107,6 +107,19 @@ pub fn is_stdin(path: &std::path::Path) -> bool {
 }
 
 impl ClusterArgs {
+    /// Whether a cluster source of ours is given, as [`read_cluster`] takes them: a source
+    /// flag, or a file named by `RESOURCE_POOL_CLUSTER` (`RAY_ADDRESS` is only the default
+    /// of `--ray`, after other defaults such as a pasted launch line's dashboard).
+    pub fn names_a_source(&self) -> bool {
+        self.cluster.is_some()
+            || self.ray.is_some()
+            || self.slurm.is_some()
+            || self.local
+            || self.kubectl.is_some()
+            || self.kuberay.is_some()
+            || std::env::var_os(CLUSTER_VARIABLE).is_some_and(|p| !p.is_empty())
+    }
+
     /// Whether the cluster is a file named by `--cluster` (not stdin, not a live cluster,
     /// not a command run): reading it has no effect outside this process.
     pub fn is_a_named_file(&self) -> bool {

@@ -23,7 +23,7 @@ use resource_pool::{Accelerator, Cluster};
 use serde_json::json;
 
 use super::check_cmd::{emit, unreadable};
-use super::cluster_input::{CLUSTER_VARIABLE, ClusterArgs, read_cluster_noting, with_ray_version};
+use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::{Context, Format, Outcome, print_for_ci, print_result, read, to_stdout};
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
 use resource_pool::report::{Finding, slot_findings};
@@ -142,15 +142,7 @@ fn launch_cluster_args(
     launch: &Launch,
     settings: &mut VerlLoad,
 ) -> Option<ClusterArgs> {
-    // Every source of `ClusterArgs` (keep in step with `read_cluster`).
-    let given = args.cluster.is_some()
-        || args.ray.is_some()
-        || args.slurm.is_some()
-        || args.local
-        || args.kubectl.is_some()
-        || args.kuberay.is_some()
-        || std::env::var_os(CLUSTER_VARIABLE).is_some_and(|p| !p.is_empty());
-    if given {
+    if args.names_a_source() {
         return None;
     }
     let ambient = ambient_ray_address();
