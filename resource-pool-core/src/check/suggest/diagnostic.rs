@@ -282,8 +282,16 @@ impl fmt::Display for Holder {
             }
             write!(f, "{name} {amount}")?;
         }
+        for (i, group) in self.by.iter().enumerate() {
+            let lead = if i == 0 { " (by" } else { "," };
+            if group.name.is_empty() {
+                write!(f, "{lead} unnamed placement group {}", group.id)?;
+            } else {
+                write!(f, "{lead} placement group {group}")?;
+            }
+        }
         if !self.by.is_empty() {
-            write!(f, " (by {})", self.by.join(", "))?;
+            f.write_str(")")?;
         }
         Ok(())
     }

@@ -81,7 +81,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use super::{CheckOptions, CheckReport};
-use crate::inventory::InventoryNote;
+use crate::inventory::{GroupRef, InventoryNote};
 use crate::model::{Cluster, NodeName, NodeSlot, PoolId, ResourcePool, Resources};
 use crate::placement::BudgetLimit;
 use crate::ray_sim::{RayFix, RayReport, RayVerdict};
@@ -230,8 +230,9 @@ pub struct Holder {
     /// What is held there, over the resources the layout asks for.
     #[serde(serialize_with = "diagnostic::serialize_resources")]
     pub held: Resources,
-    /// Who holds it, when the inventory knows (`placement group `name` (id)`).
-    pub by: Vec<String>,
+    /// The placement groups that hold it, when the inventory knows (JSON: each its `id`
+    /// and `name`).
+    pub by: Vec<GroupRef>,
 }
 
 /// The suggestions for a layout that does not fit.
@@ -269,10 +270,9 @@ impl Suggestions {
     pub fn name_holders(&mut self, notes: &[InventoryNote]) {
         for note in notes {
             if let InventoryNote::HeldByPlacementGroup { group, node, .. } = note {
-                let by = format!("placement group {group}");
                 for holder in self.holders.iter_mut().filter(|h| h.node.id == node.id) {
-                    if !holder.by.contains(&by) {
-                        holder.by.push(by.clone());
+                    if !holder.by.contains(group) {
+                        holder.by.push(group.clone());
                     }
                 }
             }

@@ -120,7 +120,18 @@ fn holders_are_named_from_the_inventory() {
         resources: crate::test_support::res(4, 12),
     };
     s.name_holders(&[note.clone(), note]);
-    assert_eq!(s.holders[0].by, ["placement group `train` (pg1)"]);
+    assert_eq!(
+        s.holders[0].by,
+        [GroupRef {
+            id: "pg1".into(),
+            name: "train".into(),
+        }]
+    );
+    // In JSON, typed: the group's id and name, no words.
+    assert_eq!(
+        serde_json::to_value(&s.holders[0].by).ok(),
+        Some(serde_json::json!([{"id": "pg1", "name": "train"}]))
+    );
     assert_eq!(
         s.holders[0].to_string(),
         "abc: CPU 12, GPU 4 (by placement group `train` (pg1))"
