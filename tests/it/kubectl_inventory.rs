@@ -145,8 +145,8 @@ fn pods_without_nodes_and_mixed_sources_are_usage_errors() {
         None,
     );
     assert_eq!(output.status.code(), Some(2));
-    // Alone, a diagnostic of ours like any other: in the JSON of `check` too.
-    for (option, value, code) in [
+    // Each option without the source it applies to.
+    let without_source = [
         (
             "--kubectl-pods",
             PODS,
@@ -157,7 +157,9 @@ fn pods_without_nodes_and_mixed_sources_are_usage_errors() {
             "max",
             "resource_pool::cli::replicas_without_kuberay",
         ),
-    ] {
+    ];
+    // Alone, a diagnostic of ours like any other: in the JSON of `check` too.
+    for (option, value, code) in without_source {
         let output = run(
             &[
                 "check",
@@ -179,18 +181,7 @@ fn pods_without_nodes_and_mixed_sources_are_usage_errors() {
         );
     }
     // Beside another source: said, not ignored.
-    for (option, value, code) in [
-        (
-            "--kubectl-pods",
-            PODS,
-            "resource_pool::cli::pods_without_kubectl",
-        ),
-        (
-            "--replicas",
-            "max",
-            "resource_pool::cli::replicas_without_kuberay",
-        ),
-    ] {
+    for (option, value, code) in without_source {
         let output = run(
             &[
                 "inventory",
