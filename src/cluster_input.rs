@@ -155,7 +155,13 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     if args.ray.is_none()
         && let Some(path) = std::env::var_os(CLUSTER_VARIABLE).filter(|p| !p.is_empty())
     {
-        return from_path(std::path::Path::new(&path), context);
+        // Said where the path came from when it fails: the variable may be long forgotten.
+        return from_path(std::path::Path::new(&path), context).map_err(|mut findings| {
+            findings.push(Finding::bare(NamedByClusterVariable {
+                path: path.to_string_lossy().into_owned(),
+            }));
+            findings
+        });
     }
     let url = match &args.ray {
         Some(url) => url.clone(),
@@ -368,6 +374,22 @@ fn from_path(path: &std::path::Path, context: &Context) -> Result<ClusterInput, 
     )
 )]
 pub struct NoCluster;
+
+/// The cluster file that failed was named by `RESOURCE_POOL_CLUSTER`, not on the command
+/// line.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("the cluster file `{path}` is the one {CLUSTER_VARIABLE} names")]
+#[diagnostic(
+    code(resource_pool::cli::cluster_variable),
+    severity(Advice),
+    help(
+        "fix the file, point {CLUSTER_VARIABLE} at another one, or unset it and pass a cluster source (--cluster, --ray, ...)"
+    )
+)]
+pub struct NamedByClusterVariable {
+    /// The variable's value.
+    pub path: String,
+}
 
 /// No cluster source but a `RAY_ADDRESS` that is not a dashboard's http(s) URL.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]

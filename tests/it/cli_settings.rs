@@ -289,6 +289,12 @@ fn the_cluster_variable_names_a_cluster_file_when_no_source_is_given() {
         "{}",
         stderr(&missing)
     );
+    // ... and saying the variable named it (it may be long forgotten).
+    assert!(
+        stderr(&missing).contains("is the one RESOURCE_POOL_CLUSTER names"),
+        "{}",
+        stderr(&missing)
+    );
 }
 
 #[test]
