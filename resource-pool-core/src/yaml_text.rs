@@ -64,6 +64,14 @@ pub(crate) fn parse_joining_pairs<T>(
                 }
                 let at = shifts.original(at);
                 let bytes = char_to_byte(text, &[at, at + 1]);
+                // Past the bound, say so: the parser's own words would blame a valid pair.
+                let message = if message.contains(BAD_ESCAPE) && rounds == MAX_PAIRED_SCALARS {
+                    format!(
+                        "more than {MAX_PAIRED_SCALARS} double-quoted strings hold UTF-16 surrogate pairs (`\\uD83D\\uDE00`); write the characters themselves, or as one `\\U0001F600` escape each"
+                    )
+                } else {
+                    message
+                };
                 return Err(TextError {
                     message,
                     span: bytes[0]..bytes[1],
@@ -305,6 +313,33 @@ mod tests {
         });
         assert_eq!(parsed, Ok(MAX_PAIRED_SCALARS + 50));
         assert_eq!(parses, 1);
+    }
+
+    #[test]
+    fn past_the_bound_of_yaml_pairs_the_error_says_so() {
+        // YAML, not JSON (a plain key): each string with a pair costs a parse.
+        let items: Vec<String> = (0..=MAX_PAIRED_SCALARS)
+            .map(|i| format!("k{i}: \"\\ud83d\\ude00\"\n"))
+            .collect();
+        let text = items.concat();
+        let error = parse_joining_pairs(&text, |source, _| {
+            // The parser's error on the first string left with a pair.
+            match source.find("\\ud83d") {
+                Some(at) => Err((
+                    format!("while parsing: {BAD_ESCAPE}"),
+                    source[..at].rfind('"').unwrap_or(0),
+                )),
+                None => Ok(()),
+            }
+        })
+        .expect_err("more pairs than the bound");
+        assert!(
+            error
+                .message
+                .starts_with("more than 256 double-quoted strings"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]

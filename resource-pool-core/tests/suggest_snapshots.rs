@@ -332,6 +332,21 @@ fn verl_overrides_of_the_node_size_alone_are_labelled_there() {
 }
 
 #[test]
+fn verl_suggestions_that_change_only_defaults_keep_a_place() {
+    // `n_gpus_per_node` is verl's default (8) and is the only key that changes: it has no
+    // place of its own, so the suggestion is labelled where the pool's slots are.
+    let (suggestions, _, settings) = verl_case(
+        &["trainer.nnodes=2"],
+        &nodes(&[("node-a", 4, 32), ("node-b", 4, 32)]),
+    );
+    assert_eq!(found_overrides(&suggestions), ["trainer.n_gpus_per_node=4"]);
+    assert!(
+        !suggestion_labels(&suggestions, &settings).is_empty(),
+        "a suggestion without a place"
+    );
+}
+
+#[test]
 fn an_exhausted_budget_says_undecided() {
     let config = "[pools.global_pool]\ngpus_per_node = 8\nnnodes = 2\n\n[mapping]\nactor_rollout = \"global_pool\"\n";
     let source = common::source("pools.toml", config);

@@ -225,7 +225,7 @@ impl RaySource {
         if let Some(token) = &self.token {
             request = request.header("Authorization", token.bearer());
         }
-        let attempt = self.attempt(&url);
+        let attempt = self.attempt(&url, deadline);
         let mut response = request
             .call()
             .map_err(|e| attempt.map_error(e, Phase::Request))?;
@@ -253,8 +253,9 @@ impl RaySource {
             .map_err(|e| attempt.map_error(e, Phase::Body))
     }
 
-    fn attempt<'a>(&'a self, url: &'a str) -> Attempt<'a> {
+    fn attempt<'a>(&'a self, url: &'a str, deadline: Instant) -> Attempt<'a> {
         Attempt {
+            deadline,
             base_url: &self.base_url,
             url,
             host: &self.host,

@@ -133,7 +133,7 @@ impl ReplicaCounts {
         let replicas = match which {
             Replicas::Current if min > max => max,
             Replicas::Current => self.replicas.unwrap_or(min).clamp(min, max),
-            // KubeRay never runs fewer than it runs now: above max, min is max.
+            // KubeRay clamps to maxReplicas: with min above it, the least it runs is max.
             Replicas::Min => min.min(max),
             Replicas::Max => self.max?,
         };
@@ -249,9 +249,11 @@ impl RayClusterSpec {
             .groups
             .iter()
             .filter_map(|group| match group.replicas {
+                // A suspended group runs nothing, whatever its bounds.
                 ReplicaCounts {
                     min: Some(min),
                     max: Some(max),
+                    suspended: false,
                     ..
                 } if min > max => Some(InventoryNote::MinAboveMaxReplicas {
                     group: group.name.clone(),

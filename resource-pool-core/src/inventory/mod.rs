@@ -285,13 +285,14 @@ pub enum InventoryNote {
     /// A KubeRay worker group whose `minReplicas` is above its `maxReplicas`: KubeRay runs
     /// `maxReplicas` pods of it (`GetWorkerGroupDesiredReplicas`) and logs it, nothing more.
     #[error(
-        "group `{group}` has minReplicas {min} above maxReplicas {max}: KubeRay runs {max} pods of it"
+        "group `{group}` has minReplicas {min} above maxReplicas {max}: KubeRay runs {max} {} of it",
+        if *.max == 1 { "replica" } else { "replicas" }
     )]
     #[diagnostic(
         code(resource_pool::kuberay::min_above_max),
         severity(Warning),
         help(
-            "set `minReplicas` at most `maxReplicas`; until then the group is counted as {max} replicas, with `--replicas min` too"
+            "set `minReplicas` at most `maxReplicas`; until then the group is counted at `maxReplicas`, with `--replicas min` too"
         )
     )]
     MinAboveMaxReplicas {

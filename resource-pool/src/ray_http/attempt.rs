@@ -4,7 +4,7 @@
 //! host, a port that is not HTTP) is told apart from one that it may (a reset, a timeout).
 
 use std::io::ErrorKind;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::error::{RayHttpError, TransportKind, UnreachableReason};
 use super::secret::Secret;
@@ -31,6 +31,8 @@ pub(super) struct Attempt<'a> {
     pub connect_timeout: Duration,
     pub read_timeout: Duration,
     pub timeout: Duration,
+    /// When the whole read must end: a look-up made to word an error keeps to it too.
+    pub deadline: Instant,
 }
 
 /// The longest `Location` shown.
@@ -112,7 +114,7 @@ impl Attempt<'_> {
         let base = location
             .and_then(|l| l.strip_suffix(asked).filter(|_| !asked.is_empty()))
             .map(|b| b.trim_end_matches('/'))
-            .filter(|b| b.contains("://"));
+            .filter(|b| b.contains("://") && *b != self.base_url);
         match (base, location) {
             (Some(base), _) => format!(
                 "{NOT_FOLLOWED}: give the address it redirects to, `{base}`, in place of `{}`",
@@ -188,7 +190,11 @@ impl Attempt<'_> {
                     // std's failed name lookup (getaddrinfo) has no kind of its own: look the
                     // host up again to tell it apart.
                     _ if phase == Phase::Request
-                        && lookup_fails(self.host, self.connect_timeout) =>
+                        && lookup_fails(
+                            self.host,
+                            self.connect_timeout
+                                .min(self.deadline.saturating_duration_since(Instant::now())),
+                        ) =>
                     {
                         self.unreachable(UnreachableReason::NoSuchHost, io.to_string())
                     }

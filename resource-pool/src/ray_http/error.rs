@@ -153,7 +153,9 @@ pub enum RayHttpError {
         problem: TlsProblem,
         /// The CA file the certificate was checked against (`--ca-cert`,
         /// `RESOURCE_POOL_CA_CERT`); absent for the system's trust store.
-        #[serde(skip_serializing_if = "Option::is_none")]
+        // As text: serde refuses a path that is not UTF-8, which would cost the JSON its
+        // whole `data`.
+        #[serde(skip_serializing_if = "Option::is_none", serialize_with = "lossy_path")]
         ca_file: Option<Box<Path>>, // boxed: a smaller error (clippy::result_large_err)
         /// What to do, naming the trust store that was used.
         #[serde(skip)] // prose: the JSON has it as `help`
@@ -235,5 +237,16 @@ fn token_sent(source: Option<&TokenSource>) -> String {
         None => "no token sent".to_owned(),
         Some(TokenSource::Given) => "with the token given".to_owned(),
         Some(source) => format!("with the token from {source}"),
+    }
+}
+
+/// A path as text, any bytes that are not UTF-8 replaced (`U+FFFD`).
+fn lossy_path<S: serde::Serializer>(
+    path: &Option<Box<Path>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match path {
+        Some(path) => serializer.serialize_str(&path.to_string_lossy()),
+        None => serializer.serialize_none(),
     }
 }

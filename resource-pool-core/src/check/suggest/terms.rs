@@ -193,12 +193,19 @@ impl LayoutTerms for VerlSettings {
             .collect()
     }
 
-    /// The keys that change, where their values were given (a default has no span).
+    /// The keys that change, where their values were given; when only defaults change
+    /// (they have no span), where the pool's slots are, as for other layouts, so that the
+    /// suggestion keeps a place (GitHub's and SARIF's annotations need one).
     fn edit_spans(&self, pool: PoolId, choice: &PoolChoice) -> Vec<Span> {
-        verl_edits(self, pool, choice)
+        let given: Vec<Span> = verl_edits(self, pool, choice)
             .into_iter()
             .filter_map(|(key, _)| self.get(key).origin.span())
-            .collect()
+            .collect();
+        if given.is_empty() {
+            slot_edit_span(self, pool, choice)
+        } else {
+            given
+        }
     }
 }
 

@@ -396,6 +396,10 @@ impl Reader {
         };
         let mut out: BTreeMap<String, Amount> = BTreeMap::new();
         for (key, node) in members {
+            // A null (`cpu:`, `cpu: ~`) is as if the key were absent, as Kubernetes reads it.
+            if node.is_null() {
+                continue;
+            }
             let read = key == "cpu"
                 || is_gpu_key(key)
                 || is_whole_ascend(key)
@@ -421,12 +425,35 @@ impl Reader {
     }
 }
 
-/// Whether a plain YAML scalar is typed as something else than a string by the API
-/// server's YAML reader: a number or a boolean.
+/// Whether a plain YAML scalar is typed as something else than a string by kubectl's YAML
+/// reader: a number or a boolean.
 fn reads_as_non_string(plain: &str) -> bool {
+    // YAML 1.1's booleans, as sigs.k8s.io/yaml (go-yaml v2) reads them, `yes` and `on`
+    // included.
     matches!(
         plain,
-        "true" | "false" | "True" | "False" | "TRUE" | "FALSE"
+        "true"
+            | "True"
+            | "TRUE"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "no"
+            | "No"
+            | "NO"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+            | "y"
+            | "Y"
+            | "n"
+            | "N"
     ) || plain.parse::<i64>().is_ok()
         || plain.parse::<f64>().is_ok_and(f64::is_finite)
             && plain.bytes().any(|b| b.is_ascii_digit())

@@ -393,7 +393,22 @@ fn min_above_max_is_noted_and_counted_as_max() {
                 max: 2,
             }]
         );
-    }
+    } // A suspended group runs nothing: no word about its bounds.
+    let suspended = text.replace(
+        "      replicas: 1\n",
+        "      replicas: 1\n      suspend: true\n",
+    );
+    assert_ne!(suspended, text);
+    let inventory = kuberay_inventory(&suspended, &KubeRayOptions::default())
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(
+        !inventory
+            .notes
+            .iter()
+            .any(|n| matches!(n, InventoryNote::MinAboveMaxReplicas { .. })),
+        "{:?}",
+        inventory.notes
+    );
 }
 
 #[test]
@@ -404,7 +419,7 @@ fn counts_and_start_params_are_typed_as_the_api_server_types_them() {
     assert_eq!(codes(&errors), ["resource_pool::kuberay::shape"]);
     assert_eq!(labelled(&quoted, &errors[0]), ["\"2\""]);
     assert!(errors[0].to_string().contains("`maxReplicas` is a string"));
-    for value in ["8", "8.5", "true", "1e3"] {
+    for value in ["8", "8.5", "true", "1e3", "yes", "Off"] {
         let text = format!(
             "kind: RayCluster\nspec:\n  headGroupSpec:\n    rayStartParams: {{num-cpus: {value}}}\n    template: {{spec: {{containers: [{{name: h}}]}}}}\n"
         );
@@ -416,8 +431,8 @@ fn counts_and_start_params_are_typed_as_the_api_server_types_them() {
         );
         assert!(errors[0].to_string().contains("is not a string"), "{value}");
     }
-    // Quoted, or a plain word, is a string.
-    let text = "kind: RayCluster\nspec:\n  headGroupSpec:\n    rayStartParams: {num-cpus: \"8\", block: yes}\n    template: {spec: {containers: [{name: h}]}}\n";
+    // Quoted, or a plain word, is a string; YAML 1.1's `yes` is not.
+    let text = "kind: RayCluster\nspec:\n  headGroupSpec:\n    rayStartParams: {num-cpus: \"8\", dashboard-host: localhost}\n    template: {spec: {containers: [{name: h}]}}\n";
     assert_eq!(nodes(text, Replicas::Current)[0].1, res(&[("CPU", 8)]));
 }
 
@@ -429,4 +444,16 @@ fn an_unreadable_cpu_count_is_one_error() {
     let text = "kind: RayCluster\nspec:\n  headGroupSpec:\n    rayStartParams: {num-cpus: \"lots\"}\n    template: {spec: {containers: [{name: h}]}}\n";
     let errors = parse_raycluster(text).unwrap_err();
     assert_eq!(codes(&errors), ["resource_pool::kuberay::bad_start_param"]);
+    // A null CPU is no CPU: one error, that nothing says how many.
+    for null in ["cpu: null", "cpu: ~", "cpu:"] {
+        let text = format!(
+            "kind: RayCluster\nspec:\n  headGroupSpec:\n    template:\n      spec:\n        containers:\n          - name: h\n            resources:\n              limits:\n                {null}\n"
+        );
+        let errors = parse_raycluster(&text).unwrap_err();
+        assert_eq!(
+            codes(&errors),
+            ["resource_pool::kuberay::unknown_cpus"],
+            "{null}"
+        );
+    }
 }

@@ -16,6 +16,7 @@ fn attempt<'a>(base_url: &'a str, url: &'a str, host: &'a str) -> Attempt<'a> {
         connect_timeout: Duration::from_secs(3),
         read_timeout: Duration::from_secs(5),
         timeout: Duration::from_secs(10),
+        deadline: std::time::Instant::now() + Duration::from_secs(10),
     }
 }
 
@@ -227,6 +228,13 @@ fn a_redirect_names_its_target() {
         "{}",
         help(&error)
     );
+    // A redirect to the address asked (a cookie being set): no "give X in place of X".
+    let error = at.status_error(
+        302,
+        String::new(),
+        Some("http://127.0.0.1:40040/api/version"),
+    );
+    assert!(!help(&error).contains("in place of"), "{}", help(&error));
     let error = at.status_error(301, String::new(), None);
     assert!(help(&error).ends_with("give the final address"));
     assert!(
@@ -311,4 +319,40 @@ fn auth_help_depends_on_the_token_and_the_status() {
     assert!(all[1].contains("forbids"));
     assert!(all[2].contains("not recognised"));
     assert!(all[3].contains("refused"));
+}
+
+#[test]
+fn a_ca_file_that_is_not_utf8_keeps_the_json_data() {
+    use std::os::unix::ffi::OsStrExt;
+    let path = PathBuf::from(std::ffi::OsStr::from_bytes(b"/tmp/ca-\xff.pem"));
+    let trust = TrustRoots::Authorities {
+        origin: path,
+        certificates: std::sync::Arc::new(Vec::new()),
+    };
+    let at = Attempt {
+        trust: &trust,
+        ..attempt("https://h:443", "https://h:443/api/version", "h")
+    };
+    let error = at.tls_error(TlsProblem::UnknownIssuer);
+    let json = serde_json::to_value(&error).expect("json");
+    assert_eq!(json["ca_file"], "/tmp/ca-\u{fffd}.pem");
+    assert_eq!(json["host"], "h");
+}
+
+#[test]
+fn the_look_up_that_words_an_error_keeps_to_the_deadline() {
+    // The whole read's time is up: no look-up of the name (which could take the connect
+    // timeout again), so an unexplained failure stays a transport error, at once.
+    let at = Attempt {
+        deadline: std::time::Instant::now(),
+        ..attempt(
+            "http://no-such-host.invalid:8265",
+            "http://no-such-host.invalid:8265/api/version",
+            "no-such-host.invalid",
+        )
+    };
+    let started = std::time::Instant::now();
+    let error = at.map_error(io_error(ErrorKind::Other, "lookup failed"), Phase::Request);
+    assert!(matches!(error, RayHttpError::Transport { .. }), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(2));
 }
