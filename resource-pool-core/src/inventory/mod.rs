@@ -162,12 +162,12 @@ pub struct GroupRef {
 }
 
 impl fmt::Display for GroupRef {
-    /// `` `name` (id) `` or `(id)` for unnamed groups.
+    /// ``placement group `name` (id)``, or `unnamed placement group ID`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.name.is_empty() {
-            write!(f, "unnamed group {}", self.id)
+            write!(f, "unnamed placement group {}", self.id)
         } else {
-            write!(f, "`{}` ({})", self.name, self.id)
+            write!(f, "placement group `{}` ({})", self.name, self.id)
         }
     }
 }
@@ -232,7 +232,7 @@ pub enum InventoryNote {
     },
     /// A running placement group holds resources on a node: they are busy now, and free
     /// again when the group is removed.
-    #[error("placement group {group} holds {resources} on node {node}")]
+    #[error("{group} holds {resources} on node {node}")]
     #[diagnostic(
         code(resource_pool::inventory::held_by_group),
         severity(Advice),
@@ -252,7 +252,7 @@ pub enum InventoryNote {
     },
     /// A placement group waits to be scheduled: Ray will place it before any group created
     /// after it.
-    #[error("placement group {group} is pending ({scheduling_state}), asking for {demand}")]
+    #[error("{group} is pending ({scheduling_state}), asking for {demand}")]
     #[diagnostic(
         code(resource_pool::inventory::pending_group),
         severity(Warning),
@@ -409,6 +409,20 @@ mod tests {
         assert_eq!(error.to_string(), "down");
         let code = miette::Diagnostic::code(&error).map(|c| c.to_string());
         assert_eq!(code.as_deref(), Some("x::y"));
+    }
+
+    #[test]
+    fn placement_groups_are_named_whole() {
+        let named = GroupRef {
+            id: "pg1".into(),
+            name: "train".into(),
+        };
+        assert_eq!(named.to_string(), "placement group `train` (pg1)");
+        let unnamed = GroupRef {
+            id: "pg2".into(),
+            name: String::new(),
+        };
+        assert_eq!(unnamed.to_string(), "unnamed placement group pg2");
     }
 
     #[test]

@@ -284,11 +284,7 @@ impl fmt::Display for Holder {
         }
         for (i, group) in self.by.iter().enumerate() {
             let lead = if i == 0 { " (by" } else { "," };
-            if group.name.is_empty() {
-                write!(f, "{lead} unnamed placement group {}", group.id)?;
-            } else {
-                write!(f, "{lead} placement group {group}")?;
-            }
+            write!(f, "{lead} {group}")?;
         }
         if !self.by.is_empty() {
             f.write_str(")")?;
