@@ -57,11 +57,11 @@ impl Node {
 /// 28 random bytes, 56 hex digits (20 bytes, 40 digits, in old releases); a name a person
 /// gives a node (`node-a`, `gpu01`, a host name) is never 32 hex digits, and an id that
 /// is one is as unreadable as Ray's.
-pub const RAY_NODE_ID_MIN_DIGITS: usize = 32;
+pub(crate) const RAY_NODE_ID_MIN_DIGITS: usize = 32;
 
 /// Whether `id` looks like a Ray node id: only hex digits, at least
 /// [`RAY_NODE_ID_MIN_DIGITS`] of them.
-pub fn is_ray_node_id(id: &str) -> bool {
+pub(crate) fn is_ray_node_id(id: &str) -> bool {
     id.len() >= RAY_NODE_ID_MIN_DIGITS && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 

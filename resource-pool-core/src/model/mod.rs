@@ -10,7 +10,7 @@ mod resource_name;
 mod resources;
 mod role;
 
-pub use cluster::{Cluster, DisplayName, Node, NodeName, RAY_NODE_ID_MIN_DIGITS, is_ray_node_id};
+pub use cluster::{Cluster, DisplayName, Node, NodeName};
 pub use manager::{ManagerError, NodeSlot, PoolId, ResourcePoolManager, node_slots};
 pub use pool::{
     Accelerator, DEFAULT_MAX_COLOCATE_COUNT, DemandOverflow, PoolSpec, ResourcePool,
