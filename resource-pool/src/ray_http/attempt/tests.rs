@@ -104,6 +104,7 @@ fn a_host_that_does_not_resolve_is_unreachable_not_transport() {
     );
     // Long enough for a resolver that is not reachable to give up (it fails too).
     missing.connect_timeout = Duration::from_secs(30);
+    missing.deadline = std::time::Instant::now() + Duration::from_secs(30);
     let error = missing.map_error(lookup(), Phase::Request);
     assert!(
         matches!(
