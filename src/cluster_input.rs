@@ -15,6 +15,7 @@ use resource_pool::inventory::{InventoryNote, SourceKind};
 use resource_pool::local_machine::{LocalMachine, LocalMachineError};
 use resource_pool::ray_http::{RaySource, TrustRoots, token_from_env};
 use resource_pool::source::SourceFile;
+use resource_pool::verl_settings::launch::is_dashboard_url;
 
 use super::Context;
 use resource_pool::report::Finding;
@@ -40,6 +41,10 @@ pub struct ClusterArgs {
     /// `RESOURCE_POOL_RAY_TOKEN_FILE` or `RAY_AUTH_TOKEN_PATH`; it is never printed.
     #[arg(long, value_name = "URL")]
     pub ray: Option<String>,
+    /// Not `--ray`'s default: the environment's `RAY_ADDRESS` is not the cluster to read
+    /// (a pasted launch line sends its job elsewhere). Set by front ends, not a flag.
+    #[arg(skip)]
+    pub ray_address_unused: bool,
     /// The JSON of `scontrol show node --json` (a file, or `-` for stdin).
     #[arg(long, value_name = "FILE|-", conflicts_with_all = ["cluster", "ray"])]
     pub slurm: Option<PathBuf>,
@@ -165,10 +170,9 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
     }
     let url = match &args.ray {
         Some(url) => url.clone(),
+        None if args.ray_address_unused => return Err(vec![Finding::bare(NoCluster)]),
         None => match std::env::var("RAY_ADDRESS") {
-            Ok(address) if address.starts_with("http://") || address.starts_with("https://") => {
-                address
-            }
+            Ok(address) if is_dashboard_url(&address) => address,
             // Ray's own forms (`auto`, a GCS `HOST:6379`, `ray://`) name no dashboard: said
             // as such, not as a missing setting the user did make.
             Ok(address) if !address.trim().is_empty() => {

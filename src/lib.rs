@@ -18,9 +18,8 @@ mod verl_cmd;
 
 /// What `resource-pool verl` computes, for other front ends (the Python module).
 pub use verl_cmd::{
-    LaunchAddress, UnknownVersion, VerlLoad, VerlRun, ambient_ray_address,
-    config_path as verl_config_path, launch_address_note as verl_launch_address_note,
-    launch_dashboard as verl_launch_dashboard, unknown_version as unknown_verl_version,
+    VerlLoad, VerlRun, config_path as verl_config_path, launch_cluster as verl_launch_cluster,
+    unknown_version as unknown_verl_version,
 };
 
 use std::io::IsTerminal;

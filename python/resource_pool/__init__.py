@@ -98,8 +98,18 @@ def dashboard_url() -> Optional[str]:
     return url if "://" in url else "http://" + url
 
 
-def _find_cluster(cluster: ClusterArg, ray: Optional[str]) -> Tuple[ClusterArg, Optional[str]]:
-    """Where to read the cluster when neither argument is given."""
+def _is_dashboard_url(address: str) -> bool:
+    """Whether an address is a dashboard's URL: an http or https scheme in any case, spaces
+    around it ignored (the rule of the native side, ``is_dashboard_url``)."""
+    scheme, sep, _ = address.strip().partition("://")
+    return bool(sep) and scheme.lower() in ("http", "https")
+
+
+def _find_cluster(
+    cluster: ClusterArg, ray: Optional[str], ray_address: bool = True
+) -> Tuple[ClusterArg, Optional[str]]:
+    """Where to read the cluster when neither argument is given; ``ray_address=False``
+    leaves ``RAY_ADDRESS`` to the caller."""
     if cluster is not None or ray is not None:
         return cluster, ray
     url = dashboard_url()
@@ -108,8 +118,8 @@ def _find_cluster(cluster: ClusterArg, ray: Optional[str]) -> Tuple[ClusterArg, 
     path = os.environ.get(CLUSTER_VARIABLE)
     if path:
         return path, None
-    address = os.environ.get("RAY_ADDRESS", "")
-    if address.startswith(("http://", "https://")):
+    address = os.environ.get("RAY_ADDRESS", "") if ray_address else ""
+    if _is_dashboard_url(address):
         return None, address
     raise ClusterError(
         "no cluster to check against: pass cluster= (a cluster file or dict) or ray= (the "

@@ -80,8 +80,11 @@ def check(
     it, verl's defaults. ``cluster``, ``ray`` and ``timeout`` are as for
     ``resource_pool.check``, and so are the errors. With neither ``cluster`` nor ``ray``, a
     launch line whose ``ray job submit`` names its dashboard (``--address URL``, or
-    ``RAY_ADDRESS=URL`` before it, which Ray lets win) is checked on that dashboard, before
-    the connected Ray, ``RESOURCE_POOL_CLUSTER`` and ``RAY_ADDRESS``; a diagnostic says so.
+    ``RAY_API_SERVER_ADDRESS=URL`` / ``RAY_ADDRESS=URL`` before it or in ``os.environ``,
+    which Ray lets win in that order) is checked on that dashboard, before the connected Ray,
+    ``RESOURCE_POOL_CLUSTER`` and ``RAY_ADDRESS``; a diagnostic says so. ``RAY_ADDRESS`` is
+    not read when the job does not go there (the line removes it, or
+    ``RAY_API_SERVER_ADDRESS`` overrides it).
 
     ``verl_version`` is ``--verl-version``: the pools and mapping are built as that verl
     release's entry point builds them (``"0.9.1"``; pass ``verl.__version__`` from inside
@@ -94,10 +97,12 @@ def check(
     path, text = _config_arg(config)
     # Without cluster= or ray=, the launch line's own dashboard comes first (the native side
     # reads the line); what the environment names is the fallback.
+    # The native side reads RAY_ADDRESS only when it is the job's cluster (the line may
+    # remove it, or RAY_API_SERVER_ADDRESS override it).
     from_launch = cluster is None and ray is None
     no_cluster = None
     try:
-        cluster, ray = _find_cluster(cluster, ray)
+        cluster, ray = _find_cluster(cluster, ray, ray_address=not from_launch)
     except ClusterError as error:
         no_cluster = str(error)
     return _native.verl_check(
@@ -111,4 +116,5 @@ def check(
         from_launch,
         os.environ.get("RAY_ADDRESS"),
         no_cluster,
+        os.environ.get("RAY_API_SERVER_ADDRESS"),
     )

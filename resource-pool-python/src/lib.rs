@@ -26,10 +26,9 @@ use resource_pool::load::load_config_with;
 use resource_pool::report::{CheckRun, Finding};
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::verl_settings::VerlOptions;
-use resource_pool::verl_settings::launch::parse_launch;
+use resource_pool::verl_settings::launch::{AmbientAddresses, is_dashboard_url, parse_launch};
 use resource_pool_cli::{
-    VerlLoad, VerlRun, unknown_verl_version, verl_config_path, verl_launch_address_note,
-    verl_launch_dashboard,
+    VerlLoad, VerlRun, unknown_verl_version, verl_config_path, verl_launch_cluster,
 };
 
 use cluster::{ClusterFailure, ClusterInput, ClusterSource};
@@ -203,12 +202,13 @@ fn lint(
 /// a resolved config) and overrides, checked as `resource-pool verl` checks them.
 ///
 /// `from_launch` when the caller gave neither `cluster=` nor `ray=`: then the dashboard the
-/// launch line's `ray job submit` sends the job to (`ray_address`: the environment's
-/// `RAY_ADDRESS`, which Ray lets override `--address`) comes before `cluster`/`ray` (what
-/// the Python layer found: the connected Ray, `RESOURCE_POOL_CLUSTER`, `RAY_ADDRESS`), and
-/// `no_cluster` is the Python layer's error for finding nothing.
+/// launch line's `ray job submit` sends the job to (`ray_address`, `api_server_address`: the
+/// environment's `RAY_ADDRESS` and `RAY_API_SERVER_ADDRESS`, which Ray lets override
+/// `--address`) comes before `cluster`/`ray` (what the Python layer found: the connected Ray,
+/// `RESOURCE_POOL_CLUSTER`), then `RAY_ADDRESS` when it is the job's cluster; `no_cluster` is
+/// the Python layer's error for finding nothing.
 #[pyfunction]
-#[pyo3(signature = (path, text, overrides, cluster, ray, timeout, verl_version, from_launch=false, ray_address=None, no_cluster=None))]
+#[pyo3(signature = (path, text, overrides, cluster, ray, timeout, verl_version, from_launch=false, ray_address=None, no_cluster=None, api_server_address=None))]
 // One parameter per argument of the Python function, as PyO3 reads them.
 #[allow(clippy::too_many_arguments)]
 fn verl_check(
@@ -223,24 +223,39 @@ fn verl_check(
     from_launch: bool,
     ray_address: Option<String>,
     no_cluster: Option<String>,
+    api_server_address: Option<String>,
 ) -> PyResult<Report> {
     // As `--verl-version`: a release the key set does not hold is refused before any work.
     if let Some(unknown) = verl_version.as_deref().and_then(unknown_verl_version) {
         return Err(errors::argument(py, &format!("verl_version: {unknown}")));
     }
     let launch = parse_launch(&overrides);
-    let ambient = ray_address.as_deref();
-    let (cluster, ray) = match from_launch.then(|| verl_launch_dashboard(&launch, ambient)) {
-        Some(Some(url)) => (None, Some(url)),
-        // Nothing anywhere: the Python layer's error, with what the line said of its cluster.
-        Some(None) if cluster.is_none() && ray.is_none() => {
-            let mut message = no_cluster.unwrap_or_else(|| NO_CLUSTER.to_owned());
-            if let Some(note) = verl_launch_address_note(&launch, ambient) {
-                message = format!("{message} ({note})");
-            }
-            return Err(errors::plain(py, "ClusterError", &message));
-        }
-        _ => (cluster, ray),
+    let ambient = AmbientAddresses {
+        ray_address,
+        api_server_address,
+    };
+    let (cluster, ray) = match from_launch.then(|| verl_launch_cluster(&launch, &ambient)) {
+        Some(found) => match found.dashboard {
+            Some(url) => (None, Some(url)),
+            None if cluster.is_some() || ray.is_some() => (cluster, ray),
+            // The Python layer leaves RAY_ADDRESS to this side: read only when it is the
+            // job's cluster, as the command reads it.
+            None => match ambient.ray_address.as_deref() {
+                Some(url) if found.reads_ray_address && is_dashboard_url(url) => {
+                    (None, Some(url.to_owned()))
+                }
+                // Nothing anywhere: the Python layer's error, with what the line said of its
+                // cluster.
+                _ => {
+                    let mut message = no_cluster.unwrap_or_else(|| NO_CLUSTER.to_owned());
+                    if let Some(note) = found.note_text() {
+                        message = format!("{message} ({note})");
+                    }
+                    return Err(errors::plain(py, "ClusterError", &message));
+                }
+            },
+        },
+        None => (cluster, ray),
     };
     let source = cluster_source(py, cluster, ray, timeout)?;
     let run = py.detach(
@@ -264,7 +279,7 @@ fn verl_check(
             let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
             if from_launch {
                 // Where the cluster came from, or why the line's address was not read.
-                settings.launch_cluster(&launch, ray_address.as_deref());
+                settings.launch_cluster(&launch, &ambient);
             }
             let input = source.read()?;
             settings.findings.extend(input.notes);

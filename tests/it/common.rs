@@ -14,7 +14,8 @@ pub fn resource_pool() -> Command {
     command
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")
-        .env_remove("RAY_ADDRESS");
+        .env_remove("RAY_ADDRESS")
+        .env_remove("RAY_API_SERVER_ADDRESS");
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("RESOURCE_POOL_") {
             command.env_remove(name);

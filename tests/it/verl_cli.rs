@@ -692,7 +692,11 @@ fn a_pasted_ray_job_submit_line_is_checked_on_the_dashboard_it_names() {
         );
         let note = diagnostic(&value, "resource_pool::verl::launch_cluster");
         assert_eq!(note["severity"], "advice", "{line}");
-        assert_eq!(note["data"], json!({"url": url, "via": via}), "{line}");
+        assert_eq!(
+            note["data"],
+            json!({"url": url, "via": via, "from": "line"}),
+            "{line}"
+        );
     }
     // Human output says where the cluster came from, on the line's address.
     let output = common::run(&[
@@ -748,7 +752,7 @@ fn a_launch_address_that_is_not_read_is_said_not_dropped() {
         let note = diagnostic(&value, "resource_pool::verl::launch_address_not_dashboard");
         assert_eq!(
             note["data"],
-            json!({"address": address, "via": "--address"})
+            json!({"address": address, "via": "--address", "from": "line"})
         );
     }
     // The environment's RAY_ADDRESS overrides `--address` in `ray job submit`: the check
@@ -762,5 +766,151 @@ fn a_launch_address_that_is_not_read_is_said_not_dropped() {
     assert_eq!(value["ray_version"], "2.60.0");
     let note = diagnostic(&value, "resource_pool::verl::launch_address_overridden");
     assert_eq!(note["severity"], "warning");
-    assert_eq!(note["data"], json!({"address": "http://127.0.0.1:9"}));
+    assert_eq!(
+        note["data"],
+        json!({"address": "http://127.0.0.1:9", "via": "--address", "by": "RAY_ADDRESS"})
+    );
+    let help = note["help"].as_str().unwrap();
+    assert!(
+        help.contains("(and this check) to http://127.0.0.1:9"),
+        "{help}"
+    );
+    // An address that is no dashboard URL: the check would not go there; --ray would.
+    let line = format!("ray job submit --address ray://127.0.0.1:10001 -- {MAIN_PPO}");
+    let mut args = vec!["--"];
+    args.extend(line.split(' '));
+    let (_, value) = json_with_env(&args, &[("RAY_ADDRESS", &server.url)]);
+    let note = diagnostic(&value, "resource_pool::verl::launch_address_overridden");
+    let help = note["help"].as_str().unwrap();
+    assert!(!help.contains("and this check"), "{help}");
+    assert!(help.contains("--ray http://HEAD:8265"), "{help}");
+}
+
+/// `verl --format json -- LINE` in `env`, and whether the fake dashboard's nodes were read.
+fn line_with_env(
+    line: &str,
+    env: &[(&str, &str)],
+    server: &crate::ray_http::FakeDashboard,
+) -> (Option<i32>, Value, bool) {
+    let nodes = || {
+        server
+            .seen()
+            .iter()
+            .filter(|s| s.target.starts_with("/api/v0/nodes"))
+            .count()
+    };
+    let before = nodes();
+    let mut args = vec!["--"];
+    args.extend(line.split(' '));
+    let (code, value) = json_with_env(&args, env);
+    (code, value, nodes() > before)
+}
+
+#[test]
+fn ray_api_server_address_names_the_jobs_cluster_before_ray_address() {
+    use crate::ray_http::{FakeDashboard, fixtures};
+    let server = FakeDashboard::start(fixtures("idle"));
+    let url = server.url.as_str();
+    let closed = "http://127.0.0.1:9";
+    // Set on the line: before RAY_ADDRESS and --address.
+    let line = format!(
+        "RAY_API_SERVER_ADDRESS={url} RAY_ADDRESS={closed} ray job submit --address {closed} -- {MAIN_PPO}"
+    );
+    let (code, value, read) = line_with_env(&line, &[("RAY_API_SERVER_ADDRESS", closed)], &server);
+    assert_eq!((code, read), (Some(1), true), "{value}");
+    let note = diagnostic(&value, "resource_pool::verl::launch_cluster");
+    assert_eq!(
+        note["data"],
+        json!({"url": url, "via": "RAY_API_SERVER_ADDRESS", "from": "line"})
+    );
+    // In the environment, the line naming nothing: read, though RAY_ADDRESS names another.
+    let line = format!("ray job submit -- {MAIN_PPO}");
+    let env = [("RAY_API_SERVER_ADDRESS", url), ("RAY_ADDRESS", closed)];
+    let (code, value, read) = line_with_env(&line, &env, &server);
+    assert_eq!((code, read), (Some(1), true), "{value}");
+    let note = diagnostic(&value, "resource_pool::verl::launch_cluster");
+    assert_eq!(
+        note["data"],
+        json!({"url": url, "via": "RAY_API_SERVER_ADDRESS", "from": "environment"})
+    );
+    // In the environment, overriding the line's --address: warned, and read.
+    let line = format!("ray job submit --address {closed} -- {MAIN_PPO}");
+    let (code, value, read) = line_with_env(&line, &env, &server);
+    assert_eq!((code, read), (Some(1), true), "{value}");
+    let note = diagnostic(&value, "resource_pool::verl::launch_address_overridden");
+    assert_eq!(
+        note["data"],
+        json!({"address": closed, "via": "--address", "by": "RAY_API_SERVER_ADDRESS"})
+    );
+    let help = note["help"].as_str().unwrap();
+    assert!(
+        help.contains("unset RAY_API_SERVER_ADDRESS and RAY_ADDRESS"),
+        "{help}"
+    );
+    // Removed by the line: --address is the job's.
+    let line =
+        format!("env -u RAY_API_SERVER_ADDRESS ray job submit --address {url} -- {MAIN_PPO}");
+    let (code, value, read) = line_with_env(&line, &[("RAY_API_SERVER_ADDRESS", closed)], &server);
+    assert_eq!((code, read), (Some(1), true), "{value}");
+    // Not a dashboard URL: said, and RAY_ADDRESS (not the job's) is not read.
+    let (code, value, read) = line_with_env(
+        &line.replace(
+            &format!("env -u RAY_API_SERVER_ADDRESS ray job submit --address {url}"),
+            "ray job submit",
+        ),
+        &[
+            ("RAY_API_SERVER_ADDRESS", "ray://127.0.0.1:10001"),
+            ("RAY_ADDRESS", url),
+        ],
+        &server,
+    );
+    assert_eq!((code, read), (Some(2), false), "{value}");
+    assert_eq!(
+        codes(&value),
+        [
+            "resource_pool::verl::launch_address_not_dashboard",
+            "resource_pool::cli::no_cluster"
+        ]
+    );
+}
+
+#[test]
+fn a_line_that_removes_ray_address_does_not_check_the_environments() {
+    use crate::ray_http::{FakeDashboard, fixtures};
+    let server = FakeDashboard::start(fixtures("idle"));
+    let url = server.url.as_str();
+    for line in [
+        format!("env -u RAY_ADDRESS ray job submit -- {MAIN_PPO}"),
+        format!("env -i ray job submit -- {MAIN_PPO}"),
+        format!("RAY_ADDRESS= ray job submit -- {MAIN_PPO}"),
+    ] {
+        let (code, value, read) = line_with_env(&line, &[("RAY_ADDRESS", url)], &server);
+        assert_eq!((code, read), (Some(2), false), "{line}: {value}");
+        assert_eq!(
+            codes(&value),
+            [
+                "resource_pool::verl::launch_address_cleared",
+                "resource_pool::cli::no_cluster"
+            ],
+            "{line}"
+        );
+    }
+    // A source of ours still wins.
+    let line = format!("env -u RAY_ADDRESS ray job submit -- {MAIN_PPO}");
+    let mut args = vec!["--ray", url, "--"];
+    args.extend(line.split(' '));
+    let (code, value) = json_with_env(&args, &[("RAY_ADDRESS", url)]);
+    assert_eq!(code, Some(1), "{value}");
+    assert!(!codes(&value).contains(&"resource_pool::verl::launch_address_cleared"));
+}
+
+#[test]
+fn ray_address_is_a_dashboard_url_in_any_case_and_with_spaces() {
+    use crate::ray_http::{FakeDashboard, fixtures};
+    let server = FakeDashboard::start(fixtures("idle"));
+    let upper = server.url.replacen("http://", "HTTP://", 1);
+    for address in [upper, format!(" {} ", server.url)] {
+        let (code, value, read) = line_with_env(MAIN_PPO, &[("RAY_ADDRESS", &address)], &server);
+        assert_eq!((code, read), (Some(1), true), "{address:?}: {value}");
+    }
 }

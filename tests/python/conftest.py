@@ -19,6 +19,7 @@ CONFIGS = EXAMPLES / "configs"
 # Variables that would choose a cluster, a format or colours behind a test's back.
 _AMBIENT = [
     "RAY_ADDRESS",
+    "RAY_API_SERVER_ADDRESS",
     "RESOURCE_POOL_CLUSTER",
     "RESOURCE_POOL_COLOR",
     "RESOURCE_POOL_FORMAT",

@@ -234,3 +234,27 @@ def test_a_launch_address_that_is_not_a_dashboard_is_said(monkeypatch):
     report = rp.verl.check(_submit(["--address", _closed_url()]))
     warned = [d for d in report.diagnostics if d["code"] == "resource_pool::verl::launch_address_overridden"]
     assert warned and warned[0]["severity"] == "warning"
+
+
+def test_ray_api_server_address_and_a_removed_ray_address(dashboard, monkeypatch):
+    url, asked = dashboard
+    # os.environ's RAY_API_SERVER_ADDRESS is the job's cluster, before RAY_ADDRESS.
+    monkeypatch.setenv("RAY_API_SERVER_ADDRESS", url)
+    monkeypatch.setenv("RAY_ADDRESS", _closed_url())
+    report = rp.verl.check(_submit([]))
+    assert report.as_dict()["ray_version"] == "2.60.0"
+    note = [d for d in report.diagnostics if d["code"] == "resource_pool::verl::launch_cluster"]
+    assert note and note[0]["data"]["from"] == "environment", report.diagnostics
+    # It overrides --address: warned, naming it.
+    report = rp.verl.check(_submit(["--address", _closed_url()]))
+    warned = [d for d in report.diagnostics if d["code"] == "resource_pool::verl::launch_address_overridden"]
+    assert warned and warned[0]["data"]["by"] == "RAY_API_SERVER_ADDRESS"
+    # A line that removes RAY_ADDRESS and names nothing: the environment's is not the job's.
+    monkeypatch.delenv("RAY_API_SERVER_ADDRESS")
+    monkeypatch.setenv("RAY_ADDRESS", url)
+    with pytest.raises(rp.ClusterError, match=r"removes \(or empties\) RAY_ADDRESS"):
+        rp.verl.check(["env", "-u", "RAY_ADDRESS", *_submit([])])
+    # Without the line's removal, RAY_ADDRESS in any case and with spaces is read.
+    monkeypatch.setenv("RAY_ADDRESS", " " + url.replace("http://", "HTTP://") + " ")
+    assert rp.verl.check(_submit([])).as_dict()["ray_version"] == "2.60.0"
+    assert rp.verl.check(OVERRIDES).as_dict()["ray_version"] == "2.60.0"

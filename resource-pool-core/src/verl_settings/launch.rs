@@ -3,12 +3,21 @@
 //! its flags), the entry point (`-m MODULE` or a script), Hydra's own flags
 //! (`--config-name`/`-cn`, `--config-path`/`-cp`, `--config-dir`/`-cd`, ...), and the
 //! overrides after them. A line of bare overrides (no launcher) is read as before.
-//! `ray job submit`'s own words say which cluster the job goes to: its `--address` and a
-//! `RAY_ADDRESS` the launchers before it set ([`Submit`]).
+//! `ray job submit`'s own words say which cluster the job goes to: its `--address` and the
+//! `RAY_API_SERVER_ADDRESS` / `RAY_ADDRESS` the launchers before it set ([`Submit`], read
+//! in the `submit` module).
 //!
 //! Every word keeps its span in the command line: the words joined by single spaces.
 
 use crate::source::Span;
+
+mod submit;
+
+pub use submit::{
+    AddressVia, AmbientAddresses, RAY_ADDRESS, RAY_API_SERVER_ADDRESS, Submit, SubmitEnv,
+    SubmitTarget, is_dashboard_url,
+};
+use submit::{SubmitEnvs, submit_address};
 
 /// An entry point that builds its pools as `verl.trainer.main_ppo` does, with the verl
 /// files that show it.
@@ -146,119 +155,6 @@ pub struct Launch {
     pub submit: Option<Submit>,
 }
 
-/// What the line says of the cluster `ray job submit` sends the job to.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Submit {
-    /// `--address URL` or `--address=URL`: the last one, as click keeps it.
-    pub address: Option<FlagValue>,
-    /// `RAY_ADDRESS` in the environment of `ray job submit`, as the words before it leave it.
-    pub env: SubmitEnv,
-}
-
-/// `RAY_ADDRESS` as the launchers before `ray job submit` leave it (the entry point's own
-/// `env VAR=..` after `--` runs on the cluster, and is not this).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum SubmitEnv {
-    /// Not touched: the environment the line runs in gives it (or not).
-    #[default]
-    Inherited,
-    /// `RAY_ADDRESS=VALUE` (leading, or after `env`): the last one.
-    Set(FlagValue),
-    /// Removed by `env -i` or `env -u RAY_ADDRESS`, not set again after.
-    Removed,
-}
-
-/// Where the address that names the job's cluster was written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum AddressVia {
-    /// `ray job submit --address`.
-    #[serde(rename = "--address")]
-    Flag,
-    /// `RAY_ADDRESS=...` before `ray job submit`.
-    #[serde(rename = "RAY_ADDRESS")]
-    Env,
-}
-
-impl std::fmt::Display for AddressVia {
-    /// As written on the line: `--address` or `RAY_ADDRESS`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            AddressVia::Flag => "--address",
-            AddressVia::Env => "RAY_ADDRESS",
-        })
-    }
-}
-
-/// The cluster a `ray job submit` line goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubmitTarget<'a> {
-    /// The line does not say: no `--address`, no `RAY_ADDRESS` of its own.
-    Unnamed,
-    /// The line names it.
-    Named {
-        /// The address, with its span.
-        address: &'a FlagValue,
-        /// Where it was written.
-        via: AddressVia,
-        /// Whether it is a dashboard's http(s) URL (else `ray://...`, a GCS `host:port`
-        /// or `auto`, which Ray resolves through the cluster itself).
-        dashboard: bool,
-    },
-    /// `--address` is not used: the `RAY_ADDRESS` of the environment the line runs in
-    /// overrides it.
-    Overridden {
-        /// The `--address` not used.
-        address: &'a FlagValue,
-    },
-}
-
-/// Whether an address is a dashboard's URL (what a live cluster is read from).
-pub fn is_dashboard_url(address: &str) -> bool {
-    address.starts_with("http://") || address.starts_with("https://")
-}
-
-impl Submit {
-    /// The cluster the job goes to, as Ray's job SDK picks it
-    /// (`ray.dashboard.utils.get_address_for_submission_client`): a non-empty
-    /// `RAY_ADDRESS` in the environment of `ray job submit` wins over `--address`.
-    /// `ambient` is the `RAY_ADDRESS` of the environment the line would run in.
-    pub fn target(&self, ambient: Option<&str>) -> SubmitTarget<'_> {
-        let env_overrides = match &self.env {
-            SubmitEnv::Set(value) if !value.value.is_empty() => {
-                return SubmitTarget::Named {
-                    address: value,
-                    via: AddressVia::Env,
-                    dashboard: is_dashboard_url(&value.value),
-                };
-            }
-            SubmitEnv::Set(_) | SubmitEnv::Removed => false,
-            SubmitEnv::Inherited => ambient.is_some_and(|a| !a.is_empty()),
-        };
-        match &self.address {
-            None => SubmitTarget::Unnamed,
-            Some(address) if env_overrides => SubmitTarget::Overridden { address },
-            Some(address) => SubmitTarget::Named {
-                address,
-                via: AddressVia::Flag,
-                dashboard: is_dashboard_url(&address.value),
-            },
-        }
-    }
-}
-
-impl Launch {
-    /// The cluster the line's `ray job submit` goes to ([`Submit::target`]);
-    /// [`SubmitTarget::Unnamed`] for a line without it.
-    pub fn submit_target(&self, ambient: Option<&str>) -> SubmitTarget<'_> {
-        self.submit
-            .as_ref()
-            .map_or(SubmitTarget::Unnamed, |s| s.target(ambient))
-    }
-}
-
-/// The variable that names the cluster of `ray job submit` (and of `ray.init`).
-const RAY_ADDRESS: &str = "RAY_ADDRESS";
-
 fn unquoted(value: &str) -> String {
     value.trim_matches(|c| c == '\'' || c == '"').to_owned()
 }
@@ -316,38 +212,6 @@ fn script_module(path: &str) -> Option<String> {
     Some(stem[start..].replace('/', "."))
 }
 
-/// `ray job submit`'s `--address URL` or `--address=URL` among `words[options]` (its options,
-/// before `--`): the last one, as click keeps it.
-fn submit_address(
-    words: &[String],
-    starts: &[usize],
-    options: std::ops::Range<usize>,
-) -> Option<FlagValue> {
-    let mut found = None;
-    let mut k = options.start;
-    while k < options.end {
-        let word = &words[k];
-        if word == "--address" && k + 1 < options.end {
-            let value = &words[k + 1];
-            found = Some(FlagValue {
-                value: unquoted(value),
-                span: starts[k + 1]..starts[k + 1] + value.len(),
-            });
-            k += 2;
-            continue;
-        }
-        if let Some(value) = word.strip_prefix("--address=") {
-            let start = starts[k] + "--address=".len();
-            found = Some(FlagValue {
-                value: unquoted(value),
-                span: start..start + value.len(),
-            });
-        }
-        k += 1;
-    }
-    found
-}
-
 /// Reads the pasted words.
 pub fn parse_launch(words: &[String]) -> Launch {
     let mut starts = Vec::with_capacity(words.len());
@@ -362,8 +226,9 @@ pub fn parse_launch(words: &[String]) -> Launch {
         ..Launch::default()
     };
     let mut i = 0;
-    // `RAY_ADDRESS` as the launchers before `ray job submit` leave it.
-    let mut env = SubmitEnv::Inherited;
+    // `RAY_ADDRESS` and `RAY_API_SERVER_ADDRESS` as the launchers before `ray job submit`
+    // leave them.
+    let mut env = SubmitEnvs::default();
     // The launchers, outermost first: env assignments, `env`, `ray job submit ... --`.
     loop {
         // What the launchers after `ray job submit --` set is the job's environment on the
@@ -377,16 +242,8 @@ pub fn parse_launch(words: &[String]) -> Launch {
             // `VAR=value` words count as the environment only before a launcher; else they
             // are overrides (`model_engine=megatron`).
             if words.get(i + assignments).is_some_and(|w| is_launcher(w)) {
-                for k in i..i + assignments {
-                    if let Some(value) = words[k].strip_prefix("RAY_ADDRESS=")
-                        && before_submit
-                    {
-                        let start = starts[k] + RAY_ADDRESS.len() + 1;
-                        env = SubmitEnv::Set(FlagValue {
-                            value: unquoted(value),
-                            span: start..start + value.len(),
-                        });
-                    }
+                for k in (i..i + assignments).filter(|_| before_submit) {
+                    env.assign(&words[k], starts[k]);
                 }
                 i += assignments;
             } else {
@@ -400,7 +257,7 @@ pub fn parse_launch(words: &[String]) -> Launch {
                     match w.as_str() {
                         "-i" | "--ignore-environment" => {
                             if before_submit {
-                                env = SubmitEnv::Removed;
+                                env.clear();
                             }
                             i += 1;
                         }
@@ -412,17 +269,16 @@ pub fn parse_launch(words: &[String]) -> Launch {
                                 launch.problems.push(LaunchProblem::MissingValue(span(i)));
                                 return launch;
                             }
-                            if matches!(w.as_str(), "-u" | "--unset")
-                                && words[i + 1] == RAY_ADDRESS
-                                && before_submit
-                            {
-                                env = SubmitEnv::Removed;
+                            if matches!(w.as_str(), "-u" | "--unset") && before_submit {
+                                env.unset(&words[i + 1]);
                             }
                             i += 2;
                         }
                         w if w.starts_with("--unset=") || w.starts_with("--chdir=") => {
-                            if w == "--unset=RAY_ADDRESS" && before_submit {
-                                env = SubmitEnv::Removed;
+                            if let Some(name) = w.strip_prefix("--unset=")
+                                && before_submit
+                            {
+                                env.unset(name);
                             }
                             i += 1;
                         }
@@ -433,10 +289,8 @@ pub fn parse_launch(words: &[String]) -> Launch {
             Some("ray") if words.get(i + 1).is_some_and(|w| w == "job") => {
                 match words[i..].iter().position(|w| w == "--") {
                     Some(dash) if before_submit => {
-                        launch.submit = Some(Submit {
-                            address: submit_address(words, &starts, i + 2..i + dash),
-                            env: std::mem::take(&mut env),
-                        });
+                        let address = submit_address(words, &starts, i + 2..i + dash);
+                        launch.submit = Some(std::mem::take(&mut env).submit(address));
                         i += dash + 1;
                     }
                     Some(dash) => i += dash + 1,
@@ -688,141 +542,6 @@ mod tests {
         assert!(matches!(entry.kind, EntryKind::Understood(_)));
     }
 
-    /// The address the line names, as `(value, via, dashboard)`, with its span checked.
-    fn named(line: &str, ambient: Option<&str>) -> Option<(String, AddressVia, bool)> {
-        let l = parse_launch(&words(line));
-        match l.submit_target(ambient) {
-            SubmitTarget::Named {
-                address,
-                via,
-                dashboard,
-            } => {
-                assert_eq!(
-                    l.line[address.span.clone()].trim_matches(['"', '\'']),
-                    address.value,
-                    "{line}"
-                );
-                Some((address.value.clone(), via, dashboard))
-            }
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn ray_job_submit_names_its_cluster_with_address() {
-        let url = |u: &str| Some((u.to_owned(), AddressVia::Flag, true));
-        let line = "ray job submit --address http://127.0.0.1:48265 -- python3 -m verl.trainer.main_ppo trainer.nnodes=2";
-        assert_eq!(named(line, None), url("http://127.0.0.1:48265"));
-        let l = parse_launch(&words(line));
-        assert_eq!(l.entry.unwrap().text, "verl.trainer.main_ppo");
-        assert_eq!(l.overrides.len(), 1);
-        for (line, expected) in [
-            (
-                "ray job submit --address=https://h:8265 --no-wait -- python3 -m verl.trainer.main_ppo",
-                "https://h:8265",
-            ),
-            (
-                "ray job submit --address=\"http://h:8265\" -- python3 -m verl.trainer.main_ppo",
-                "http://h:8265",
-            ),
-            // click keeps the last one.
-            (
-                "ray job submit --address http://a:8265 --working-dir . --address http://b:8265 -- python3 -m verl.trainer.main_ppo",
-                "http://b:8265",
-            ),
-        ] {
-            assert_eq!(named(line, None), url(expected), "{line}");
-        }
-        // Not a dashboard: said so, not dropped.
-        for (line, expected) in [
-            (
-                "ray job submit --address ray://h:10001 -- python3 -m verl.trainer.main_ppo",
-                "ray://h:10001",
-            ),
-            (
-                "ray job submit --address=10.0.0.1:6379 -- python3 -m verl.trainer.main_ppo",
-                "10.0.0.1:6379",
-            ),
-        ] {
-            assert_eq!(
-                named(line, None),
-                Some((expected.to_owned(), AddressVia::Flag, false)),
-                "{line}"
-            );
-        }
-        // No address, no `ray job submit`, or `--address` in the entry point's words: unnamed.
-        for line in [
-            "ray job submit -- python3 -m verl.trainer.main_ppo",
-            "python3 -m verl.trainer.main_ppo trainer.nnodes=2",
-            "RAY_ADDRESS=http://h:8265 python3 -m verl.trainer.main_ppo",
-            "ray job submit -- python3 train.py --address http://h:8265",
-            "ray job submit --address -- python3 -m verl.trainer.main_ppo",
-        ] {
-            let l = parse_launch(&words(line));
-            assert_eq!(l.submit_target(None), SubmitTarget::Unnamed, "{line}");
-        }
-    }
-
-    #[test]
-    fn ray_address_of_the_submitting_environment_wins_over_address_as_in_ray() {
-        let env = |u: &str, dashboard| Some((u.to_owned(), AddressVia::Env, dashboard));
-        // Set on the line, leading or after `env`: it names the cluster, `--address` or not.
-        for line in [
-            "RAY_ADDRESS=http://e:8265 ray job submit -- python3 -m verl.trainer.main_ppo",
-            "env RAY_ADDRESS=http://e:8265 ray job submit -- python3 -m verl.trainer.main_ppo",
-            "HYDRA_FULL_ERROR=1 RAY_ADDRESS=http://e:8265 ray job submit --address http://a:8265 -- python3 -m verl.trainer.main_ppo",
-            "env -u RAY_ADDRESS RAY_ADDRESS=http://e:8265 ray job submit --address http://a:8265 -- python3 -m verl.trainer.main_ppo",
-        ] {
-            assert_eq!(named(line, None), env("http://e:8265", true), "{line}");
-            assert_eq!(
-                named(line, Some("http://ambient:8265")),
-                env("http://e:8265", true),
-                "{line}"
-            );
-        }
-        assert_eq!(
-            named(
-                "RAY_ADDRESS=ray://e:10001 ray job submit -- python3 -m verl.trainer.main_ppo",
-                None
-            ),
-            env("ray://e:10001", false)
-        );
-        // The environment's own RAY_ADDRESS overrides `--address`...
-        let line = "ray job submit --address http://a:8265 -- python3 -m verl.trainer.main_ppo";
-        let l = parse_launch(&words(line));
-        assert!(matches!(
-            l.submit_target(Some("http://ambient:8265")),
-            SubmitTarget::Overridden { address } if address.value == "http://a:8265"
-        ));
-        assert!(matches!(
-            l.submit_target(Some("")),
-            SubmitTarget::Named { .. }
-        ));
-        // ...unless the line empties or removes it first.
-        for line in [
-            "RAY_ADDRESS= ray job submit --address http://a:8265 -- python3 -m verl.trainer.main_ppo",
-            "env -u RAY_ADDRESS ray job submit --address http://a:8265 -- python3 -m verl.trainer.main_ppo",
-            "env --unset=RAY_ADDRESS ray job submit --address http://a:8265 -- python3 -m verl.trainer.main_ppo",
-            "RAY_ADDRESS=http://e:8265 env -i ray job submit --address http://a:8265 -- python3 -m verl.trainer.main_ppo",
-        ] {
-            assert_eq!(
-                named(line, Some("http://ambient:8265")),
-                Some(("http://a:8265".to_owned(), AddressVia::Flag, true)),
-                "{line}"
-            );
-        }
-        // What the entry point's launchers set is the job's environment on the cluster.
-        let line = "ray job submit --address http://a:8265 -- env RAY_ADDRESS=http://job:8265 python3 -m verl.trainer.main_ppo";
-        assert_eq!(
-            named(line, None),
-            Some(("http://a:8265".to_owned(), AddressVia::Flag, true))
-        );
-        assert_eq!(
-            parse_launch(&words(line)).submit.unwrap().env,
-            SubmitEnv::Inherited
-        );
-    }
-
     #[test]
     fn bare_overrides_stay_overrides() {
         let l = parse_launch(&words("model_engine=megatron trainer.nnodes=2 +x.y=1 ~z"));
@@ -887,7 +606,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
+        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
             let l = parse_launch(&list);
             for (text, at) in &l.overrides {
                 proptest::prop_assert_eq!(l.line.get(*at..*at + text.len()), Some(text.as_str()));
@@ -899,11 +618,11 @@ mod tests {
                 proptest::prop_assert_eq!(l.line.get(e.span.clone()), Some(e.text.as_str()));
             }
             let submit = l.submit.iter().flat_map(|s| {
-                let env = match &s.env {
-                    SubmitEnv::Set(v) => Some(v),
+                let set = |e: &'_ SubmitEnv| match e {
+                    SubmitEnv::Set(v) => Some(v.clone()),
                     _ => None,
                 };
-                s.address.iter().chain(env)
+                s.address.iter().cloned().chain(set(&s.env)).chain(set(&s.api_server_env))
             });
             for address in submit {
                 proptest::prop_assert_eq!(l.line.get(address.span.clone()), Some(address.value.as_str()));
