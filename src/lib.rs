@@ -11,15 +11,16 @@
 mod check_cmd;
 mod cluster_input;
 mod inventory_cmd;
+mod launch_cluster;
 mod lint_cmd;
 mod plan_file;
 mod schema_cmd;
 mod verl_cmd;
 
 /// What `resource-pool verl` computes, for other front ends (the Python module).
+pub use launch_cluster::launch_cluster as verl_launch_cluster;
 pub use verl_cmd::{
-    VerlLoad, VerlRun, config_path as verl_config_path, launch_cluster as verl_launch_cluster,
-    unknown_version as unknown_verl_version,
+    VerlLoad, VerlRun, config_path as verl_config_path, unknown_version as unknown_verl_version,
 };
 
 use std::io::IsTerminal;
