@@ -434,7 +434,8 @@ pub fn parse_launch(words: &[String]) -> Launch {
 mod tests {
     use super::*;
 
-    fn words(line: &str) -> Vec<String> {
+    /// A line as the shell splits it, at single spaces (also for `submit`'s tests).
+    pub(super) fn words(line: &str) -> Vec<String> {
         line.split(' ').map(str::to_owned).collect()
     }
 

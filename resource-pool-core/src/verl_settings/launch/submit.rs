@@ -303,11 +303,8 @@ pub(super) fn submit_address(
 #[cfg(test)]
 mod tests {
     use super::super::parse_launch;
+    use super::super::tests::words;
     use super::*;
-
-    fn words(line: &str) -> Vec<String> {
-        line.split(' ').map(str::to_owned).collect()
-    }
 
     /// The environment with this `RAY_ADDRESS` only.
     fn ray(address: Option<&str>) -> AmbientAddresses {
