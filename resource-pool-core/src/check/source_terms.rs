@@ -11,7 +11,7 @@ pub(super) fn too_few_nodes_help(listed_by: Option<SourceKind>) -> &'static str 
             "a worker node may not have joined: run `ray status` on the head and start the missing raylets with `ray start --address=HEAD:PORT`, or ask for fewer node-slots"
         }
         Some(SourceKind::KubeRay) => {
-            "raise the worker groups' `replicas` (within `minReplicas` and `maxReplicas`; `--replicas max` checks the cluster scaled all the way up), or ask for fewer node-slots"
+            "raise the worker groups' replica counts (`replicas`, or `minReplicas` for `--replicas min`; `--replicas max` checks the cluster scaled all the way up), or ask for fewer node-slots"
         }
         Some(SourceKind::Slurm) => {
             "nodes are down, drained or missing: `sinfo -R` says why, `scontrol update nodename=NAME state=resume` returns one; or ask for fewer node-slots"
@@ -59,7 +59,10 @@ mod tests {
             assert!(help.ends_with("ask for fewer node-slots"), "{help}");
             assert!(!helps[..i].contains(help), "{help}");
         }
-        assert!(too_few_nodes_help(Some(SourceKind::KubeRay)).contains("replicas"));
+        assert!(
+            too_few_nodes_help(Some(SourceKind::KubeRay))
+                .contains("`minReplicas` for `--replicas min`")
+        );
         assert!(!too_few_nodes_help(Some(SourceKind::KubeRay)).contains("raylet"));
         assert!(busy_now(Some(SourceKind::Slurm)).contains("squeue"));
         assert!(!busy_now(Some(SourceKind::Slurm)).contains("placement group"));
