@@ -26,6 +26,9 @@ mod test_support;
 mod toml_walk;
 pub mod verl_roles;
 pub mod verl_settings;
+// Shared by the core and the front ends (reports, the dashboard reader); not an API.
+#[doc(hidden)]
+pub mod words;
 mod yaml_text;
 
 pub use model::*;

@@ -2,9 +2,9 @@
 //! nodes than the slots need, the other accelerator than the one asked for, a resource no
 //! alive node declares. Cheap, and said even when the exact check cannot decide.
 
-use super::words::{count, verb};
 use crate::inventory::SourceKind;
 use crate::model::{Cluster, Node, NodeSlot, Resources, names};
+use crate::words::{count, verb};
 
 /// A finding of the cluster against the node-slots (warnings: the placement check gives
 /// the verdict).

@@ -13,11 +13,11 @@ use serde::Serialize;
 
 use super::ray_advice::nearest_or_none;
 use super::ray_advice::{RayAdvice, RayOrder};
-use super::words::{AmountOf, noun, verb};
 use crate::inventory::SourceKind;
 use crate::model::{Amount, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
+use crate::words::{AmountOf, noun, verb};
 
 pub use super::placement_findings::AcceleratorTypeName;
 

@@ -3,6 +3,8 @@
 //! diagnostics that point at the config's node-slots.
 
 mod cluster_findings;
+#[cfg(test)]
+mod count_wording_tests;
 mod diagnostics;
 mod placement_findings;
 mod ray_advice;
@@ -12,7 +14,6 @@ pub mod suggest;
 pub mod verl_findings;
 #[cfg(test)]
 mod wording_tests;
-mod words;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};

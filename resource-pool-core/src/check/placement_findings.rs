@@ -3,11 +3,11 @@
 use miette::LabeledSpan;
 
 use super::diagnostics::{PoolNeed, SearchLimit, SlotAdvice, SlotList, SlotRef};
-use super::words::{noun, verb};
 use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool, names};
 use crate::placement::{BudgetLimit, Infeasible, InfeasibleReason, Undecided, UnfitSlots};
 use crate::source::to_source_span;
+use crate::words::{noun, verb};
 
 /// The prefix Ray gives the accelerator type it detects on a node
 /// (`accelerator_type:H100`).

@@ -285,8 +285,8 @@ pub enum InventoryNote {
     /// A KubeRay worker group whose `minReplicas` is above its `maxReplicas`: KubeRay runs
     /// `maxReplicas` pods of it (`GetWorkerGroupDesiredReplicas`) and logs it, nothing more.
     #[error(
-        "group `{group}` has minReplicas {min} above maxReplicas {max}: KubeRay runs {max} {} of it",
-        if *.max == 1 { "replica" } else { "replicas" }
+        "group `{group}` has minReplicas {min} above maxReplicas {max}: KubeRay runs {} of it",
+        crate::words::count(*.max as usize, "replica")
     )]
     #[diagnostic(
         code(resource_pool::kuberay::min_above_max),

@@ -99,7 +99,7 @@ impl Attempt<'_> {
             help.push_str(&format!(
                 "; {} {} set too, but not used: {} comes first",
                 unused.join(" and "),
-                if unused.len() == 1 { "is" } else { "are" },
+                resource_pool_core::words::verb(unused.len(), "is", "are"),
                 token.source()
             ));
         }

@@ -7,6 +7,7 @@ use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, Severity, SourceCode,
 };
 use resource_pool_core::source::SourceFile;
+use resource_pool_core::words::count;
 
 use super::Finding;
 
@@ -182,17 +183,10 @@ impl SeverityCounts {
 /// suggested layout, a held group): advice is not a warning.
 pub fn summary(findings: &[Finding]) -> String {
     let counts = SeverityCounts::of(findings);
-    let plural = |n: usize, word: &str| {
-        if n == 1 {
-            format!("1 {word}")
-        } else {
-            format!("{n} {word}s")
-        }
-    };
     let mut out = format!(
         "{}, {}",
-        plural(counts.errors, "error"),
-        plural(counts.warnings, "warning")
+        count(counts.errors, "error"),
+        count(counts.warnings, "warning")
     );
     if counts.advice > 0 {
         out.push_str(&format!(", {} advice", counts.advice));

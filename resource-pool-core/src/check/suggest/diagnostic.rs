@@ -11,9 +11,9 @@ use super::{
     Holder, LayoutTerms, OverrideStyle, Reshape, SearchResult, Suggestions, When, shell_word,
 };
 use crate::check::LayoutOrigin;
-use crate::check::words::{count, noun, verb};
 use crate::model::{Accelerator, ResourcePool, Resources};
 use crate::source::to_source_span;
+use crate::words::{count, noun, verb};
 
 /// Lists longer than this are shown as a count in messages (JSON has them whole).
 const SHOWN_SLOTS: usize = 6;

@@ -1,0 +1,60 @@
+//! Counts in messages: a noun or verb agrees with its count (`1 node-slot asks`,
+//! `2 node-slots ask`), because a count of 1 is common (one dead node, one slot). One
+//! helper for the check's messages, the inventories' and the front ends' (reports, the
+//! dashboard reader); every noun they count takes `s` in the plural.
+
+use std::fmt;
+
+use crate::model::Amount;
+
+/// `noun` after a count of `n`: as it is for 1, with `s` otherwise (`0 nodes`).
+pub fn noun(n: usize, noun: &str) -> String {
+    agreed(n == 1, noun)
+}
+
+/// `noun` as it is when `one`, with `s` otherwise.
+fn agreed(one: bool, noun: &str) -> String {
+    if one {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
+}
+
+/// `1 node-slot`, `2 node-slots`.
+pub fn count(n: usize, noun_: &str) -> String {
+    format!("{n} {}", noun(n, noun_))
+}
+
+/// The verb of a subject counted `n`: `one` for 1 (`is`, `asks`), `many` otherwise.
+pub fn verb<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// An amount and its noun: `1 GPU`, `0.5 GPUs`, `8 GPUs` (a fraction takes the plural).
+pub struct AmountOf<'a>(pub Amount, pub &'a str);
+
+impl fmt::Display for AmountOf<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let one = self.0.units() == Amount::SCALE;
+        write!(f, "{} {}", self.0, agreed(one, self.1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(count(1, "node-slot"), "1 node-slot");
+        assert_eq!(count(2, "node-slot"), "2 node-slots");
+        assert_eq!(count(0, "node"), "0 nodes");
+        assert_eq!(verb(1, "is", "are"), "is");
+        assert_eq!(verb(3, "is", "are"), "are");
+        let amount = |units| AmountOf(Amount::from_units(units), "GPU").to_string();
+        assert_eq!(amount(Amount::SCALE), "1 GPU");
+        assert_eq!(amount(Amount::SCALE / 2), "0.5 GPUs");
+        assert_eq!(amount(8 * Amount::SCALE), "8 GPUs");
+    }
+}
