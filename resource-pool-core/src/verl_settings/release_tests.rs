@@ -28,6 +28,14 @@ const QA_LINE: &[&str] = &[
     "distillation.nnodes=1",
 ];
 
+/// A reward pool of one node written in the legacy `reward_model.*` keys (no size: each
+/// release's default).
+const LEGACY_REWARD_POOL: &[&str] = &[
+    "reward_model.enable=True",
+    "reward_model.enable_resource_pool=True",
+    "reward_model.nnodes=1",
+];
+
 #[test]
 fn the_table_covers_every_release_of_the_key_set() {
     let table: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
@@ -51,15 +59,7 @@ fn verl_050_has_global_pool_only_and_no_newer_keys() {
     // Another release's pool key, not a typo: no nearest-spelling advice.
     assert_eq!(suggestion.0, None);
     // Its reward model runs in global_pool, whatever the (absent) reward-pool key says.
-    let loaded = load_at(
-        "0.5.0",
-        None,
-        &[
-            "reward_model.enable=True",
-            "reward_model.enable_resource_pool=True",
-            "reward_model.nnodes=1",
-        ],
-    );
+    let loaded = load_at("0.5.0", None, LEGACY_REWARD_POOL);
     let layout = loaded.layout.as_ref().unwrap();
     assert_eq!(slots(layout), [("global_pool", vec![8])]);
     assert!(layout.mapping.contains(&("rm", "global_pool")));
@@ -81,14 +81,9 @@ fn verl_050_has_global_pool_only_and_no_newer_keys() {
 fn verl_06_reads_the_legacy_keys_with_its_own_defaults() {
     // 0.6.x's config has `reward_model.n_gpus_per_node: 0`: an enabled reward pool without
     // a size is verl's ValueError there; 0.7.0's default is 8.
-    let line = [
-        "reward_model.enable=True",
-        "reward_model.enable_resource_pool=True",
-        "reward_model.nnodes=1",
-    ];
-    let loaded = load_at("0.6.1", None, &line);
+    let loaded = load_at("0.6.1", None, LEGACY_REWARD_POOL);
     assert_eq!(codes(&loaded), ["resource_pool::verl::reward_pool_size"]);
-    let loaded = load_at("0.7.0", None, &line);
+    let loaded = load_at("0.7.0", None, LEGACY_REWARD_POOL);
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
     let layout = loaded.layout.unwrap();
     assert_eq!(
@@ -162,15 +157,7 @@ fn verl_071_and_080_copy_each_legacy_key_that_is_set() {
 fn verl_09_ignores_the_legacy_reward_keys() {
     // 0.9.x's main no longer calls migrate_legacy_reward_impl: `reward_model.*` (still in
     // its config, null) is never read.
-    let loaded = load_at(
-        "0.9.1",
-        None,
-        &[
-            "reward_model.enable=True",
-            "reward_model.enable_resource_pool=True",
-            "reward_model.nnodes=1",
-        ],
-    );
+    let loaded = load_at("0.9.1", None, LEGACY_REWARD_POOL);
     let layout = loaded.layout.as_ref().unwrap();
     assert_eq!(slots(layout), [("global_pool", vec![8])]);
     assert!(!layout.mapping.iter().any(|(r, _)| *r == "rm"));

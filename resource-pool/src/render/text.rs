@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use resource_pool_core::words::noun;
+
 use super::picture::{
     Cell, GROUP_ROW_NOTE, More, PendingGroup, Picture, Row, Segment, pool_letter,
 };
@@ -178,12 +180,13 @@ fn pending_line(p: &PendingGroup, width: usize, colour: bool) -> String {
 
 /// `… and 60 more nodes in 60 more groups` (`in at least …` when not counted to the end).
 pub fn more_line(more: &More) -> String {
-    let node = if more.nodes == 1 { "node" } else { "nodes" };
-    let group = if more.groups == 1 { "group" } else { "groups" };
     let bound = if more.groups_exact { "" } else { "at least " };
     format!(
-        "… and {} more {node} in {bound}{} more {group}",
-        more.nodes, more.groups
+        "… and {} more {} in {bound}{} more {}",
+        more.nodes,
+        noun(more.nodes, "node"),
+        more.groups,
+        noun(more.groups, "group")
     )
 }
 
@@ -283,4 +286,28 @@ pub fn render_text(picture: &Picture, colour: bool) -> String {
         let _ = writeln!(out, "{}", legend.text);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_line_agrees_with_its_counts() {
+        let one = More {
+            nodes: 1,
+            groups: 1,
+            groups_exact: true,
+        };
+        assert_eq!(more_line(&one), "… and 1 more node in 1 more group");
+        let many = More {
+            nodes: 3,
+            groups: 2,
+            groups_exact: false,
+        };
+        assert_eq!(
+            more_line(&many),
+            "… and 3 more nodes in at least 2 more groups"
+        );
+    }
 }

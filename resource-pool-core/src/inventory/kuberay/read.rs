@@ -188,8 +188,14 @@ impl Reader {
         };
         let params = self.start_params(spec, &name);
         let container = self.container(spec)?;
-        let limits = self.quantities(container, "limits", &name);
-        let requests = self.quantities(container, "requests", &name);
+        let Quantities {
+            read: limits,
+            cpu_written: cpu_limit_written,
+        } = self.quantities(container, "limits", &name);
+        let Quantities {
+            read: requests,
+            cpu_written: cpu_request_written,
+        } = self.quantities(container, "requests", &name);
 
         let mut resources = Resources::new();
         let cpus = params
@@ -197,14 +203,7 @@ impl Reader {
             .or_else(|| lookup(&limits, "cpu").map(ceil_whole))
             .or_else(|| lookup(&requests, "cpu").map(ceil_whole));
         // A CPU count written but unreadable has its own error already.
-        let cpus_written = params.num_cpus_written
-            || ["limits", "requests"].iter().any(|which| {
-                container
-                    .get("resources")
-                    .and_then(|r| r.get(which))
-                    .and_then(|list| list.get("cpu"))
-                    .is_some_and(|cpu| !cpu.is_null())
-            });
+        let cpus_written = params.num_cpus_written || cpu_limit_written || cpu_request_written;
         match cpus {
             Some(cpus) => resources.set(names::CPU, cpus),
             None if cpus_written => {}
@@ -379,20 +378,21 @@ impl Reader {
     }
 
     /// The quantities KubeRay reads of `resources.<which>`, by key, in sorted key order.
-    fn quantities(&mut self, container: &Node, which: &str, group: &str) -> Vec<(String, Amount)> {
+    fn quantities(&mut self, container: &Node, which: &str, group: &str) -> Quantities {
+        let mut quantities = Quantities::default();
         let Some(list) = container
             .get("resources")
             .and_then(|r| r.get(which))
             .filter(|n| !n.is_null())
         else {
-            return Vec::new();
+            return quantities;
         };
         let Value::Map(members) = &list.value else {
             self.shape(
                 &list.span,
                 format!("`resources.{which}` is {}, not a mapping", list.kind()),
             );
-            return Vec::new();
+            return quantities;
         };
         let mut out: BTreeMap<String, Amount> = BTreeMap::new();
         for (key, node) in members {
@@ -400,6 +400,7 @@ impl Reader {
             if node.is_null() {
                 continue;
             }
+            quantities.cpu_written |= key == "cpu";
             let read = key == "cpu"
                 || is_gpu_key(key)
                 || is_whole_ascend(key)
@@ -421,8 +422,19 @@ impl Reader {
                 }),
             }
         }
-        out.into_iter().collect()
+        quantities.read = out.into_iter().collect();
+        quantities
     }
+}
+
+/// What a container's `resources.limits` or `resources.requests` gives.
+#[derive(Default)]
+struct Quantities {
+    /// The quantities KubeRay reads, by key, in sorted key order.
+    read: Vec<(String, Amount)>,
+    /// Whether a CPU quantity is written (readable or not: an unreadable one has its own
+    /// error, so it is not also "no CPU count").
+    cpu_written: bool,
 }
 
 /// Whether a plain YAML scalar is typed as something else than a string by kubectl's YAML
