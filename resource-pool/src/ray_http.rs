@@ -4,8 +4,9 @@
 //! [`version`]) and three endpoints (see [`ray_json::Endpoint`]), and joins their answers
 //! with [`ray_json::assemble`]. It needs no Python at run time.
 //!
-//! - Timeouts: a connect timeout, a read timeout (the longest wait for any read), and a
-//!   budget for the whole load, all requests together. Defaults: 3 s, 5 s, 10 s.
+//! - Timeouts: a connect timeout, a budget for the whole load (all requests together), and
+//!   a read timeout (the longest wait for any read). Defaults: 3 s, 10 s, and for a read
+//!   what is left of the budget: a larger budget lets a slow head answer.
 //! - Size: each body is read up to a limit (64 MiB by default); past it, an error.
 //! - Auth: a bearer token ([`Secret`], never printed: its `Debug` is redacted), from
 //!   [`token_from_env`] or given.
@@ -73,7 +74,8 @@ pub struct RaySource {
     host: String,
     trust: TrustRoots,
     connect_timeout: Duration,
-    read_timeout: Duration,
+    /// `None`: each read may take what is left of the load's budget.
+    read_timeout: Option<Duration>,
     timeout: Duration,
     token: Option<Secret>,
     max_body_bytes: u64,
@@ -83,8 +85,6 @@ pub struct RaySource {
 impl RaySource {
     /// Default connect timeout.
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
-    /// Default read timeout (the longest wait for any one read).
-    pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(5);
     /// Default budget of a whole load (all requests).
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
     /// Default body size limit: 64 MiB.
@@ -102,7 +102,7 @@ impl RaySource {
             host,
             trust: TrustRoots::System,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
-            read_timeout: Self::DEFAULT_READ_TIMEOUT,
+            read_timeout: None,
             timeout: Self::DEFAULT_TIMEOUT,
             token: None,
             max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
@@ -136,9 +136,11 @@ impl RaySource {
         self
     }
 
-    /// Sets the read timeout: the longest wait for any read of an answer.
+    /// Sets the read timeout: the longest wait for any read of an answer. By default a read
+    /// may wait for what is left of the load's budget ([`RaySource::with_timeout`]), so a
+    /// larger budget lets a slow head answer.
     pub fn with_read_timeout(mut self, timeout: Duration) -> RaySource {
-        self.read_timeout = timeout;
+        self.read_timeout = Some(timeout);
         self
     }
 
@@ -213,7 +215,7 @@ impl RaySource {
             .tls_config(self.trust.tls_config())
             .timeout_global(Some(remaining))
             .timeout_connect(Some(self.connect_timeout.min(remaining)))
-            .timeout_per_read(Some(self.read_timeout))
+            .timeout_per_read(Some(self.read_timeout().min(remaining)))
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)
@@ -253,6 +255,11 @@ impl RaySource {
             .map_err(|e| attempt.map_error(e, Phase::Body))
     }
 
+    /// The longest wait for one read: as set, or the load's whole budget.
+    fn read_timeout(&self) -> Duration {
+        self.read_timeout.unwrap_or(self.timeout)
+    }
+
     fn attempt<'a>(&'a self, url: &'a str, deadline: Instant) -> Attempt<'a> {
         Attempt {
             deadline,
@@ -262,7 +269,7 @@ impl RaySource {
             token: self.token.as_ref(),
             trust: &self.trust,
             connect_timeout: self.connect_timeout,
-            read_timeout: self.read_timeout,
+            read_timeout: self.read_timeout(),
             timeout: self.timeout,
         }
     }
@@ -408,6 +415,18 @@ fn normalize_url(url: &str) -> Result<(String, String), RayHttpError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_may_take_the_whole_budget_unless_cut_shorter() {
+        let source = RaySource::new("http://head:8265").unwrap();
+        assert_eq!(source.read_timeout(), RaySource::DEFAULT_TIMEOUT);
+        // `--ray-timeout-ms 60000`, Python's `timeout=60`: a head slow to send its first
+        // byte is waited for.
+        let patient = source.with_timeout(Duration::from_secs(60));
+        assert_eq!(patient.read_timeout(), Duration::from_secs(60));
+        let cut = patient.with_read_timeout(Duration::from_secs(2));
+        assert_eq!(cut.read_timeout(), Duration::from_secs(2));
+    }
 
     #[test]
     fn urls_are_normalized() {

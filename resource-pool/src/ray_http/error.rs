@@ -59,7 +59,7 @@ pub enum RayHttpError {
     #[diagnostic(
         code(resource_pool::ray::timeout),
         help(
-            "the head may be overloaded or the address may be filtered by a firewall; retry, or raise the timeout (--ray-timeout-ms)"
+            "the head may be overloaded or the address may be filtered by a firewall; retry, or raise the timeout (`--ray-timeout-ms`; Python: `timeout=`)"
         )
     )]
     Timeout {
