@@ -484,7 +484,7 @@ pub(super) fn diagnostics(
                             .flat_map(|p| {
                                 let edit = match s.choices[p].reshape {
                                     Reshape::Trim => Edit::Drop,
-                                    Reshape::Split => Edit::Resize,
+                                    Reshape::Split | Reshape::Spread => Edit::Resize,
                                 };
                                 terms
                                     .edit_spans(p, &s.choices[p])

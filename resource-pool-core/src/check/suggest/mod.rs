@@ -10,10 +10,13 @@
 //!
 //! - [`Reshape::Trim`] (a `process_on_nodes` list): the pool keeps its slot sizes and loses
 //!   node-slots from the end: `[8, 8, 4]` may become `[8, 8]` or `[8]`.
-//! - [`Reshape::Split`] (`gpus_per_node` × `nnodes` in a config, verl's
-//!   `n_gpus_per_node` × `nnodes`): `size × count` may become `s × k` for any divisor `s`
-//!   of `size` (a whole split of the node-slot: 8 → 8, 4, 2, 1) and any `k ≥ 1` with
-//!   `s·k ≤ size·count`. Keeping `size` and lowering `count` is the trim of this form.
+//! - [`Reshape::Split`] (`gpus_per_node` × `nnodes` in a config): `size × count` may
+//!   become `s × k` for any divisor `s` of `size` (a whole split of the node-slot: 8 → 8,
+//!   4, 2, 1) and any `k ≥ 1` with `s·k ≤ size·count`. Keeping `size` and lowering `count`
+//!   is the trim of this form.
+//! - [`Reshape::Spread`] (verl's `n_gpus_per_node` × `nnodes`): a split whose `k` is also
+//!   at most the alive nodes that hold one node-slot of `s`, since verl's `nnodes` counts
+//!   machines: a suggestion never brings verl's own `nnodes_vs_cluster` warning.
 //!
 //! # The order
 //!
@@ -43,7 +46,7 @@
 //!
 //! - Fewer slots never need more: a pool alone can hold at most as many node-slots of one
 //!   size as the nodes hold copies of it (exact for one size, as every node holds its
-//!   copies independently), so each pool's choices stop there, and the largest total worth
+//!   copies independently; one per node for a spread), so each pool's choices stop there, and the largest total worth
 //!   trying is the smallest of what the layout asks, the sum of those per-pool maxima and
 //!   the accelerators free. A split pool's choices are computed when asked, never listed.
 //! - A layout whose summed demand of some resource (GPU, NPU, CPU, an accelerator type, a

@@ -16,6 +16,18 @@ pub enum Reshape {
     Trim,
     /// `size × count` becomes `s × k`: `s` a divisor of `size`, `s·k ≤ size·count`.
     Split,
+    /// A [`Reshape::Split`] whose node-slots each take a node of their own: verl's
+    /// `n_gpus_per_node × nnodes`, where `nnodes` counts machines (more node-slots than
+    /// alive nodes is verl's own `nnodes_vs_cluster` warning). `k` is at most the alive
+    /// nodes that hold one node-slot of `s`.
+    Spread,
+}
+
+impl Reshape {
+    /// Whether it is a split (`size × count` → `s × k`), spread or not.
+    pub fn splits(self) -> bool {
+        matches!(self, Reshape::Split | Reshape::Spread)
+    }
 }
 
 /// What one pool becomes in a suggested layout.
@@ -38,7 +50,7 @@ impl PoolChoice {
     pub fn process_on_nodes(&self, original: &[u32]) -> Vec<u32> {
         match self.reshape {
             Reshape::Trim => original.iter().copied().take(self.count as usize).collect(),
-            Reshape::Split => vec![self.size; self.count as usize],
+            Reshape::Split | Reshape::Spread => vec![self.size; self.count as usize],
         }
     }
 }
@@ -55,14 +67,20 @@ fn copies(demand: &[u64], cap: &[u64]) -> u64 {
 }
 
 /// Copies of `size` bundles of `bundle` that the node classes hold, each class alone
-/// (saturating).
-fn room(bundle: &[u64], size: u32, classes: &[(Vec<u64>, u64)]) -> u64 {
+/// (saturating); one per node at most when `one_per_node`.
+fn room(bundle: &[u64], size: u32, classes: &[(Vec<u64>, u64)], one_per_node: bool) -> u64 {
     let demand: Vec<u64> = bundle
         .iter()
         .map(|b| b.saturating_mul(u64::from(size)))
         .collect();
     classes.iter().fold(0u64, |sum, (cap, count)| {
-        sum.saturating_add(copies(&demand, cap).saturating_mul(*count))
+        let per_node = copies(&demand, cap);
+        let per_node = if one_per_node {
+            per_node.min(1)
+        } else {
+            per_node
+        };
+        sum.saturating_add(per_node.saturating_mul(*count))
     })
 }
 
@@ -103,7 +121,10 @@ fn trim_choices(
     let mut sizes: Vec<u32> = slots.to_vec();
     sizes.sort_unstable();
     sizes.dedup();
-    let rooms: Vec<u64> = sizes.iter().map(|&s| room(bundle, s, classes)).collect();
+    let rooms: Vec<u64> = sizes
+        .iter()
+        .map(|&s| room(bundle, s, classes, false))
+        .collect();
     let mut need = vec![0u64; sizes.len()];
     let mut out = Vec::new();
     let mut accelerators = 0u64;
@@ -146,18 +167,26 @@ enum Choices {
         size: u32,
         count: u32,
         sizes: Vec<(u32, u64)>,
+        /// [`Reshape::Split`] or [`Reshape::Spread`].
+        reshape: Reshape,
     },
 }
 
 impl Choices {
-    fn split(size: u32, count: usize, bundle: &[u64], classes: &[(Vec<u64>, u64)]) -> Choices {
+    fn split(
+        size: u32,
+        count: usize,
+        bundle: &[u64],
+        classes: &[(Vec<u64>, u64)],
+        reshape: Reshape,
+    ) -> Choices {
         let asked = u64::from(size).saturating_mul(count as u64);
         let mut sizes: Vec<(u32, u64)> = divisors(size)
             .into_iter()
             .map(|s| {
                 // A count past the nodes' copies fits no cluster state this one can be in.
                 let most = (asked / u64::from(s))
-                    .min(room(bundle, s, classes))
+                    .min(room(bundle, s, classes, reshape == Reshape::Spread))
                     .min(u64::from(u32::MAX));
                 (s, most)
             })
@@ -168,6 +197,7 @@ impl Choices {
             size,
             count: u32::try_from(count).unwrap_or(u32::MAX),
             sizes,
+            reshape,
         }
     }
 
@@ -222,7 +252,9 @@ impl Choices {
             Choices::Listed(list) => list
                 .first()
                 .is_some_and(|c| !c.changed && c.accelerators == a),
-            Choices::Split { size, count, sizes } => {
+            Choices::Split {
+                size, count, sizes, ..
+            } => {
                 u64::from(*size) * u64::from(*count) == a
                     && sizes
                         .iter()
@@ -238,7 +270,12 @@ impl Choices {
                 let i = list.partition_point(|c| c.accelerators > a);
                 out.extend(list[i..].iter().take_while(|c| c.accelerators == a));
             }
-            Choices::Split { size, count, sizes } => {
+            Choices::Split {
+                size,
+                count,
+                sizes,
+                reshape,
+            } => {
                 for &(s, most) in sizes {
                     let k = a / u64::from(s);
                     if a.is_multiple_of(u64::from(s)) && k >= 1 && k <= most {
@@ -246,7 +283,7 @@ impl Choices {
                             accelerators: a,
                             size: s,
                             count: k as u32,
-                            reshape: Reshape::Split,
+                            reshape: *reshape,
                             changed: s != *size || k != u64::from(*count),
                         });
                     }
@@ -346,10 +383,15 @@ impl Space {
             .enumerate()
             .map(|(i, (pool, bundle))| {
                 let slots = &pool.spec.process_on_nodes;
-                let split = reshape.get(i) == Some(&Reshape::Split) && pool.spec.is_even();
+                let split = reshape
+                    .get(i)
+                    .copied()
+                    .filter(|r| r.splits() && pool.spec.is_even());
                 budget.tick(classes.len() as u64);
                 match slots.first() {
-                    Some(&size) if split => Choices::split(size, slots.len(), bundle, &classes),
+                    Some(&size) if let Some(split) = split => {
+                        Choices::split(size, slots.len(), bundle, &classes, split)
+                    }
                     _ => {
                         let mut list = trim_choices(slots, bundle, &classes, budget);
                         list.reverse();

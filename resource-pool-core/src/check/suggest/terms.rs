@@ -61,7 +61,7 @@ fn slot_edit_span<T: SlotSpans + ?Sized>(
 ) -> Vec<Span> {
     let slot = match choice.reshape {
         Reshape::Trim => choice.count as usize,
-        Reshape::Split => 0,
+        Reshape::Split | Reshape::Spread => 0,
     };
     terms
         .slot_span(pool, slot)
@@ -173,12 +173,13 @@ fn split_keys(config: &LoadedConfig, pool: PoolId, choice: &PoolChoice) -> Optio
     )
 }
 
-/// verl's settings: both pools may split; overrides are Hydra's, on the keys verl reads
+/// verl's settings: both pools may split, a node-slot per node (`nnodes` counts machines);
+/// overrides are Hydra's, on the keys verl reads
 /// for that pool (the reward pool's newer or older spelling, as
 /// [`VerlSettings::reward_keys`] picks).
 impl LayoutTerms for VerlSettings {
     fn reshape(&self, _: PoolId) -> Reshape {
-        Reshape::Split
+        Reshape::Spread
     }
     fn reorderable(&self) -> bool {
         false

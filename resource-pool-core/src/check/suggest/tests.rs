@@ -42,6 +42,30 @@ fn a_split_pool_takes_another_whole_split_of_the_node() {
 }
 
 #[test]
+fn a_spread_asks_for_a_node_slot_per_node_at_most() {
+    // verl's `trainer.nnodes=2 trainer.n_gpus_per_node=8` (3 CPUs per bundle) on one node of
+    // 8 GPUs and 16 CPUs: a split takes 5 node-slots of 1 GPU on that one node; verl's
+    // `nnodes` counts machines, so a spread keeps to one node-slot: 4 GPUs.
+    let cluster = Cluster::new(vec![node("a", 8, 16)]);
+    let p = vec![ResourcePool::new(
+        "global_pool",
+        PoolSpec {
+            max_colocate_count: 3,
+            ..PoolSpec::with_slots(vec![8, 8])
+        },
+    )];
+    let (split, _) = search(&p, &[Reshape::Split], &cluster, &SuggestOptions::default());
+    assert_eq!(found(&split), [vec![1; 5]]);
+    let (spread, _) = search(&p, &[Reshape::Spread], &cluster, &SuggestOptions::default());
+    assert_eq!(found(&spread), [vec![4]]);
+    // Nodes that cannot hold one node-slot of a size do not count for it.
+    let cluster = Cluster::new(vec![node("a", 8, 64), node("b", 4, 64), node("c", 4, 64)]);
+    let p = pools(&[("global_pool", vec![8, 8, 8])]);
+    let (spread, _) = search(&p, &[Reshape::Spread], &cluster, &SuggestOptions::default());
+    assert_eq!(found(&spread), [vec![4, 4, 4]]);
+}
+
+#[test]
 fn a_layout_ray_leaves_undecided_is_counted_not_taken() {
     // {GPU 2, CPU 6} then {GPU 8, CPU 8} on node-a {8, 12} and node-b {4, 24}: the first
     // group scores the same on both nodes, and on node-a the second pends. With one
