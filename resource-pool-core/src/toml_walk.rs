@@ -19,6 +19,7 @@ pub(crate) type Value<'i> = toml::Spanned<DeValue<'i>>;
 /// Problems of a TOML file's structure, common to every file format we read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum StructureError {
     /// The file is not valid TOML (or repeats a key).
     #[error("invalid TOML: {message}")]

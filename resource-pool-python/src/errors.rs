@@ -57,8 +57,7 @@ pub fn os_error(error: &ReadError) -> PyErr {
                 PyErr::from(kind)
             }
         },
-        ReadError::TooLarge { .. } | ReadError::NotUtf8 { .. } => {
-            PyOSError::new_err(error.to_string())
-        }
+        // Too large, not UTF-8, and any later reason: no errno to pick a subclass by.
+        _ => PyOSError::new_err(error.to_string()),
     }
 }

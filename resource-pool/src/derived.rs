@@ -14,6 +14,7 @@ use crate::{
 /// is wrong (every problem, with spans).
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum LoadPoolsError {
     /// The file cannot be read.
     #[error(transparent)]

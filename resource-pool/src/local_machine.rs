@@ -37,6 +37,7 @@ pub trait CommandRunner {
 /// Why a tool gave no output to read.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum LocalToolError {
     /// It could not be started (other than not being installed).
     #[error("cannot run `{program}`: {reason}")]

@@ -25,6 +25,7 @@ pub use super::placement_findings::AcceleratorTypeName;
 /// Labels point at the config (the node-slot or pool to change) when it came from a file.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum CheckDiagnostic {
     /// Node-slots of one pool that fit no alive node, each alone.
     #[error(
@@ -290,6 +291,7 @@ impl fmt::Display for SlotList {
 /// Which limit of the placement search ran out (`steps` or `time` in JSON).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SearchLimit {
     /// The step budget (`--max-steps`).
     Steps,
@@ -310,6 +312,7 @@ impl fmt::Display for SearchLimit {
 /// (JSON: an object with `kind` and the fields).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SlotAdvice {
     /// No node is alive at all.
     NoNodeAlive,

@@ -9,6 +9,7 @@ use crate::toml_walk::StructureError;
 /// file.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ConfigDiagnostic {
     /// Syntax, unknown keys, wrong types and bad numbers.
     #[error(transparent)]

@@ -24,6 +24,7 @@ pub const OVERRIDES_NAME: &str = "command line";
 /// A malformed override: a usage error.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum OverrideError {
     /// No `=` between key and value.
     #[error("override `{text}` has no `=`")]

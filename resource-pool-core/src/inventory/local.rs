@@ -41,6 +41,7 @@ pub const NPU_SMI_ARGS: &[&str] = &["info", "-l"];
 /// Why a tool's output does not read as what the tool prints.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum LocalError {
     /// A line of nvidia-smi's CSV that is not a GPU.
     #[error("nvidia-smi printed something that is not a GPU: {detail}")]

@@ -68,6 +68,7 @@ pub trait InventorySource {
 /// Parsing errors of Ray's JSON are typed here; any other source (HTTP, files) brings its
 /// own diagnostic, kept whole in [`InventoryError::Source`].
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum InventoryError {
     /// A Ray dashboard body was not what we expect.
     RayJson(ray_json::RayJsonError),

@@ -27,6 +27,7 @@ use crate::model::{Amount, Cluster, Node, Resources, names};
 /// Why a `scontrol show node --json` file does not make an inventory.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SlurmError {
     /// Not JSON.
     #[error("not JSON: {detail}")]

@@ -7,6 +7,7 @@ use super::role::{Role, RoleKey};
 /// Why pools and a mapping do not make a manager.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ManagerError {
     /// Two pools share a name.
     #[error("pool `{0}` is defined twice")]

@@ -16,6 +16,7 @@ pub struct Amount(u64);
 
 /// Why a number cannot be an [`Amount`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AmountError {
     /// The number is below zero.
     #[error("is negative")]

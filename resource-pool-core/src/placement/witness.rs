@@ -15,6 +15,7 @@ pub struct Witness {
 
 /// Why a [`Witness`] is not a valid placement.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WitnessError {
     /// It places a different number of slots than there are.
     #[error("the witness places {placed} slots, but there are {slots}")]

@@ -61,6 +61,7 @@ impl Default for ReadLimits {
 /// Why a file cannot be read as text.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ReadError {
     /// The operating system refused (missing, a directory, no permission, a loop).
     #[error("cannot read `{path}`: {source}")]

@@ -14,6 +14,7 @@ use super::settings::OriginKind;
 /// A problem of verl's settings, or of its layout on a cluster.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum VerlDiagnostic {
     /// The YAML does not parse.
     #[error("the YAML does not parse: {message}")]

@@ -10,6 +10,7 @@ use super::tls::TlsProblem;
 /// Why the dashboard could not be read.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum RayHttpError {
     /// The URL is not an `http(s)://host:port` URL.
     #[error("`{url}` is not a Ray dashboard URL: {problem}")]
@@ -180,6 +181,7 @@ pub enum RayHttpError {
 /// Why nothing answered at the address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum UnreachableReason {
     /// The host name does not resolve (no such host).
     NoSuchHost,
@@ -203,6 +205,7 @@ impl UnreachableReason {
 /// What went wrong in an exchange that began.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TransportKind {
     /// The server closed or reset the connection before answering: a transient failure, or a
     /// port that speaks TLS asked in plain http.

@@ -23,6 +23,7 @@ const SHOWN_HOLDERS: usize = 6;
 /// What a suggestion says: a layout, or why there is none.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SuggestDiagnostic {
     /// The largest layout of the searched shapes that Ray places.
     #[error("{phrase}{layout} ({accelerators} of {asked} {})", unit.noun(*.asked))]

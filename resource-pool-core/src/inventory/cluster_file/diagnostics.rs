@@ -11,6 +11,7 @@ use crate::toml_walk::StructureError;
 /// same codes in TOML and JSON files: a code names the problem, not the file format.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ClusterDiagnostic {
     /// Syntax, unknown keys, wrong types and bad numbers.
     #[error(transparent)]

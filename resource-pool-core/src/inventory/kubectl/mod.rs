@@ -59,6 +59,7 @@ pub const KEPT_LABELS: &[&str] = &[
 /// Why a kubectl JSON file does not make an inventory.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum KubectlError {
     /// Not JSON.
     #[error("not JSON: {detail}")]

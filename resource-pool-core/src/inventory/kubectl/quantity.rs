@@ -5,6 +5,7 @@ use crate::model::Amount;
 
 /// Why a Kubernetes quantity cannot be an [`Amount`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QuantityError {
     /// Not `<number><suffix>`.
     #[error("is not a Kubernetes quantity")]

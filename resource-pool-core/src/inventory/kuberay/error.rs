@@ -9,6 +9,7 @@ use crate::inventory::kubectl::QuantityError;
 /// Why a manifest does not make an inventory. Spans point into the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum KubeRayError {
     /// Neither YAML nor JSON.
     #[error("not YAML or JSON: {detail}")]

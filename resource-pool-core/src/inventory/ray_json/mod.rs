@@ -90,6 +90,7 @@ impl fmt::Display for Endpoint {
 /// Why a dashboard body does not make an inventory.
 #[derive(Clone, Debug, PartialEq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum RayJsonError {
     /// Not JSON, or JSON of another shape than Ray's.
     #[error("the answer of {endpoint} is not what Ray 2.x sends: {detail}")]
