@@ -18,6 +18,7 @@ use resource_pool::source::SourceFile;
 use resource_pool::verl::manager_from_layout;
 use resource_pool::verl_settings::key_set::key_set;
 use resource_pool::verl_settings::launch::{AmbientAddresses, Launch, parse_launch};
+use resource_pool::verl_settings::version::{is_approximate, release_for};
 use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_config_file};
 use resource_pool::{Accelerator, Cluster};
 use serde_json::json;
@@ -49,7 +50,9 @@ pub struct VerlArgs {
     )]
     budget_ms: u64,
     /// Build the pools as this verl release's entry point does and judge keys against it
-    /// only (`0.9.1`); without it, keys as written and every release known.
+    /// only (`0.9.1`; a version of no release known, such as `0.9.2.dev0`, as the newest
+    /// release before it, with a warning); without it, keys as written and every release
+    /// known.
     #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
     verl_version: Option<String>,
     /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
@@ -68,12 +71,15 @@ pub struct VerlArgs {
 
 /// Builds verl's pools from its settings and checks them against the cluster.
 pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
-    if let Some(unknown) = args.verl_version.as_deref().and_then(unknown_version) {
-        return unreadable(vec![Finding::bare(unknown)], args.format, context, None);
-    }
+    let release = match args.verl_version.as_deref().map(verl_release).transpose() {
+        Ok(release) => release,
+        Err(unknown) => {
+            return unreadable(vec![Finding::bare(unknown)], args.format, context, None);
+        }
+    };
     let launch = parse_launch(&args.overrides);
     let mut options = VerlOptions {
-        verl_version: args.verl_version.clone(),
+        verl_version: release.as_ref().map(|r| r.release.to_owned()),
         ..VerlOptions::new(context.config_limits.max_slots)
     };
     let config_path = config_path(args.config.clone(), &launch, &mut options);
@@ -87,6 +93,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         None => None,
     };
     let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
+    settings.note_release(release);
     let from_launch = launch_cluster_args(&args.cluster, &launch, &mut settings);
     let cluster_args = from_launch.as_ref().unwrap_or(&args.cluster);
     let Some(input) = read_cluster_noting(cluster_args, context, &mut settings.findings) else {
@@ -183,6 +190,14 @@ impl VerlLoad {
             loaded,
             source,
             findings,
+        }
+    }
+
+    /// Says first which release's keys a version that is not one of the key set's is
+    /// judged by (`release`: what [`verl_release`] read of `--verl-version`).
+    pub fn note_release(&mut self, release: Option<ReleaseRead>) {
+        if let Some(read) = release.filter(|r| r.approximate) {
+            self.findings.insert(0, Finding::bare(read));
         }
     }
 
@@ -357,13 +372,21 @@ impl VerlRun {
 )]
 struct LayoutError(resource_pool::ManagerError);
 
-/// The error for a `--verl-version` (or Python's `verl_version=`) that names a release the
-/// key set does not hold; `None` for one it holds.
-pub fn unknown_version(version: &str) -> Option<UnknownVersion> {
-    (!key_set().version_names().any(|v| v == version)).then(|| UnknownVersion {
-        version: version.to_owned(),
-        known: key_set().version_names().collect::<Vec<_>>().join(", "),
-    })
+/// The release of the key set a `--verl-version` (or Python's `verl_version=`) is judged
+/// as (itself, or the newest release not newer than it: `0.9.2.dev0` as 0.9.1), or the
+/// error for one that is no PEP 440 version or older than every release.
+pub fn verl_release(version: &str) -> Result<ReleaseRead, UnknownVersion> {
+    match release_for(version) {
+        Some(release) => Ok(ReleaseRead {
+            version: version.to_owned(),
+            release,
+            approximate: is_approximate(version, release),
+        }),
+        None => Err(UnknownVersion {
+            version: version.to_owned(),
+            known: key_set().version_names().collect::<Vec<_>>().join(", "),
+        }),
+    }
 }
 
 /// `--verl-version` names a release the key set does not hold.
@@ -371,9 +394,34 @@ pub fn unknown_version(version: &str) -> Option<UnknownVersion> {
 #[error("verl {version} is not in resource-pool's key set; it knows verl {known}")]
 #[diagnostic(
     code(resource_pool::verl::unknown_version),
-    help("pass one of the releases listed, or leave --verl-version out to judge keys against all")
+    help(
+        "pass a PEP 440 version from the oldest release listed on (a newer one, or a build from source such as 0.9.2.dev0, is judged as the newest release before it), or leave --verl-version out to judge keys against all"
+    )
 )]
 pub struct UnknownVersion {
     version: String,
     known: String,
+}
+
+/// A `--verl-version` read as a release of the key set; a warning when it is not that
+/// release itself.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error(
+    "verl {version} is not in resource-pool's key set: its pools and keys are judged as verl {release}'s"
+)]
+#[diagnostic(
+    code(resource_pool::verl::version_approximated),
+    severity(Warning),
+    help(
+        "verl {release} is the newest release resource-pool knows that is not newer than {version}: a key or pool rule verl added after it is not known (such a key is reported as unknown)"
+    )
+)]
+pub struct ReleaseRead {
+    /// The version as given.
+    pub version: String,
+    /// The release of the key set it is judged as.
+    pub release: &'static str,
+    /// Whether that release is not the version itself.
+    #[serde(skip)]
+    pub approximate: bool,
 }

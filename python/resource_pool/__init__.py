@@ -24,9 +24,10 @@ the GIL released. See docs/python.md.
 from __future__ import annotations
 
 import enum
+import math
 import os
 import sys
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._errors import (
@@ -68,9 +69,11 @@ def dashboard_url() -> Optional[str]:
     """The dashboard URL of the Ray cluster this process is connected to, or ``None``.
 
     Ray is never imported here: a process that has not imported it and called ``ray.init``
-    has no connection. The URL is the one Ray's own job SDK uses for the connected cluster
-    (the driver node's ``address_info["webui_url"]``), else the one the head publishes in
-    the GCS (``webui:url`` of the ``dashboard`` namespace).
+    has no connection. The URL is the one the head publishes in the GCS (``webui:url`` of
+    the ``dashboard`` namespace, which Ray's own drivers read when they connect), else, in
+    a driver only, the driver node's ``address_info["webui_url"]``. A worker's (an actor's,
+    such as verl's ``TaskRunner``) ``address_info`` holds Ray's default ``127.0.0.1:8265``
+    whatever the head's dashboard is, so it is never read there.
     """
     ray = sys.modules.get("ray")
     if ray is None:
@@ -82,15 +85,18 @@ def dashboard_url() -> Optional[str]:
         return None
     url = None
     try:
-        url = ray._private.worker.global_worker.node.address_info["webui_url"]
+        from ray.experimental.internal_kv import _internal_kv_get
+
+        raw = _internal_kv_get("webui:url", namespace="dashboard")
+        url = raw.decode() if isinstance(raw, bytes) else raw
     except Exception:
         url = None
     if not url:
         try:
-            from ray.experimental.internal_kv import _internal_kv_get
-
-            raw = _internal_kv_get("webui:url", namespace="dashboard")
-            url = raw.decode() if raw else None
+            private = ray._private.worker
+            worker = private.global_worker
+            if worker.mode == getattr(private, "SCRIPT_MODE", 0):
+                url = worker.node.address_info["webui_url"]
         except Exception:
             url = None
     if not url:
@@ -130,12 +136,17 @@ def _find_cluster(
 
 def _seconds(timeout: Any) -> float:
     """``timeout`` as a float; a type that is not a number is a ``TypeError`` as for any
-    argument (``float("10")`` would take a str; the native side checks the value)."""
+    argument (``float("10")`` would take a str). Its value is checked whatever the cluster
+    source, so that a script tested with a cluster file does not fail only once it reads
+    a dashboard."""
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise TypeError(
             "timeout: expected a number of seconds, got %s" % type(timeout).__name__
         )
-    return float(timeout)
+    seconds = float(timeout)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ArgumentError("timeout: expected a positive number of seconds, got %r" % timeout)
+    return seconds
 
 
 def _as_dict(value: Any) -> Any:
@@ -182,6 +193,7 @@ def check(
     be read, ``ClusterError`` for one that is not a valid cluster, ``ClusterUnreachable``
     when the dashboard does not answer in time.
     """
+    seconds = _seconds(timeout)
     cluster, ray = _find_cluster(cluster, ray)
     if ray is not None and not isinstance(ray, str):
         raise TypeError("ray: expected the dashboard's URL (str), got %s" % type(ray).__name__)
@@ -192,7 +204,7 @@ def check(
         accelerator,
         _cluster_arg(cluster),
         ray,
-        _seconds(timeout),
+        seconds,
     )
 
 
@@ -225,11 +237,22 @@ def lint(
 
 
 def _strings(values: Optional[Sequence[str]], name: str) -> list:
-    """A list of strings argument (``None`` is empty)."""
+    """A list of ``key=value`` strings argument (``None`` is empty)."""
     if values is None:
         return []
-    if isinstance(values, (str, bytes)):
-        raise TypeError("%s: expected a list of strings, got a single %s" % (name, type(values).__name__))
+    expected = "%s: expected a list of 'key=value' strings" % name
+    if isinstance(values, str):
+        raise TypeError(
+            "%s, got a single str (split a command line into its words with shlex.split(line))"
+            % expected
+        )
+    if isinstance(values, Mapping):
+        raise TypeError(
+            "%s, got %s (write each item as 'key=value': [f'{k}={v}' for k, v in d.items()])"
+            % (expected, type(values).__name__)
+        )
+    if isinstance(values, bytes) or not isinstance(values, Iterable):
+        raise TypeError("%s, got %s" % (expected, type(values).__name__))
     out = []
     for i, value in enumerate(values):
         if not isinstance(value, str):

@@ -88,10 +88,16 @@ def check(
 
     ``verl_version`` is ``--verl-version``: the pools and mapping are built as that verl
     release's entry point builds them (``"0.9.1"``; pass ``verl.__version__`` from inside
-    verl), and keys are judged against it only. A release resource-pool does not know is
-    ``rp.ArgumentError``.
+    verl), and keys are judged against it only. A PEP 440 version of no release
+    resource-pool knows (verl from git, ``"0.9.2.dev0"``; a newer release) is judged as the
+    newest known release not newer than it, which a warning names; one older than every
+    known release, or no PEP 440 version, is ``rp.ArgumentError``.
+
+    ``as_dict()`` has verl's ``pools`` and ``mapping``, ``None`` when verl would stop before
+    building them.
     """
     overrides = _strings(overrides, "overrides")
+    seconds = _seconds(timeout)
     if verl_version is not None and not isinstance(verl_version, str):
         raise TypeError("verl_version: expected a str such as '0.9.1', got %s" % type(verl_version).__name__)
     path, text = _config_arg(config)
@@ -111,7 +117,7 @@ def check(
         overrides,
         _cluster_arg(cluster),
         ray,
-        _seconds(timeout),
+        seconds,
         verl_version,
         from_launch,
         os.environ.get("RAY_ADDRESS"),

@@ -67,11 +67,11 @@ pub enum ClusterFailure {
     /// The file or dict is not a valid cluster: `rp.ClusterError`.
     Invalid(Vec<Finding>),
     /// The dashboard did not answer (down, wrong address, too slow):
-    /// `rp.ClusterUnreachable`.
-    Unreachable(Finding),
+    /// `rp.ClusterUnreachable`. The error last, after the notes of [`Self::after`].
+    Unreachable(Vec<Finding>),
     /// The dashboard answered but cannot be used (a bad URL, a refused token, an answer
     /// we cannot read): `rp.ClusterError`.
-    Refused(Finding),
+    Refused(Vec<Finding>),
 }
 
 /// The codes of `ray_http`'s errors for a dashboard that does not answer.
@@ -95,14 +95,14 @@ impl ClusterSource {
             }
             ClusterSource::Ray { url, timeout } => {
                 let source = RaySource::from_env(url)
-                    .map_err(|e| ClusterFailure::Refused(Finding::bare(e)))?
+                    .map_err(|e| ClusterFailure::Refused(vec![Finding::bare(e)]))?
                     .with_timeout(*timeout);
                 let read = source.load_with_version().map_err(|error| {
                     let finding = Finding::bare(error);
                     if UNREACHABLE_CODES.contains(&finding.code().as_str()) {
-                        ClusterFailure::Unreachable(finding)
+                        ClusterFailure::Unreachable(vec![finding])
                     } else {
-                        ClusterFailure::Refused(finding)
+                        ClusterFailure::Refused(vec![finding])
                     }
                 })?;
                 // As the CLI orders them: a Ray version outside the verified range first,
@@ -143,18 +143,36 @@ fn from_toml(source: &SourceFile) -> Result<ClusterInput, ClusterFailure> {
 }
 
 impl ClusterFailure {
+    /// The failure with `notes` before its diagnostics: where the cluster came from (the
+    /// launch line's `--address`), as the command prints them before the error. A file
+    /// that cannot be read (an `OSError`, no diagnostics) is never the line's.
+    pub fn after(self, mut notes: Vec<Finding>) -> ClusterFailure {
+        match self {
+            ClusterFailure::Read(error) => ClusterFailure::Read(error),
+            ClusterFailure::Invalid(findings) => {
+                notes.extend(findings);
+                ClusterFailure::Invalid(notes)
+            }
+            ClusterFailure::Unreachable(findings) => {
+                notes.extend(findings);
+                ClusterFailure::Unreachable(notes)
+            }
+            ClusterFailure::Refused(findings) => {
+                notes.extend(findings);
+                ClusterFailure::Refused(notes)
+            }
+        }
+    }
+
     /// The Python exception.
     pub fn into_py(self, py: Python<'_>) -> PyErr {
         match self {
             ClusterFailure::Read(error) => errors::os_error(&error),
-            ClusterFailure::Invalid(findings) => {
+            ClusterFailure::Invalid(findings) | ClusterFailure::Refused(findings) => {
                 errors::with_findings(py, "ClusterError", &findings)
             }
-            ClusterFailure::Unreachable(finding) => {
-                errors::with_findings(py, "ClusterUnreachable", &[finding])
-            }
-            ClusterFailure::Refused(finding) => {
-                errors::with_findings(py, "ClusterError", &[finding])
+            ClusterFailure::Unreachable(findings) => {
+                errors::with_findings(py, "ClusterUnreachable", &findings)
             }
         }
     }

@@ -27,9 +27,7 @@ use resource_pool::report::{CheckRun, Finding};
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::verl_settings::VerlOptions;
 use resource_pool::verl_settings::launch::{AmbientAddresses, is_dashboard_url, parse_launch};
-use resource_pool_cli::{
-    VerlLoad, VerlRun, unknown_verl_version, verl_config_path, verl_launch_cluster,
-};
+use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path, verl_launch_cluster, verl_release};
 
 use cluster::{ClusterFailure, ClusterInput, ClusterSource};
 use report::{LintReport, Report};
@@ -225,10 +223,12 @@ fn verl_check(
     no_cluster: Option<String>,
     api_server_address: Option<String>,
 ) -> PyResult<Report> {
-    // As `--verl-version`: a release the key set does not hold is refused before any work.
-    if let Some(unknown) = verl_version.as_deref().and_then(unknown_verl_version) {
-        return Err(errors::argument(py, &format!("verl_version: {unknown}")));
-    }
+    // As `--verl-version`: a version the key set cannot judge is refused before any work;
+    // one it judges as another release (a build from source, a newer release) says so.
+    let release = match verl_version.as_deref().map(verl_release).transpose() {
+        Ok(release) => release,
+        Err(unknown) => return Err(errors::argument(py, &format!("verl_version: {unknown}"))),
+    };
     let launch = parse_launch(&overrides);
     let ambient = AmbientAddresses {
         ray_address,
@@ -261,7 +261,7 @@ fn verl_check(
     let run = py.detach(
         move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
             let mut options = VerlOptions {
-                verl_version,
+                verl_version: release.as_ref().map(|r| r.release.to_owned()),
                 ..VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS)
             };
             // A config passed as a dict, else as the command: the YAML given, else the user's
@@ -277,11 +277,17 @@ fn verl_check(
                 },
             };
             let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
+            settings.note_release(release);
+            let before = settings.findings.len();
             if from_launch {
                 // Where the cluster came from, or why the line's address was not read.
                 settings.launch_cluster(&launch, &ambient);
             }
-            let input = source.read()?;
+            // A cluster that cannot be read: the error says where it came from (the launch
+            // line's --address, and how to check another), as the command prints it.
+            let input = source
+                .read()
+                .map_err(|failure| failure.after(settings.findings.split_off(before)))?;
             settings.findings.extend(input.notes);
             let run = settings.check(
                 input.cluster,
@@ -298,6 +304,13 @@ fn verl_check(
     let ok = run.passes();
     let mut json = run.json();
     ClusterInput::add_ray_version(ray_version, &mut json);
+    // verl's layout is always there, `None` when verl would stop before building it (the
+    // command's JSON leaves the keys out then).
+    if let Some(object) = json.as_object_mut() {
+        for key in ["pools", "mapping"] {
+            object.entry(key).or_insert(serde_json::Value::Null);
+        }
+    }
     let heading = run.heading();
     Ok(Report::new(
         heading,

@@ -9,6 +9,7 @@
 //! reports them as diagnostics with spans. An int past 64 bits has no TOML form at all: it
 //! is an `rp.ArgumentError` (a `ValueError`) that names the argument and key.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use pyo3::exceptions::PyTypeError;
@@ -58,9 +59,24 @@ fn toml_key(key: &str) -> String {
     }
 }
 
-/// A string as a TOML basic string, escaped.
+/// A string as a one-line TOML basic string, escaped: valid as a key too (the `toml`
+/// crate writes a string with a line break as a multi-line string, which no key can be).
 fn toml_string(text: &str) -> String {
-    toml::Value::String(text.to_owned()).to_string()
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A Python int (not a bool: `True` is an int to Python, never a count to us).
@@ -154,8 +170,21 @@ pub fn config_toml(
         ));
     }
     text.push_str("[mapping]\n");
-    for (role, pool) in mapping.iter() {
-        let role = role_name(&role)?;
+    // Each role's key as given, to name both when two keys are one role
+    // (`Role.RefPolicy` and `'ref'`): a TOML table cannot hold it twice.
+    let mut given: HashMap<String, Bound<'_, PyAny>> = HashMap::new();
+    for (key, pool) in mapping.iter() {
+        let role = role_name(&key)?;
+        if let Some(first) = given.insert(role.clone(), key.clone()) {
+            return Err(crate::errors::argument(
+                key.py(),
+                &format!(
+                    "mapping: role `{role}` is given twice: {} and {}; map it to one pool",
+                    shown_role(&first),
+                    shown_role(&key)
+                ),
+            ));
+        }
         let root = Place::Root("mapping");
         let path = Place::Key(&root, &role);
         let pool = pool
@@ -171,6 +200,19 @@ pub fn config_toml(
 /// A key as Python shows it in a subscript (`'global_pool'`).
 fn shown_key(key: &str) -> String {
     format!("{key:?}").replace('"', "'")
+}
+
+/// A role key as the caller wrote it: `'ref'`, `Role.RefPolicy`.
+fn shown_role(key: &Bound<'_, PyAny>) -> String {
+    if let Ok(text) = key.cast::<PyString>() {
+        return shown_key(&text.to_string_lossy());
+    }
+    let class = key.get_type().name().map(|n| n.to_string());
+    let name = key.getattr("name").and_then(|n| n.extract::<String>());
+    match (class, name) {
+        (Ok(class), Ok(name)) => format!("{class}.{name}"),
+        _ => shown(key),
+    }
 }
 
 /// A role key: a string as it is, or a member of an enum (verl's `Role`, or a stand-in

@@ -62,6 +62,48 @@ fn verl_09_builds_the_reward_and_teacher_pools() {
 }
 
 #[test]
+fn a_build_from_source_or_a_newer_release_is_judged_as_the_newest_release_before_it() {
+    // `verl.__version__` of verl installed from git (main carries the next release's
+    // `.dev`), or of a release past the key set.
+    for (version, release) in [
+        ("0.9.2.dev0", "0.9.1"),
+        ("0.7.0.dev", "0.6.1"),
+        ("0.10.0", "0.9.1"),
+    ] {
+        let (code, value) = at(version);
+        assert_eq!(
+            value["launch"]["releases"],
+            serde_json::json!([release]),
+            "{version}"
+        );
+        let (code_of_release, value_of_release) = at(release);
+        assert_eq!(code, code_of_release, "{version}");
+        assert_eq!(value["pools"], value_of_release["pools"], "{version}");
+        let note = value["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == "resource_pool::verl::version_approximated")
+            .unwrap_or_else(|| panic!("{version}: {value}"));
+        assert_eq!(note["severity"], "warning");
+        assert_eq!(
+            note["data"],
+            serde_json::json!({"version": version, "release": release})
+        );
+        assert!(!codes(&value_of_release).contains(&"resource_pool::verl::version_approximated"));
+    }
+    // Not a version, or older than every release: refused, as before.
+    for version in ["0.4.0", "latest", "0.9.x"] {
+        let (code, value) = at(version);
+        assert_eq!(
+            (code, codes(&value)),
+            (Some(2), vec!["resource_pool::verl::unknown_version"]),
+            "{version}"
+        );
+    }
+}
+
+#[test]
 fn verl_yaml_pool_key_typo_points_into_the_yaml() {
     let dir = std::env::temp_dir().join(format!("rp-verl-typo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

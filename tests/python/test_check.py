@@ -330,6 +330,11 @@ def test_an_int_past_64_bits_is_an_argument_error():
         (dict(cluster=None, ray="http://127.0.0.1:1", timeout=0), "timeout"),
         (dict(cluster=None, ray="http://127.0.0.1:1", timeout=-1), "timeout"),
         (dict(cluster=None, ray="http://127.0.0.1:1", timeout=float("nan")), "timeout"),
+        # Whatever the cluster source: a script tested on a file must not fail on a dashboard.
+        (dict(timeout=0), "timeout"),
+        (dict(timeout=-1), "timeout"),
+        (dict(timeout=float("nan")), "timeout"),
+        (dict(timeout=float("inf")), "timeout"),
     ],
 )
 def test_argument_values_the_check_cannot_take_are_package_errors(kwargs, message):
@@ -463,16 +468,31 @@ def test_without_cluster_or_ray_the_environment_says_where(monkeypatch):
 
 
 class _FakeRay:
-    """What ``rp.dashboard_url`` reads of a connected ``ray`` (the real one: test_live)."""
+    """What ``rp.dashboard_url`` reads of a connected ``ray`` (the real one: test_live): a
+    driver's (``mode`` 0, Ray's ``SCRIPT_MODE``) or a worker's (1, ``WORKER_MODE``: an
+    actor such as verl's ``TaskRunner``) node's ``webui_url``. The GCS's ``webui:url`` is
+    ``_FakeGcs``."""
 
-    def __init__(self, webui_url, initialized=True):
+    def __init__(self, webui_url, initialized=True, mode=0):
         self._initialized = initialized
         node = type("Node", (), {"address_info": {"webui_url": webui_url}})()
-        worker = type("Worker", (), {"global_worker": type("G", (), {"node": node})()})()
+        global_worker = type("G", (), {"node": node, "mode": mode})()
+        worker = type("Worker", (), {"global_worker": global_worker, "SCRIPT_MODE": 0, "WORKER_MODE": 1})()
         self._private = type("P", (), {"worker": worker})()
 
     def is_initialized(self):
         return self._initialized
+
+
+class _FakeGcs:
+    """``ray.experimental.internal_kv`` with the head's ``webui:url`` (bytes, as Ray gives it)."""
+
+    def __init__(self, webui_url):
+        self._url = webui_url
+
+    def _internal_kv_get(self, key, namespace=None):
+        assert (key, namespace) == ("webui:url", "dashboard")
+        return self._url.encode() if self._url else None
 
 
 def test_a_connected_ray_names_its_dashboard(monkeypatch):
@@ -486,6 +506,46 @@ def test_a_connected_ray_names_its_dashboard(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", _FakeRay("127.0.0.1:1", initialized=False))
     assert rp.dashboard_url() is None
     assert rp.check({"p": [8]}, {"actor": "p"}).ok
+
+
+def test_in_a_ray_actor_the_heads_dashboard_is_read_not_the_workers_default(monkeypatch):
+    # In a worker, the node's webui_url is Ray's default 127.0.0.1:8265 whatever the head's
+    # dashboard is (the QA report's TaskRunner); the GCS's webui:url is the head's.
+    monkeypatch.setitem(sys.modules, "ray", _FakeRay("127.0.0.1:8265", mode=1))
+    monkeypatch.setitem(sys.modules, "ray.experimental.internal_kv", _FakeGcs("127.0.0.31:35597"))
+    assert rp.dashboard_url() == "http://127.0.0.31:35597"
+    # The GCS comes first in a driver too (Ray's drivers read their webui_url from it).
+    monkeypatch.setitem(sys.modules, "ray", _FakeRay("127.0.0.1:8265", mode=0))
+    assert rp.dashboard_url() == "http://127.0.0.31:35597"
+    # Without it, a driver's own webui_url, but never a worker's.
+    monkeypatch.setitem(sys.modules, "ray.experimental.internal_kv", _FakeGcs(None))
+    assert rp.dashboard_url() == "http://127.0.0.1:8265"
+    monkeypatch.setitem(sys.modules, "ray", _FakeRay("127.0.0.1:8265", mode=1))
+    assert rp.dashboard_url() is None
+    with pytest.raises(rp.ClusterError, match="no cluster to check against"):
+        rp.check({"p": [8]}, {"actor": "p"})
+
+
+def test_one_role_given_twice_is_an_argument_error_naming_both_keys():
+    class Role(enum.Enum):
+        RefPolicy = 4
+
+    with pytest.raises(rp.ArgumentError) as raised:
+        rp.check({"global_pool": [8], "reward_pool": [4]}, {Role.RefPolicy: "global_pool", "ref": "reward_pool"},
+                 cluster=THREE_NODES)
+    assert str(raised.value) == (
+        "mapping: role `ref` is given twice: Role.RefPolicy and 'ref'; map it to one pool"
+    )
+
+
+@pytest.mark.parametrize("name", ['a"]\nx', "tab\there", "back\\slash", "nul\x00", "del\x7f", "\u00e9t\u00e9"])
+def test_any_pool_name_is_written_as_a_toml_key(name):
+    # Never a TOML syntax error about a file the caller did not write.
+    report = rp.check({name: [8]}, {"actor_rollout": name}, cluster=THREE_NODES)
+    codes = [d["code"] for d in report.diagnostics]
+    assert "resource_pool::toml::syntax" not in codes, str(report)
+    assert report.ok, str(report)
+    assert [p["pool"] for p in report.placement] == [name]
 
 
 def test_mappings_that_are_not_dicts_are_read_as_dicts():

@@ -89,8 +89,20 @@ def test_bad_arguments(tmp_path):
         rp.verl.check(config={"trainer": {"nnodes": object()}}, cluster=THREE_NODES)
     with pytest.raises(TypeError, match="config"):
         rp.verl.check(config=3, cluster=THREE_NODES)
-    with pytest.raises(TypeError, match="overrides"):
+    with pytest.raises(TypeError, match=r"^overrides: expected a list of 'key=value' strings, got a single str.*shlex\.split"):
         rp.verl.check("trainer.nnodes=2", cluster=THREE_NODES)
+    # A dict or an int is no list of overrides either: said as such, not read as words.
+    with pytest.raises(TypeError, match=r"^overrides: expected a list of 'key=value' strings, got dict"):
+        rp.verl.check({"trainer.nnodes": 2}, cluster=THREE_NODES)
+    with pytest.raises(TypeError, match=r"^overrides: expected a list of 'key=value' strings, got int"):
+        rp.verl.check(5, cluster=THREE_NODES)
+    with pytest.raises(TypeError, match=r"^overrides\[1\]: expected a str, got int"):
+        rp.verl.check(["trainer.nnodes=2", 3], cluster=THREE_NODES)
+    with pytest.raises(TypeError, match=r"^overrides: expected a list of 'key=value' strings, got dict"):
+        rp.lint(ROOT / "examples/configs/single_node.toml", overrides={"pools.p.max_colocate_count": 1})
+    # The timeout is checked whatever the cluster source, as for rp.check.
+    with pytest.raises(rp.ArgumentError, match="^timeout: expected a positive number of seconds"):
+        rp.verl.check(OVERRIDES, cluster=THREE_NODES, timeout=0)
     with pytest.raises(FileNotFoundError):
         rp.verl.check(config=tmp_path / "missing.yaml", cluster=THREE_NODES)
     with pytest.raises(FileNotFoundError):
@@ -131,8 +143,35 @@ def test_verl_version_builds_that_releases_pools_as_the_cli_does():
 def test_verl_version_must_be_a_known_release():
     with pytest.raises(rp.ArgumentError, match=r"verl_version: verl 0\.4\.0 is not in"):
         rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version="0.4.0")
+    with pytest.raises(rp.ArgumentError, match=r"verl_version: verl latest is not in"):
+        rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version="latest")
     with pytest.raises(TypeError, match="verl_version"):
         rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version=0.9)
+
+
+@pytest.mark.parametrize("version, release", [("0.9.2.dev0", "0.9.1"), ("0.7.0.dev", "0.6.1"), ("1.0.0", "0.9.1")])
+def test_verl_version_of_a_build_from_source_or_a_newer_release_reads_as_a_known_one(version, release):
+    # verl.__version__ of verl installed from git, or of a release newer than the key set:
+    # judged as the newest known release not newer than it, with a warning saying which.
+    report = rp.verl.check(QA_LINE, cluster=THREE_NODES, verl_version=version)
+    assert report.as_dict()["launch"]["releases"] == [release]
+    (note,) = [d for d in report.as_dict()["diagnostics"] if d["code"] == "resource_pool::verl::version_approximated"]
+    assert note["severity"] == "warning"
+    assert note["data"] == {"version": version, "release": release}
+    # As the command does it.
+    args = ["verl", "--verl-version", version, "--cluster", THREE_NODES, "--format", "json", "--", *QA_LINE]
+    assert report.as_dict() == json.loads(run_cli(args, merged=False).stdout)
+    # A known release is judged as itself, without the warning.
+    exact = rp.verl.check(QA_LINE, cluster=THREE_NODES, verl_version=release)
+    assert "resource_pool::verl::version_approximated" not in [d["code"] for d in exact.diagnostics]
+
+
+def test_pools_and_mapping_are_in_as_dict_when_verl_would_stop():
+    report = rp.verl.check(["trainer.nnodes=2", "trainer.nnode=2"], cluster=THREE_NODES)
+    assert not report.ok
+    fields = report.as_dict()
+    assert (fields["pools"], fields["mapping"]) == (None, None)
+    assert not str(report).startswith("verl builds:")
 
 
 RECORDED = ROOT / "tests" / "data" / "ray-2.60"
@@ -219,6 +258,21 @@ def test_a_ray_job_submit_line_is_checked_on_the_dashboard_it_names(dashboard, m
     # RAY_ADDRESS set on the line wins over --address, as in Ray.
     line = ["RAY_ADDRESS=" + url, *_submit(["--address", _closed_url()])]
     assert rp.verl.check(line).as_dict()["ray_version"] == "2.60.0"
+
+
+def test_a_launch_address_that_cannot_be_read_says_it_came_from_the_line():
+    url = _closed_url()
+    line = _submit(["--address", url])
+    with pytest.raises(rp.ClusterUnreachable) as raised:
+        rp.verl.check(line, timeout=2)
+    codes = [d["code"] for d in raised.value.diagnostics]
+    assert codes == ["resource_pool::verl::launch_cluster", "resource_pool::ray::unreachable"], codes
+    # Where the URL came from, and how to check another cluster, as the command prints it.
+    message = str(raised.value)
+    assert "the dashboard the launch line's --address names" in message
+    assert "cluster= or ray= in Python" in message
+    cli = run_cli(["verl", "--ray-timeout-ms", "2000", "--", *line])
+    assert cli.returncode == 2 and message in cli.stdout
 
 
 def test_a_launch_address_that_is_not_a_dashboard_is_said(monkeypatch):

@@ -41,6 +41,7 @@ mod loading;
 pub mod releases;
 mod rules;
 mod settings;
+pub mod version;
 pub mod yaml;
 
 pub use diagnostics::VerlDiagnostic;
