@@ -51,7 +51,15 @@ fn instance<'py>(py: Python<'py>, class: &str, message: &str) -> PyResult<Bound<
 pub fn os_error(error: &ReadError) -> PyErr {
     match error {
         ReadError::Io { path, source } => match source.raw_os_error() {
-            Some(errno) => PyOSError::new_err((errno, source.to_string(), path.clone())),
+            Some(errno) => {
+                // Python prints the errno itself (`[Errno 2] No such file or directory`):
+                // Rust's text ends in it too (`(os error 2)`).
+                let text = source.to_string();
+                let strerror = text
+                    .strip_suffix(&format!(" (os error {errno})"))
+                    .unwrap_or(&text);
+                PyOSError::new_err((errno, strerror.to_owned(), path.clone()))
+            }
             None => {
                 let kind = std::io::Error::new(source.kind(), error.to_string());
                 PyErr::from(kind)

@@ -374,6 +374,8 @@ def test_an_unreadable_cluster_file_is_an_os_error(tmp_path):
     with pytest.raises(FileNotFoundError) as raised:
         rp.check({"p": [8]}, {"actor": "p"}, cluster=missing)
     assert raised.value.filename == str(missing)
+    # Python writes the errno itself (`[Errno 2] ...`): the text does not repeat it.
+    assert "os error" not in str(raised.value), str(raised.value)
     with pytest.raises(IsADirectoryError):
         rp.check({"p": [8]}, {"actor": "p"}, cluster=tmp_path)
     (tmp_path / "latin1.toml").write_bytes(b'[[nodes]]\nid = "\xe9"\n')
