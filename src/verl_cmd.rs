@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use resource_pool::check::suggest::{self, SuggestOptions, Suggestions};
 use resource_pool::check::verl_findings::{cluster_findings, detected_device, ray_findings};
-use resource_pool::check::{CheckOptions, CheckReport, check};
+use resource_pool::check::{CheckOptions, CheckReport, check_with_cluster_findings};
 use resource_pool::config::OVERRIDES_NAME;
 use resource_pool::inventory::InventoryNote;
 use resource_pool::placement::PlacementOptions;
@@ -28,7 +28,7 @@ use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::launch_cluster::{LaunchCluster, launch_address, launch_cluster_args};
 use super::{Context, Format, Outcome, print_for_ci, print_result, read, to_stdout};
 use resource_pool::report::json::{check_result as json_result, with_suggestions};
-use resource_pool::report::{Finding, slot_findings};
+use resource_pool::report::{Finding, said_by_the_cluster};
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]
@@ -252,13 +252,15 @@ impl VerlLoad {
                 cluster,
             };
         };
-        let report = check(&manager, &cluster, &loaded.settings, options);
+        // The cluster's findings worded in verl's settings (the settings' origin).
+        let (report, found) =
+            check_with_cluster_findings(&manager, &cluster, &loaded.settings, options);
         findings.extend(
             cluster_findings(&loaded.settings, accelerator, &cluster)
                 .into_iter()
                 .map(attach),
         );
-        findings.extend(slot_findings(&cluster, &report));
+        findings.extend(said_by_the_cluster(found, &report));
         let (kept, verl) = ray_findings(&loaded.settings, &report, &cluster);
         findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));
         findings.extend(verl.into_iter().map(attach));

@@ -202,6 +202,23 @@ fn uneven_nodes_and_nnodes_against_the_cluster() {
         "{c:?}"
     );
     assert!(c.contains(&"resource_pool::verl::uneven_nodes"), "{c:?}");
+    // A layout the nodes of its own size hold: the idle 4-GPU node is no reason to warn.
+    for line in [
+        &["trainer.nnodes=2"][..],
+        &["trainer.nnodes=1"],
+        &["trainer.nnodes=2", "trainer.n_gpus_per_node=4"],
+    ] {
+        let args: Vec<&str> = ["--cluster", THREE, "--"]
+            .iter()
+            .chain(line)
+            .copied()
+            .collect();
+        let (code, value) = json_of(&args);
+        assert_eq!((code, codes(&value)), (Some(0), vec![]), "{line:?}");
+    }
+    // verl#1182's shape: three 8-GPU slots on 8/8/4 need the 4-GPU node they cannot fill.
+    let (_, value) = json_of(&["--cluster", THREE, "--", "trainer.nnodes=3"]);
+    assert!(codes(&value).contains(&"resource_pool::verl::uneven_nodes"));
     // Node sizes the slots fill: no uneven warning.
     let (code, value) = json_of(&[
         "--config",

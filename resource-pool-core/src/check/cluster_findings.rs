@@ -2,6 +2,7 @@
 //! nodes than the slots need, the other accelerator than the one asked for, a resource no
 //! alive node declares. Cheap, and said even when the exact check cannot decide.
 
+use super::LayoutOrigin;
 use crate::inventory::SourceKind;
 use crate::model::{Cluster, Node, NodeSlot, Resources, names};
 use crate::words::{count, verb};
@@ -44,9 +45,7 @@ pub enum ClusterFinding {
     #[diagnostic(
         code(resource_pool::inventory::accelerator_mismatch),
         severity(Warning),
-        help(
-            "set the pool's accelerator to `{found}` (verl: the device setting, `NPU` on Ascend), or run on nodes that declare `{wanted}`"
-        )
+        help("{}", super::origin_terms::accelerator_mismatch(*.origin, .wanted, .found))
     )]
     AcceleratorMismatch {
         /// What the node-slots ask for (`GPU`).
@@ -55,6 +54,10 @@ pub enum ClusterFinding {
         found: String,
         /// How many node-slots ask for `wanted`.
         slots: usize,
+        /// Where the layout was written, for the help's words (not data: the help
+        /// carries it).
+        #[serde(skip)]
+        origin: LayoutOrigin,
     },
     /// The config asks for a resource (an accelerator type, a custom resource) that no
     /// alive node declares.
@@ -66,9 +69,7 @@ pub enum ClusterFinding {
     #[diagnostic(
         code(resource_pool::inventory::missing_resource),
         severity(Warning),
-        help(
-            "check the spelling against `ray status`; declare it with `ray start --resources='{{\"{resource}\": N}}'` (fake `--num-gpus` declares no accelerator type)"
-        )
+        help("{}", missing_resource_help(.resource))
     )]
     MissingResource {
         /// The resource name.
@@ -76,6 +77,24 @@ pub enum ClusterFinding {
         /// How many node-slots ask for it.
         slots: usize,
     },
+}
+
+/// How to declare a resource no alive node declares. Ray's built-in `GPU` and `CPU` are
+/// counts of the node (`ray start` refuses them in `--resources`: "Use the --num-gpus
+/// argument"), so no spelling is at fault; an accelerator type or a custom resource is
+/// declared by name, and a fake `--num-gpus` count would not declare it.
+fn missing_resource_help(resource: &str) -> String {
+    match resource {
+        names::GPU | names::CPU => {
+            let flag = resource.to_lowercase();
+            format!(
+                "`{resource}` is Ray's own count of a node: start the nodes with `ray start --num-{flag}s N` (Ray refuses `{resource}` in `--resources`), or on machines whose {resource}s Ray detects"
+            )
+        }
+        _ => format!(
+            "check the spelling against `ray status`; declare it with `ray start --resources='{{\"{resource}\": N}}'` (fake `--num-gpus` declares no accelerator type)"
+        ),
+    }
 }
 
 /// `none is alive`, `only 1 is alive`, `only 2 are alive`.
@@ -104,6 +123,7 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
         cluster.nodes.len(),
         &runs(slots.iter().map(|s| &s.demand)),
         None,
+        LayoutOrigin::ConfigFile,
     )
 }
 
@@ -116,6 +136,7 @@ pub(super) fn findings_of(
     listed: usize,
     demands: &[(&Resources, usize)],
     listed_by: Option<SourceKind>,
+    origin: LayoutOrigin,
 ) -> Vec<ClusterFinding> {
     let mut notes = Vec::new();
     let alive: usize = held.iter().map(|(_, n)| n).sum();
@@ -149,6 +170,7 @@ pub(super) fn findings_of(
                 wanted: wanted.to_owned(),
                 found: other.to_owned(),
                 slots: asking,
+                origin,
             });
         }
     }
@@ -171,6 +193,11 @@ pub(super) fn findings_of(
 /// as the largest alive one in each resource: per resource, the slots that cannot share
 /// a node (each asks for more than half of the largest node), and the summed demand over
 /// the largest node's amount, rounded up.
+///
+/// Only slots that the largest node could hold count: a slot that asks for more of a
+/// resource than any alive node has (24 CPUs of 16-CPU nodes) fits no node however many
+/// join, and the placement check says so; counting it would blame missing nodes for what
+/// is a per-node shortfall (one such slot would "need 2 nodes").
 pub fn nodes_needed(cluster: &Cluster, slots: &[NodeSlot]) -> usize {
     nodes_needed_of(
         &held_runs(cluster),
@@ -185,15 +212,28 @@ fn nodes_needed_of(
     demands: &[(&Resources, usize)],
     any_slot: bool,
 ) -> usize {
-    let mut needed = usize::from(any_slot);
-    for name in names_of(demands) {
-        let largest = held
-            .iter()
+    let names = names_of(demands);
+    let largest = |name: &str| {
+        held.iter()
             .map(|(r, _)| r.get(name).units())
             .max()
-            .unwrap_or(0);
+            .unwrap_or(0)
+    };
+    let largest: Vec<(&str, u64)> = names.iter().map(|&n| (n, largest(n))).collect();
+    // A resource no node holds is the missing-resource note's, not a bound's.
+    let fits_largest = |d: &Resources| {
+        largest
+            .iter()
+            .all(|&(name, most)| most == 0 || d.get(name).units() <= most)
+    };
+    let demands: Vec<(&Resources, usize)> = demands
+        .iter()
+        .copied()
+        .filter(|(d, _)| fits_largest(d))
+        .collect();
+    let mut needed = usize::from(any_slot);
+    for &(name, largest) in &largest {
         if largest == 0 {
-            // Nothing can host it: the missing-resource note says so.
             continue;
         }
         let demands = demands.iter().map(|(d, n)| (d.get(name).units(), *n));
@@ -365,6 +405,32 @@ mod tests {
         assert!(check_against_slots(&cluster, &slots(PoolSpec::with_slots([4, 4]))).is_empty());
     }
 
+    /// One 8-GPU slot of verl (24 CPUs: 3 per bundle) on one 8-GPU/16-CPU node: the slot
+    /// fits no node for its CPUs, which no number of such nodes changes; no node is
+    /// missing. Two 16-NPU slots on 8-NPU nodes likewise.
+    #[test]
+    fn a_slot_larger_than_every_node_blames_no_missing_node() {
+        let one = Cluster::new(vec![node("a", "GPU", 8, 16)]);
+        let verl = slots(PoolSpec::with_slots([8]));
+        assert_eq!(verl[0].demand.get("CPU"), whole(24));
+        assert_eq!(nodes_needed(&one, &verl), 1);
+        assert!(check_against_slots(&one, &verl).is_empty());
+        let npus = Cluster::new(vec![node("a", "NPU", 8, 96), node("b", "NPU", 8, 96)]);
+        let big = PoolSpec {
+            accelerator: Accelerator::Npu,
+            ..PoolSpec::with_slots([16, 16])
+        };
+        assert!(check_against_slots(&npus, &slots(big)).is_empty());
+        // Slots that fit a node still count: two 8s and an oversized 24 on one 8-GPU node.
+        let roomy = Cluster::new(vec![node("a", "GPU", 8, 64)]);
+        let three = slots(PoolSpec::with_slots([8, 8, 24]));
+        assert_eq!(nodes_needed(&roomy, &three), 2);
+        assert!(matches!(
+            check_against_slots(&roomy, &three)[..],
+            [ClusterFinding::TooFewAliveNodes { needed: 2, .. }]
+        ));
+    }
+
     #[test]
     fn npu_against_gpu_is_reported() {
         let cluster = Cluster::new(vec![node("a", "NPU", 8, 32)]);
@@ -374,7 +440,8 @@ mod tests {
             [ClusterFinding::AcceleratorMismatch {
                 wanted: "GPU".into(),
                 found: "NPU".into(),
-                slots: 1
+                slots: 1,
+                origin: LayoutOrigin::ConfigFile,
             }]
         );
         let npu = PoolSpec {
@@ -382,6 +449,43 @@ mod tests {
             ..PoolSpec::with_slots([8])
         };
         assert!(check_against_slots(&cluster, &slots(npu)).is_empty());
+    }
+
+    /// Ray's built-in `GPU` and `CPU` are declared with `--num-gpus`/`--num-cpus` (`ray
+    /// start` refuses them in `--resources`); other names keep the spelling advice.
+    #[test]
+    fn a_built_in_resource_is_declared_with_its_count_flag() {
+        let help = |resource: &str| {
+            ClusterFinding::MissingResource {
+                resource: resource.into(),
+                slots: 2,
+            }
+            .help()
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+        };
+        for (resource, flag) in [("GPU", "--num-gpus N"), ("CPU", "--num-cpus N")] {
+            let help = help(resource);
+            assert!(help.contains(&format!("`ray start {flag}`")), "{help}");
+            assert!(!help.contains("--resources='"), "{help}");
+            assert!(!help.contains("spelling"), "{help}");
+            assert!(!help.contains("accelerator type"), "{help}");
+        }
+        let custom = help("accelerator_type:H100");
+        assert!(custom.contains("check the spelling"), "{custom}");
+        assert!(
+            custom.contains(r#"--resources='{"accelerator_type:H100": N}'"#),
+            "{custom}"
+        );
+        // A CPU-only cluster asked for GPUs: the finding is the built-in one.
+        let cpu_only = Cluster::new(vec![node("a", "CPU", 0, 96)]);
+        let notes = check_against_slots(&cpu_only, &slots(PoolSpec::with_slots([8])));
+        assert!(
+            notes
+                .iter()
+                .any(|n| matches!(n, ClusterFinding::MissingResource { resource, .. } if resource == "GPU")),
+            "{notes:?}"
+        );
     }
 
     #[test]

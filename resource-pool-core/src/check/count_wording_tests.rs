@@ -36,6 +36,7 @@ fn cluster_findings_agree_with_their_counts() {
             wanted: "GPU".into(),
             found: "NPU".into(),
             slots,
+            origin: crate::check::LayoutOrigin::ConfigFile,
         }
         .to_string()
     };
@@ -78,6 +79,7 @@ fn placement_findings_agree_with_their_counts() {
             nearest: None,
             idle: None,
             listed_by: None,
+            origin: crate::check::LayoutOrigin::ConfigFile,
             advice: Vec::new(),
             span: None,
         }
@@ -110,6 +112,7 @@ fn placement_findings_agree_with_their_counts() {
             total,
             idle: None,
             listed_by: None,
+            origin: crate::check::LayoutOrigin::ConfigFile,
             left_out: SlotList::default(),
             span: None,
         }

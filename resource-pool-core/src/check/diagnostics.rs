@@ -11,13 +11,14 @@ use std::fmt;
 use miette::{LabeledSpan, SourceSpan};
 use serde::Serialize;
 
+use super::LayoutOrigin;
 use super::ray_advice::nearest_or_none;
 use super::ray_advice::{RayAdvice, RayOrder};
 use crate::inventory::SourceKind;
 use crate::model::{Amount, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
-use crate::words::{AmountOf, noun, verb};
+use crate::words::{noun, verb};
 
 pub use super::placement_findings::AcceleratorTypeName;
 
@@ -37,7 +38,7 @@ pub enum CheckDiagnostic {
     )]
     #[diagnostic(
         code(resource_pool::placement::slot_fits_no_node),
-        help("{}{}", busy_prefix(*.idle, *.listed_by), Joined(.advice))
+        help("{}{}", busy_prefix(*.idle, *.listed_by), Worded(.advice, *.origin))
     )]
     SlotFitsNoNode {
         /// The pool whose node-slots these are.
@@ -54,6 +55,10 @@ pub enum CheckDiagnostic {
         /// data: the help carries it).
         #[serde(skip)]
         listed_by: Option<SourceKind>,
+        /// Where the layout was written, for the help's words (set by the check; not data:
+        /// the help carries it).
+        #[serde(skip)]
+        origin: LayoutOrigin,
         /// What to do, one piece per resource the nearest node lacks.
         advice: Vec<SlotAdvice>,
         /// The first of the node-slots.
@@ -70,8 +75,9 @@ pub enum CheckDiagnostic {
     #[diagnostic(
         code(resource_pool::placement::resource_runs_out),
         help(
-            "{}ask for less {resource} (fewer or smaller node-slots), or add nodes that have it",
-            busy_prefix(*.idle, *.listed_by)
+            "{}ask for less {resource} ({}), or add nodes that have it",
+            busy_prefix(*.idle, *.listed_by),
+            super::origin_terms::fewer_or_smaller_slots(*.origin)
         )
     )]
     ResourceRunsOut {
@@ -87,6 +93,10 @@ pub enum CheckDiagnostic {
         /// data: the help carries it).
         #[serde(skip)]
         listed_by: Option<SourceKind>,
+        /// Where the layout was written, for the help's words (set by the check; not data:
+        /// the help carries it).
+        #[serde(skip)]
+        origin: LayoutOrigin,
         /// Every pool that asks for it, in creation order, with what it asks for in all:
         /// their amounts add up to `needed`.
         pools: Vec<PoolNeed>,
@@ -112,8 +122,9 @@ pub enum CheckDiagnostic {
     #[diagnostic(
         code(resource_pool::placement::not_together),
         help(
-            "{}every node-slot fits some node alone, but the nodes fragment: left out {left_out}; use smaller node-slots or add a node",
-            busy_prefix(*.idle, *.listed_by)
+            "{}every node-slot fits some node alone, but the nodes fragment: left out {left_out}; {} or add a node",
+            busy_prefix(*.idle, *.listed_by),
+            super::origin_terms::smaller_slots(*.origin)
         )
     )]
     NotTogether {
@@ -127,6 +138,10 @@ pub enum CheckDiagnostic {
         /// data: the help carries it).
         #[serde(skip)]
         listed_by: Option<SourceKind>,
+        /// Where the layout was written, for the help's words (set by the check; not data:
+        /// the help carries it).
+        #[serde(skip)]
+        origin: LayoutOrigin,
         /// The node-slots left out of the largest part found to fit.
         left_out: SlotList,
         /// The first slot left out.
@@ -223,13 +238,21 @@ pub enum CheckDiagnostic {
 }
 
 impl CheckDiagnostic {
-    /// Words its remedy for the source that listed the nodes.
-    pub(super) fn word_for(&mut self, source: Option<SourceKind>) {
-        if let CheckDiagnostic::SlotFitsNoNode { listed_by, .. }
-        | CheckDiagnostic::ResourceRunsOut { listed_by, .. }
-        | CheckDiagnostic::NotTogether { listed_by, .. } = self
+    /// Words its remedy for the source that listed the nodes and where the layout was
+    /// written.
+    pub(super) fn word_for(&mut self, source: Option<SourceKind>, written: LayoutOrigin) {
+        if let CheckDiagnostic::SlotFitsNoNode {
+            listed_by, origin, ..
+        }
+        | CheckDiagnostic::ResourceRunsOut {
+            listed_by, origin, ..
+        }
+        | CheckDiagnostic::NotTogether {
+            listed_by, origin, ..
+        } = self
         {
             *listed_by = source;
+            *origin = written;
         }
     }
 
@@ -361,56 +384,54 @@ pub enum SlotAdvice {
     },
 }
 
-impl fmt::Display for SlotAdvice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl SlotAdvice {
+    /// The advice in the terms of where the layout was written.
+    pub fn worded(&self, origin: LayoutOrigin) -> String {
+        use super::origin_terms as terms;
         match self {
-            SlotAdvice::NoNodeAlive => f.write_str(
-                "no node is alive: start the cluster's nodes, or check the cluster you point at",
-            ),
-            SlotAdvice::OtherAccelerator { asked, found } => write!(
-                f,
-                "the nodes have {found}s, not {asked}s: set `accelerator = \"{found}\"` if that is what the pool should use"
-            ),
-            SlotAdvice::TooLarge { resource, needed } => write!(
-                f,
-                "no node has {} free: split the node-slot into smaller ones (`process_on_nodes`), or add a larger node",
-                AmountOf(*needed, resource)
-            ),
-            SlotAdvice::Cpus { needed, per_bundle } => write!(
-                f,
-                "{} needed ({per_bundle} per bundle): lower `max_colocate_count`, or start the node with more CPUs (`ray start --num-cpus`)",
-                AmountOf(*needed, "CPU")
-            ),
-            SlotAdvice::SpelledOtherwise { asked, declared } => write!(
-                f,
+            SlotAdvice::NoNodeAlive => {
+                "no node is alive: start the cluster's nodes, or check the cluster you point at"
+                    .to_owned()
+            }
+            SlotAdvice::OtherAccelerator { asked, found } => {
+                terms::other_accelerator(origin, asked, found)
+            }
+            SlotAdvice::TooLarge { resource, needed } => {
+                terms::too_large(origin, resource, *needed)
+            }
+            SlotAdvice::Cpus { needed, per_bundle } => terms::cpus(origin, *needed, *per_bundle),
+            SlotAdvice::SpelledOtherwise { asked, declared } => format!(
                 "the nodes declare `{asked}` as `{declared}`: write `accelerator_type = \"{declared}\"`"
             ),
-            SlotAdvice::NotDeclared { resource } => write!(
-                f,
+            SlotAdvice::NotDeclared { resource } => format!(
                 "no alive node has `{resource}` free: check its spelling (`accelerator_type`, `bundle_resources`) against `ray start --resources`"
             ),
             SlotAdvice::Short {
                 resource,
                 free,
                 needed,
-            } => write!(
-                f,
-                "`{resource}`: {free} of {needed} free on the nearest node"
-            ),
+            } => format!("`{resource}`: {free} of {needed} free on the nearest node"),
         }
     }
 }
 
-/// Pieces of advice joined by `; `.
-struct Joined<'a, T>(&'a [T]);
+/// The advice in a config file's terms.
+impl fmt::Display for SlotAdvice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.worded(LayoutOrigin::ConfigFile))
+    }
+}
 
-impl<T: fmt::Display> fmt::Display for Joined<'_, T> {
+/// Pieces of advice in the terms of where the layout was written, joined by `; `.
+struct Worded<'a>(&'a [SlotAdvice], LayoutOrigin);
+
+impl fmt::Display for Worded<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, item) in self.0.iter().enumerate() {
             if i > 0 {
                 f.write_str("; ")?;
             }
-            write!(f, "{item}")?;
+            f.write_str(&item.worded(self.1))?;
         }
         Ok(())
     }

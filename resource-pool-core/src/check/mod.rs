@@ -6,6 +6,7 @@ mod cluster_findings;
 #[cfg(test)]
 mod count_wording_tests;
 mod diagnostics;
+mod origin_terms;
 mod placement_findings;
 mod ray_advice;
 mod ray_findings;
@@ -164,7 +165,8 @@ pub fn check_with_cluster_findings<R: RoleKey>(
     let slots = manager.node_slots();
     let pools = manager.pools().to_vec();
     // Read once for the cluster's findings, the placement check and Ray's simulation.
-    let (instance, cluster_findings) = read_input(&slots, cluster, options.listed_by);
+    let (instance, cluster_findings) =
+        read_input(&slots, cluster, options.listed_by, spans.origin());
     let placement = placement::check_placement_of(&instance, &slots, cluster, &options.placement);
     let mut diagnostics = Vec::new();
     match &placement.outcome {
@@ -190,7 +192,7 @@ pub fn check_with_cluster_findings<R: RoleKey>(
         spans,
     ));
     for diagnostic in &mut diagnostics {
-        diagnostic.word_for(options.listed_by);
+        diagnostic.word_for(options.listed_by, spans.origin());
     }
     let report = CheckReport {
         slots,
@@ -209,6 +211,7 @@ fn read_input(
     slots: &[NodeSlot],
     cluster: &Cluster,
     listed_by: Option<SourceKind>,
+    origin: LayoutOrigin,
 ) -> (Instance, Vec<ClusterFinding>) {
     let mut held: Vec<(&Resources, usize)> = Vec::new();
     let instance = Instance::read(slots, cluster, |node, nodes| {
@@ -219,7 +222,8 @@ fn read_input(
         .iter()
         .filter_map(|t| Some((&slots.get(t.slots.first()?)?.demand, t.slots.len())))
         .collect();
-    let findings = cluster_findings::findings_of(&held, cluster.nodes.len(), &demands, listed_by);
+    let findings =
+        cluster_findings::findings_of(&held, cluster.nodes.len(), &demands, listed_by, origin);
     (instance, findings)
 }
 
@@ -243,7 +247,7 @@ mod tests {
         /// are those of [`check_against_slots`], which reads the nodes and slots itself.
         #[test]
         fn findings_read_with_the_input_are_the_cluster_findings((slots, cluster) in runs_case()) {
-            let (_, found) = read_input(&slots, &cluster, None);
+            let (_, found) = read_input(&slots, &cluster, None, LayoutOrigin::ConfigFile);
             proptest::prop_assert_eq!(found, check_against_slots(&cluster, &slots));
         }
     }

@@ -259,6 +259,7 @@ pub(super) fn infeasible(
                     nearest: unfit.nearest.clone(),
                     idle,
                     listed_by: None,
+                    origin: spans.origin(),
                     advice: unfit_advice(unfit, slots, pools, cluster),
                     span: first
                         .and_then(|s| spans.slot_span(s.pool, s.slot))
@@ -273,6 +274,7 @@ pub(super) fn infeasible(
                     free: short.free,
                     idle,
                     listed_by: None,
+                    origin: spans.origin(),
                     spans: needs
                         .iter()
                         .filter_map(|(pool, need)| {
@@ -293,6 +295,7 @@ pub(super) fn infeasible(
                     total: together.fits.len() + together.left_out.len(),
                     idle,
                     listed_by: None,
+                    origin: spans.origin(),
                     left_out: slot_list(&together.left_out, slots, pools),
                     span: first
                         .and_then(|s| spans.slot_span(s.pool, s.slot))

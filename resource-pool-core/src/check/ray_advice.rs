@@ -117,7 +117,7 @@ impl fmt::Display for RayAdvice {
                 f,
                 "Ray places every group when the pools are created in this order: {} ({})",
                 pools.join(", "),
-                how_to_reorder(*origin)
+                super::origin_terms::how_to_reorder(*origin)
             ),
             RayAdvice::Pin { pins } => {
                 f.write_str(PIN_ADVICE)?;
@@ -132,26 +132,6 @@ impl fmt::Display for RayAdvice {
             RayAdvice::MakeRoom => f.write_str(
                 "Make the layout fit first (see the placement errors), or give Ray room: fewer or smaller node-slots",
             ),
-        }
-    }
-}
-
-/// How the pools of a layout written at `origin` are created in another order.
-fn how_to_reorder(origin: LayoutOrigin) -> &'static str {
-    match origin {
-        LayoutOrigin::ConfigFile => "reorder the [pools.*] tables",
-        // verl creates the pools in the dict's order (its ResourcePoolManager walks
-        // resource_pool_spec's items); the config the check read is generated from it.
-        LayoutOrigin::Python => {
-            "reorder resource_pool_spec's keys: verl creates the pools in its order"
-        }
-        LayoutOrigin::Code => {
-            "reorder the fields of the #[derive(ResourcePools)] struct, or the pools given to ResourcePoolManager::new"
-        }
-        // Said for completeness: verl's own report replaces this diagnostic, and verl's
-        // hang gets a suggested layout instead (its terms are not reorderable).
-        LayoutOrigin::Verl => {
-            "but verl creates global_pool first, so the order cannot be chosen: resize the pools instead"
         }
     }
 }

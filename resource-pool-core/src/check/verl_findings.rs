@@ -81,14 +81,29 @@ pub fn cluster_findings(
         }
     }
     counts.retain(|(c, _)| *c > 0);
-    // Uneven nodes matter when verl's node-slot sizes cannot fill some node.
-    let sizes: Vec<i64> = settings
+    // Uneven nodes matter when the pools need nodes their slot sizes cannot fill: some
+    // node's count is no multiple of any pool's size, and the node-slots do not all fit
+    // on the nodes whose counts are ([`fit_on_filled`]). Idle nodes of another size are
+    // normal (two 8-GPU slots on the 8-GPU nodes of an 8/8/4 cluster).
+    let pools: Vec<(u64, u64)> = settings
         .pool_keys()
         .iter()
-        .map(|p| settings.int(p.gpus))
+        .filter_map(|p| {
+            let size = u64::try_from(settings.int(p.gpus)).ok()?;
+            let nodes = u64::try_from(settings.int(p.nnodes)).ok()?;
+            (size > 0 && nodes > 0).then_some((size, nodes))
+        })
         .collect();
-    let fillable = |c: u64| sizes.iter().any(|&s| s > 0 && c.is_multiple_of(s as u64));
-    if counts.len() > 1 && counts.iter().any(|(c, _)| !fillable(*c)) {
+    let fillable = |c: u64| pools.iter().any(|&(s, _)| c.is_multiple_of(s));
+    let filled: Vec<(u64, usize)> = counts
+        .iter()
+        .copied()
+        .filter(|&(c, _)| fillable(c))
+        .collect();
+    if counts.len() > 1
+        && counts.iter().any(|&(c, _)| !fillable(c))
+        && !fit_on_filled(&filled, &pools)
+    {
         counts.sort_unstable_by_key(|&(c, _)| std::cmp::Reverse(c));
         out.push(VerlDiagnostic::UnevenNodes {
             counts: Listed(
@@ -107,6 +122,45 @@ pub fn cluster_findings(
         });
     }
     out
+}
+
+/// Whether node-slots of `pools` (each a slot size and a count) fit, by accelerator count
+/// alone, on `nodes` (counts, each with how many nodes have it): larger slots first, each
+/// on the nodes with the most left. A lower bound's kind of question (CPUs and the order
+/// Ray creates groups in are the placement check's), answered per run of equal nodes so
+/// that 100,000 nodes of one size take one step.
+fn fit_on_filled(nodes: &[(u64, usize)], pools: &[(u64, u64)]) -> bool {
+    let mut left: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+    for &(count, n) in nodes {
+        *left.entry(count).or_default() += n as u64;
+    }
+    let mut pools = pools.to_vec();
+    pools.sort_unstable_by_key(|&(size, _)| std::cmp::Reverse(size));
+    for (size, mut need) in pools {
+        while need > 0 {
+            let Some((&most, &n)) = left.iter().next_back() else {
+                return false;
+            };
+            if most < size {
+                return false;
+            }
+            let per_node = most / size;
+            // Whole nodes of this run filled with `per_node` slots each, else one node
+            // taking what is left to place.
+            let (nodes, slots) = match (need / per_node).min(n) {
+                0 => (1, need),
+                whole => (whole, per_node),
+            };
+            if n == nodes {
+                left.remove(&most);
+            } else {
+                left.insert(most, n - nodes);
+            }
+            *left.entry(most - slots * size).or_default() += nodes;
+            need -= nodes * slots;
+        }
+    }
+    true
 }
 
 /// The check's Ray findings in verl's terms: the generic `ray::hangs` and
@@ -220,5 +274,27 @@ impl SlotSpans for VerlSettings {
 
     fn origin(&self) -> LayoutOrigin {
         LayoutOrigin::Verl
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_on_filled;
+
+    #[test]
+    fn slots_fit_on_the_nodes_they_fill_by_count() {
+        // Two 8s on two 8-GPU nodes; a third needs another.
+        assert!(fit_on_filled(&[(8, 2)], &[(8, 2)]));
+        assert!(!fit_on_filled(&[(8, 2)], &[(8, 3)]));
+        // Fours share an 8-GPU node; a 16-GPU node holds two 8s.
+        assert!(fit_on_filled(&[(8, 1), (4, 1)], &[(4, 3)]));
+        assert!(!fit_on_filled(&[(8, 1), (4, 1)], &[(4, 4)]));
+        assert!(fit_on_filled(&[(16, 1)], &[(8, 2)]));
+        // An 8 and two 4s: not on an 8 and a 4, but on two 8s.
+        assert!(!fit_on_filled(&[(8, 1), (4, 1)], &[(4, 2), (8, 1)]));
+        assert!(fit_on_filled(&[(8, 2)], &[(4, 2), (8, 1)]));
+        // A run of 100,000 nodes is one step, not 100,000.
+        assert!(fit_on_filled(&[(8, 100_000)], &[(8, 100_000)]));
+        assert!(!fit_on_filled(&[], &[(8, 1)]));
     }
 }

@@ -255,3 +255,100 @@ fn ray_nodes_are_named_by_address_in_words_and_by_id_in_data() {
         ids[1].as_str()
     );
 }
+
+/// An 8-NPU, 96-CPU node.
+fn npu_node() -> crate::model::Node {
+    use crate::model::{Amount, Node, Resources};
+    let whole = |n: u64| Amount::from_units(n * Amount::SCALE);
+    Node::new(
+        "a",
+        Resources::new()
+            .with("NPU", whole(8))
+            .with("CPU", whole(96)),
+    )
+}
+
+/// The helps of the placement and cluster diagnostics of a verl layout: placed on
+/// `cluster`, with the verl settings of `overrides` as the spans (origin verl) or as a
+/// config file of the same pools.
+fn verl_helps(overrides: &[&str], cluster: &Cluster, as_verl: bool) -> Vec<String> {
+    let overrides: Vec<String> = overrides.iter().map(|&o| o.to_owned()).collect();
+    let verl = crate::verl_settings::load_verl(None, &overrides, 1_000_000);
+    let layout = verl.layout.as_ref().expect("verl builds a layout");
+    let mapping: Vec<(RoleName, &str)> = layout
+        .mapping
+        .iter()
+        .map(|(role, pool)| (RoleName((*role).to_owned()), *pool))
+        .collect();
+    let manager = ResourcePoolManager::new(layout.pools.clone(), mapping).expect("valid");
+    let spans: &dyn SlotSpans = if as_verl { &verl.settings } else { &AFile };
+    let (report, found) =
+        check_with_cluster_findings(&manager, cluster, spans, &CheckOptions::default());
+    let helps = |d: &dyn Diagnostic| d.help().map(|h| h.to_string()).unwrap_or_default();
+    found
+        .iter()
+        .map(|d| helps(d))
+        .chain(report.diagnostics.iter().map(|d| helps(d)))
+        .collect()
+}
+
+/// A config file without spans: the default origin.
+struct AFile;
+
+impl SlotSpans for AFile {
+    fn pool_span(&self, _: crate::model::PoolId) -> Option<crate::source::Span> {
+        None
+    }
+    fn slot_span(&self, _: crate::model::PoolId, _: usize) -> Option<crate::source::Span> {
+        None
+    }
+}
+
+/// A verl layout's remedies are verl's settings, never the TOML's keys; a config file's
+/// keep the TOML's.
+#[test]
+fn verl_layouts_are_told_verls_settings() {
+    let toml_keys = ["max_colocate_count", "accelerator = ", "process_on_nodes"];
+    let cases: [(&[&str], Cluster, &str); 3] = [
+        // 24 CPUs for one 8-GPU slot on a 16-CPU node.
+        (
+            &["trainer.nnodes=1"],
+            Cluster::new(vec![node("a", 8, 16)]),
+            "24 CPUs needed (verl takes 3 per GPU): lower `trainer.n_gpus_per_node`",
+        ),
+        // A 16-GPU slot on 8-GPU nodes.
+        (
+            &["trainer.n_gpus_per_node=16"],
+            Cluster::new(vec![node("a", 8, 96)]),
+            "no node has 16 GPUs free: lower `trainer.n_gpus_per_node`",
+        ),
+        // GPUs asked of NPU nodes.
+        (
+            &["trainer.device=cuda"],
+            Cluster::new(vec![npu_node()]),
+            "`trainer.device=npu`",
+        ),
+    ];
+    for (overrides, cluster, wanted) in cases {
+        let verl = verl_helps(overrides, &cluster, true);
+        assert!(
+            verl.iter().any(|h| h.contains(wanted)),
+            "{overrides:?}: {verl:#?}"
+        );
+        for key in toml_keys {
+            assert!(
+                !verl.iter().any(|h| h.contains(key)),
+                "{overrides:?} {key}: {verl:#?}"
+            );
+        }
+        let file = verl_helps(overrides, &cluster, false);
+        assert!(
+            !file.iter().any(|h| h.contains("trainer.")),
+            "{overrides:?}: {file:#?}"
+        );
+        assert!(
+            file.iter().any(|h| toml_keys.iter().any(|k| h.contains(k))),
+            "{overrides:?}: {file:#?}"
+        );
+    }
+}

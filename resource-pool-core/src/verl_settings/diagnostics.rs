@@ -572,15 +572,16 @@ pub enum VerlDiagnostic {
         origin: OriginKind,
     },
 
-    /// Nodes with different accelerator counts: verl's `[n] * nnodes` cannot say so.
+    /// Nodes with different accelerator counts, and pools that need more than the nodes
+    /// their sizes fill: verl's `[n] * nnodes` cannot say "8 here, 4 there".
     #[error(
-        "the alive nodes have {counts} {accelerator}s, and verl's node-slots of `trainer.n_gpus_per_node={per_node}` cannot fill some of them"
+        "the alive nodes have {counts} {accelerator}s, and verl's node-slots of `trainer.n_gpus_per_node={per_node}` need more nodes than those they fill"
     )]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::uneven_nodes),
         help(
-            "verl's workers read one local world size (process_on_nodes[0]) and cannot use uneven nodes (verl#1182); keep one node size per pool, or write the layout as a resource-pool config with one entry per node"
+            "verl gives every node one node-slot size and its workers one local world size (process_on_nodes[0], verl#1182), so a node whose count is not a multiple of it stays partly or wholly idle: choose a `trainer.n_gpus_per_node` that divides the node sizes the job needs, lower `trainer.nnodes` to the nodes it fills, or run on nodes of one size"
         )
     )]
     UnevenNodes {

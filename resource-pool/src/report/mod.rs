@@ -13,7 +13,9 @@ pub mod sarif;
 
 pub use human::{ColorChoice, SeverityCounts, render_human, render_human_refs, summary};
 pub use json::JsonDiagnostic;
-pub use run::{CheckRun, HumanReport, human_report, human_report_with, slot_findings};
+pub use run::{
+    CheckRun, HumanReport, human_report, human_report_with, said_by_the_cluster, slot_findings,
+};
 
 use miette::{Diagnostic, Severity};
 use resource_pool_core::source::SourceFile;

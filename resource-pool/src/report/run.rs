@@ -221,9 +221,10 @@ pub fn slot_findings(cluster: &Cluster, report: &CheckReport) -> Vec<Finding> {
     said_by_the_cluster(check_against_slots(cluster, &report.slots), report)
 }
 
-/// The cluster's findings against the report's node-slots, as findings, less what the
-/// check says already.
-fn said_by_the_cluster(found: Vec<ClusterFinding>, report: &CheckReport) -> Vec<Finding> {
+/// The cluster's findings against the report's node-slots (`found`, read by the check:
+/// [`check_with_cluster_findings`], worded for where the layout was written), as findings,
+/// less what the check says already.
+pub fn said_by_the_cluster(found: Vec<ClusterFinding>, report: &CheckReport) -> Vec<Finding> {
     found
         .into_iter()
         .filter(|f| !said_by_type_name(f, report))
