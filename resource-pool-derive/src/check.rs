@@ -14,9 +14,9 @@ const DEFAULT_MAX_COLOCATE_COUNT: u32 = 3;
 /// Ray's fixed point: units in one whole resource (`resource_pool::Amount::SCALE`).
 const SCALE: u128 = 10_000;
 
-/// The most node-slots `nnodes` may fix: the CLI's default `--max-slots`
-/// (`ConfigLimits::DEFAULT_MAX_SLOTS`). The slots are compiled into the program as one
-/// static list.
+/// The most node-slots `nnodes` may fix, and all attributes together: the limit the
+/// loaders apply to all pools of a file (`ConfigLimits::DEFAULT_MAX_SLOTS`, the CLI's
+/// default `--max-slots`). The slots are compiled into the program as one static list.
 const MAX_FIXED_SLOTS: u32 = 1_000_000;
 
 /// `#[derive(Role)]`: every rule, each reporting to the context.
@@ -32,6 +32,7 @@ pub(crate) fn pools_struct(cx: &Ctxt, pools: &PoolsStruct) {
         check_slot_forms(cx, pool);
         check_slot_overflow(cx, pool);
     }
+    check_total_slots(cx, pools);
 }
 
 // A duplicate is one mistake, so it is one error, at the second occurrence; the message
@@ -151,6 +152,42 @@ fn check_slot_overflow(cx: &Ctxt, pool: &Pool) {
     }
 }
 
+/// The node-slots all attributes fix, together within the limit the loaders apply to all
+/// pools of a file: `fixed()` loads exactly these, and must not fail at run time. Reported
+/// once, on the count (or list) of the pool that passes the limit, naming every pool that
+/// fixes node-slots so that the large value is found. A pool over the limit on its own has
+/// its own error (`check_slot_forms`), which this would only repeat.
+fn check_total_slots(cx: &Ctxt, pools: &PoolsStruct) {
+    let mut fixed: Vec<(&syn::Ident, u64)> = Vec::new();
+    let mut total: u64 = 0;
+    for pool in &pools.pools {
+        let (count, span) = match pool.fixed_slots() {
+            Some(FixedSlots::List(list)) => (list.value.len() as u64, list.span),
+            Some(FixedSlots::Repeat { count, .. }) if count.value > MAX_FIXED_SLOTS => return,
+            Some(FixedSlots::Repeat { count, .. }) => (u64::from(count.value), count.span),
+            None => continue,
+        };
+        fixed.push((pool.ident, count));
+        let before = total;
+        total += count;
+        if before <= u64::from(MAX_FIXED_SLOTS) && total > u64::from(MAX_FIXED_SLOTS) {
+            let each: Vec<String> = fixed
+                .iter()
+                .map(|(name, count)| format!("`{name}` {count}"))
+                .collect();
+            cx.error_span(
+                span,
+                format!(
+                    "the pools' attributes fix {total} node-slots together ({}), more than the \
+                     {MAX_FIXED_SLOTS} the loaders accept over all pools, so `fixed()` could \
+                     not load them: is this a typo? fix fewer node-slots",
+                    each.join(", ")
+                ),
+            );
+        }
+    }
+}
+
 /// The node-slots of a pool's attribute: at most one form, each whole, no zero.
 fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
     let name = pool.ident;
@@ -172,7 +209,8 @@ fn check_slot_forms(cx: &Ctxt, pool: &Pool) {
                 ),
             );
         }
-        for key in [&pool.gpus_per_node, &pool.nnodes].into_iter().flatten() {
+        // One mistake, one error: on the pair's first key, when both halves are written.
+        if let Some(key) = pool.gpus_per_node.as_ref().or(pool.nnodes.as_ref()) {
             cx.error_span(
                 key.span,
                 format!(

@@ -1,5 +1,5 @@
 //! `#[derive(Role)]` and `#[derive(ResourcePools)]` for
-//! [resource-pool](https://docs.rs/resource-pool): verl's role → pool mapping, checked by
+//! `resource-pool` (the crate beside this one in the workspace): verl's role → pool mapping, checked by
 //! the compiler.
 //!
 //! Use them through the `resource_pool` crate, which re-exports both (`use
@@ -176,7 +176,9 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 ///   node-slots, ...), which the plain loaders drop.
 /// - `Pools::fixed() -> Pools`, when every pool fixes its node-slots: no file at all. On a
 ///   struct with a pool that fixes none, a call of `fixed()` does not compile, and the error
-///   names that pool.
+///   names that pool. It does not fail at run time: the derive has checked every fixed
+///   value, and that all pools together fix no more node-slots than the loaders accept
+///   (1,000,000).
 /// - `pools.into_manager() -> ResourcePoolManager<MyRole>` (and `try_into_manager`,
 ///   which returns an error instead of panicking when a `PoolSpec` was built by hand and
 ///   is invalid).
@@ -358,7 +360,9 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// any pool`, at the `role = ...` path), a role listed twice (one error, at the second,
 /// naming the first's pool), a name that is no variant (rustc's E0599 with its
 /// similar-name hint), a literal `max_colocate_count` below the pool's worker groups, a
-/// literal `process_on_nodes` that is empty or holds a zero, a number that is not an
+/// literal `process_on_nodes` that is empty or holds a zero, more fixed node-slots over all
+/// pools than the loaders accept (at the pool that passes the limit, naming each pool's
+/// count), a role written as a string (with the variant to write), a number that is not an
 /// integer literal (a const: the derive reads the attribute's tokens, not their values),
 /// unknown keys and values of the wrong type, a call of `Pools::fixed()` when a pool fixes
 /// no node-slots, and anything but a struct with named fields.

@@ -12,6 +12,9 @@ use crate::{
 
 /// Why a derived struct's pools file does not load: it cannot be read, or its content
 /// is wrong (every problem, with spans).
+///
+/// `Serialize` writes the inner error's data fields only, untagged; which error it is, is
+/// the variant, or [`Diagnostic::code`](miette::Diagnostic::code).
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
@@ -114,24 +117,29 @@ where
 }
 
 /// `fixed()`: the pools of an empty file, where every attribute fixes its sizes. The
-/// derive has checked the literal values, so this does not fail.
+/// derive has checked the literal values, each pool's and their sum against the slot
+/// limit (`check_total_slots`), so this does not fail.
 pub fn fixed_pools<const N: usize>(attrs: &[PoolAttrs]) -> [PoolSpec; N] {
     match load(&SourceFile::new("<attributes>", ""), attrs) {
         Ok((specs, _)) => specs,
-        Err(errors) => panic!("the pools fixed by attributes are invalid: {errors:?}"),
+        Err(errors) => panic!("the pools fixed by attributes are invalid: {errors}"),
     }
 }
 
 /// `try_into_manager`: the pools in field order, each role mapped by the derive's
 /// `__pool_of`, in `Role::ALL` order. A hand-built `PoolSpec` is held to the rules a file's
 /// pool is: the model's own (`ResourcePoolManager::new`), and the attribute's worker groups,
-/// each of which needs one CPU per bundle.
+/// each of which needs one CPU per bundle. A count of 0 is the model's `ZeroColocate`, not
+/// a count below the groups: the file's lint tells them apart the same way.
 pub fn manager<R: RoleVariants>(
     pools: Vec<ResourcePool>,
     pool_of: fn(R) -> Option<usize>,
     attrs: &'static [PoolAttrs],
 ) -> Result<ResourcePoolManager<R>, ManagerError> {
     for (pool, attr) in pools.iter().zip(attrs) {
+        if pool.spec.max_colocate_count == 0 {
+            return Err(ManagerError::ZeroColocate(pool.name.clone()));
+        }
         if pool.spec.max_colocate_count < attr.worker_groups {
             return Err(ManagerError::ColocateTooSmall {
                 pool: pool.name.clone(),

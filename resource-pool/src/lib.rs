@@ -26,6 +26,24 @@
 //! assert_eq!(manager.get_resource_pool(MyRole::RewardModel).process_on_nodes(), [4]);
 //! # Ok::<(), resource_pool::config::ConfigErrors>(())
 //! ```
+//!
+//! # Features
+//!
+//! None is on by default: a trainer that only derives its pools builds none of them.
+//!
+//! - `report`: reports for people and tools, the modules `report` (the CLI's whole
+//!   check in one call, `report::CheckRun`, with its human, JSON, GitHub and SARIF output)
+//!   and `render` (the plan picture); turns on miette's graphical handler.
+//! - `testing`: the module `testing`, proptest strategies of clusters and an assertion
+//!   that prints what the CLI prints, for a trainer's own tests (take it as a
+//!   dev-dependency feature); turns on `report`.
+//! - `ray`: the Ray dashboard client, the module `ray_http` (blocking HTTP with rustls).
+//! - `local`: this machine's accelerators, the modules `local_machine` and `nvml_gpus`
+//!   (NVML loaded at run time, `nvidia-smi`, `npu-smi`).
+//! - `fuzzing`: the fuzz targets' bodies (hidden; for `fuzz/` and corpus replays).
+//!
+//! The diagnostics are `miette::Diagnostic`s: reading a code, help or labels needs
+//! `miette = "7"` in the trainer's own `Cargo.toml` (`use miette::Diagnostic;`).
 #![forbid(unsafe_code)]
 
 // The derives' generated code names `::resource_pool`, also inside this crate.

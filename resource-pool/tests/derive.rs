@@ -164,6 +164,59 @@ fn bad_files_are_reported_with_spans() {
 }
 
 #[test]
+fn a_boxed_config_error_names_its_first_problem() {
+    // Through `Box<dyn Error>` (or anyhow) only the error's own line shows.
+    let boxed: Box<dyn std::error::Error> = Box::new(
+        Pools::from_toml_str(
+            "[global_pool]\nprocess_on_nodes = []\nmax_colocate_count = 0\n",
+            "pools.toml",
+        )
+        .unwrap_err(),
+    );
+    assert_eq!(
+        boxed.to_string(),
+        "2 errors in `pools.toml`: pool `global_pool` has no node-slot, and 1 more"
+    );
+    let one = Pools::from_toml_str("[global_pool]\nprocess_on_nodes = [0]\n", "p.toml");
+    assert_eq!(
+        one.unwrap_err().to_string(),
+        "1 error in `p.toml`: pool `global_pool` has a node-slot of 0 accelerators"
+    );
+}
+
+#[test]
+fn the_slot_limit_names_the_large_pool_not_the_one_that_passes_it() {
+    // `reward_pool` (its attribute's one node-slot) passes the limit, but the value to
+    // look at is `global_pool`'s.
+    let text = "[global_pool]\ngpus_per_node = 8\nnnodes = 1000000\n";
+    let err = Pools::from_toml_str(text, "p.toml").unwrap_err();
+    let [
+        problem @ resource_pool::config::ConfigDiagnostic::TooManySlots {
+            pool,
+            count: 1_000_000,
+            total: 1_000_001,
+            ..
+        },
+    ] = err.diagnostics.as_slice()
+    else {
+        panic!("{:?}", err.diagnostics)
+    };
+    assert_eq!(pool, "global_pool");
+    let label = miette::Diagnostic::labels(problem).unwrap().next().unwrap();
+    assert_eq!(label.offset(), text.find("1000000").unwrap());
+    // serde names it too, and the help names no knob a derived struct lacks unsaid.
+    let serde_err = toml::from_str::<Pools>(text).unwrap_err().to_string();
+    assert!(
+        serde_err.contains("the largest is pool `global_pool`, with 1000000"),
+        "{serde_err}"
+    );
+    assert!(
+        serde_err.contains("a derived pool struct's loaders and serde keep the default"),
+        "{serde_err}"
+    );
+}
+
+#[test]
 fn pools_load_from_files() {
     let dir = std::env::temp_dir().join(format!("rp-derive-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -309,6 +362,42 @@ fn hand_built_pools_are_checked_by_the_manager() {
     let panic = std::panic::catch_unwind(|| pools.into_manager()).unwrap_err();
     let message = panic.downcast_ref::<String>().unwrap();
     assert!(message.contains("global_pool"), "{message}");
+}
+
+#[test]
+fn a_hand_built_zero_colocate_count_is_zero_colocate() {
+    // Zero is its own mistake, before any count of worker groups (verl fuses this pool's
+    // roles into one group, which a count of 0 is also below).
+    let pools = Pools {
+        global_pool: PoolSpec {
+            max_colocate_count: 0,
+            ..PoolSpec::with_slots([8])
+        },
+        reward_pool: PoolSpec::with_slots([4]),
+    };
+    let err = pools.try_into_manager().unwrap_err();
+    assert_eq!(
+        err,
+        resource_pool::ManagerError::ZeroColocate("global_pool".into())
+    );
+}
+
+#[test]
+fn colocate_too_small_words_agree_with_the_groups() {
+    let err = |groups| {
+        resource_pool::ManagerError::ColocateTooSmall {
+            pool: "p".into(),
+            groups,
+            count: 1,
+        }
+        .to_string()
+    };
+    assert_eq!(
+        err(2),
+        "pool `p` has max_colocate_count = 1, but its roles run as 2 separate worker groups, \
+         each needing one CPU per bundle"
+    );
+    assert!(err(1).contains("as 1 worker group,"), "{}", err(1));
 }
 
 #[test]

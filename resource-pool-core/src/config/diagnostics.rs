@@ -7,6 +7,11 @@ use crate::toml_walk::StructureError;
 
 /// A problem of a config file (`[pools.*]` and `[mapping]`) or of a derived pool struct's
 /// file.
+///
+/// `Serialize` writes the data fields only, untagged and without spans or prose (the
+/// `data` of the CLI's JSON, which writes the code beside it): two variants may serialize
+/// alike. Which problem it is, is [`Diagnostic::code`](miette::Diagnostic::code) (or the
+/// variant); to log one as JSON, write its code next to its data.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
@@ -117,20 +122,24 @@ pub enum ConfigDiagnostic {
     },
 
     /// More node-slots over all pools than the limit (a typo such as
-    /// `nnodes = 4294967295`), on the pool that passes it.
-    #[error("pool `{pool}` brings the node-slots to {total}, more than the limit of {limit}")]
+    /// `nnodes = 4294967295`), on the largest pool: the value most likely mistyped, which
+    /// need not be the pool whose node-slots pass the limit (a default the file never
+    /// wrote, say).
+    #[error("{}", too_many_slots(pool, *count, *total, *limit))]
     #[diagnostic(
         code(resource_pool::config::too_many_slots),
         help(
-            "is this a typo? if the layout is really this large, raise the limit (`--max-slots` on the command line, `ConfigLimits::max_slots` in the library)"
+            "is this a typo? the limit counts all pools together; if the layout is really this large, raise it: `--max-slots` on the command line, `LintOptions::limits` with `resource_pool::load::load_config`; a derived pool struct's loaders and serde keep the default"
         )
     )]
     TooManySlots {
-        /// The pool, by its name in the config.
+        /// The pool with the most node-slots (the first of equals), by its name in the
+        /// config.
         pool: String,
         /// Its node-slots.
         count: u64,
-        /// The node-slots of this pool and every pool before it.
+        /// The node-slots counted when the limit was passed: of the pool that passed it
+        /// and every pool before.
         total: u64,
         /// The limit that was passed (a `--max-*` setting or its default).
         limit: u64,
@@ -367,5 +376,18 @@ impl ConfigDiagnostic {
     pub fn is_error(&self) -> bool {
         use miette::Diagnostic;
         matches!(self.severity(), None | Some(miette::Severity::Error))
+    }
+}
+
+/// The message of [`ConfigDiagnostic::TooManySlots`]: the largest pool alone, or all pools
+/// together and the largest of them.
+fn too_many_slots(pool: &str, count: u64, total: u64, limit: u64) -> String {
+    if count == total {
+        format!("pool `{pool}` asks for {count} node-slots, more than the limit of {limit}")
+    } else {
+        format!(
+            "the pools ask for more node-slots than the limit of {limit} ({total} so far); the \
+             largest is pool `{pool}`, with {count}"
+        )
     }
 }

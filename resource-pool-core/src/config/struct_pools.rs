@@ -19,8 +19,16 @@ pub struct PoolField {
 }
 
 /// Every problem of a file that does not load, with the file to show them in.
+///
+/// It displays as one line that names the first error (`2 errors in `pools.toml`: pool
+/// `global_pool` has no node-slot, and 1 more`), so that through `Box<dyn Error>` or
+/// anyhow the cause shows. It has no `source()`: miette's graphical handler prints the
+/// source chain beside the `diagnostics` it already shows, which would repeat one.
+///
+/// `Serialize` writes `diagnostics` only, each as its data fields (see
+/// [`ConfigDiagnostic`]); the codes are [`Diagnostic::code`](miette::Diagnostic::code).
 #[derive(Clone, Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
-#[error("{} in `{}`", problems(.diagnostics), .source_file.name())]
+#[error("{} in `{}`{}", problems(.diagnostics), .source_file.name(), first(.diagnostics))]
 #[diagnostic(
     code(resource_pool::config::invalid),
     help("fix the problems listed below")
@@ -63,6 +71,18 @@ impl ConfigWarnings {
 
 fn problems(diagnostics: &[ConfigDiagnostic]) -> String {
     counted(diagnostics.iter().filter(|d| d.is_error()).count(), "error")
+}
+
+/// `: <the first error>`, `, and N more` when there are others; nothing without errors.
+fn first(diagnostics: &[ConfigDiagnostic]) -> String {
+    let mut errors = diagnostics.iter().filter(|d| d.is_error());
+    let Some(first) = errors.next() else {
+        return String::new();
+    };
+    match errors.count() {
+        0 => format!(": {first}"),
+        more => format!(": {first}, and {more} more"),
+    }
 }
 
 fn warnings(diagnostics: &[ConfigDiagnostic]) -> String {

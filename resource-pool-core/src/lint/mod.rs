@@ -9,7 +9,7 @@ mod pool_rules;
 mod roles;
 
 pub use mapping_rules::lint_mapping;
-pub use pool_rules::{ConfigLimits, lint_pool};
+pub use pool_rules::{ConfigLimits, SlotTally, lint_pool};
 pub use roles::{KnownRole, RoleSet};
 
 use crate::config::{ConfigDiagnostic, ConfigDoc, PoolDefaults};
@@ -35,7 +35,7 @@ pub fn lint_config(doc: &ConfigDoc, options: &LintOptions) -> Vec<ConfigDiagnost
         });
     }
     let defaults = PoolDefaults::default();
-    let mut slots = 0;
+    let mut slots = SlotTally::default();
     for pool in &doc.pools {
         // verl fuses the roles of a pool into one worker group.
         lint_pool(pool, &defaults, 1, &options.limits, &mut slots, &mut out);

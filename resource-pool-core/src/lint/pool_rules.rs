@@ -3,7 +3,7 @@
 use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, SlotSource};
 use crate::file_keys::VERL_SET_RESOURCES;
 use crate::model::{Accelerator, names};
-use crate::source::{did_you_mean, to_source_span};
+use crate::source::{Span, did_you_mean, to_source_span};
 
 /// Limits on what a config may ask for, so that a typo cannot make us allocate without
 /// bound.
@@ -26,15 +26,41 @@ impl Default for ConfigLimits {
     }
 }
 
+/// The node-slots of the pools linted so far, counted against [`ConfigLimits::max_slots`]:
+/// their sum, and the pool with the most, which the error names (the value to look at is
+/// most likely the large one, not the pool that happens to pass the limit).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SlotTally {
+    total: u64,
+    /// The pool with the most node-slots (the first of equals), its count and where it
+    /// gives them, when that is in the text being linted.
+    largest: Option<(String, u64, Option<Span>)>,
+}
+
+impl SlotTally {
+    /// The node-slots counted.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The pools counted so far were read from another text: their spans do not point
+    /// into the next one's (serde reads each pool table as a text of its own).
+    pub fn forget_spans(&mut self) {
+        if let Some((_, _, span)) = &mut self.largest {
+            *span = None;
+        }
+    }
+}
+
 /// Checks one pool. `worker_groups` is how many worker groups share the pool's GPUs (one
-/// CPU per bundle each); `slots_so_far` counts the node-slots of earlier pools against
-/// the limit and is advanced by this pool's.
+/// CPU per bundle each); `slots` counts the node-slots of earlier pools against the limit
+/// and is advanced by this pool's.
 pub fn lint_pool(
     pool: &PoolDoc,
     defaults: &PoolDefaults,
     worker_groups: u32,
     limits: &ConfigLimits,
-    slots_so_far: &mut u64,
+    slots: &mut SlotTally,
     out: &mut Vec<ConfigDiagnostic>,
 ) {
     let name = &pool.name.value;
@@ -91,21 +117,32 @@ pub fn lint_pool(
         SlotSource::Defaults(fixed) => fixed.len() as u64,
         SlotSource::Missing => 0,
     };
-    let before = *slots_so_far;
-    *slots_so_far = before.saturating_add(count);
-    // Reported once, on the pool whose node-slots pass the limit: the limit is on all
-    // pools together, and every later pool is over it only because of this one.
-    if before <= limits.max_slots && *slots_so_far > limits.max_slots {
+    let before = slots.total;
+    slots.total = before.saturating_add(count);
+    if slots
+        .largest
+        .as_ref()
+        .is_none_or(|(_, most, _)| count > *most)
+    {
         let span = pool
             .nnodes
             .as_ref()
             .map(|n| n.span.clone())
             .or_else(|| pool.process_on_nodes.as_ref().map(|p| p.span.clone()))
             .unwrap_or_else(|| pool.name.span.clone());
+        slots.largest = Some((name.clone(), count, Some(span)));
+    }
+    // Reported once, when the pools pass the limit (every later pool is over it only
+    // because of the earlier ones), on the largest pool: the value most likely mistyped.
+    if before <= limits.max_slots
+        && slots.total > limits.max_slots
+        && let Some((largest, most, span)) = &slots.largest
+    {
+        let span = span.clone().unwrap_or_else(|| pool.name.span.clone());
         out.push(ConfigDiagnostic::TooManySlots {
-            pool: name.clone(),
-            count,
-            total: *slots_so_far,
+            pool: largest.clone(),
+            count: *most,
+            total: slots.total,
             limit: limits.max_slots,
             span: to_source_span(&span),
         });

@@ -27,7 +27,7 @@ use crate::config::count_arrays::CountArrays;
 use crate::config::write::toml_key;
 use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, PoolField};
 use crate::file_keys::{KeyDoc, POOL_KEYS};
-use crate::lint::{ConfigLimits, lint_pool};
+use crate::lint::{ConfigLimits, SlotTally, lint_pool};
 use crate::model::{Amount, PoolSpec, Resources};
 use crate::source::{SourceFile, Span, Spanned};
 use crate::toml_walk;
@@ -54,7 +54,7 @@ impl<'de> Deserialize<'de> for PoolSpec {
     /// ```
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<PoolSpec, D::Error> {
         let defaults = PoolDefaults::default();
-        let mut slots = 0;
+        let mut slots = SlotTally::default();
         let doc =
             PoolTable::new(UNNAMED_POOL, &defaults, 1, &mut slots).deserialize(deserializer)?;
         built(&doc, &defaults)
@@ -151,7 +151,7 @@ impl<'de> Visitor<'de> for StructPools<'_> {
         let names: Vec<&str> = self.fields.iter().map(|field| field.name).collect();
         let table_name = format!("the pools of `{}`", self.struct_name);
         let mut docs: Vec<Option<PoolDoc>> = vec![None; self.fields.len()];
-        let mut slots = 0;
+        let mut slots = SlotTally::default();
         while let Some(index) = map.next_key_seed(KnownKeySeed {
             names: &names,
             table_name: &table_name,
@@ -242,7 +242,7 @@ struct PoolTable<'a> {
     defaults: &'a PoolDefaults,
     worker_groups: u32,
     /// Node-slots of the pools read before, against the limit; advanced by this pool's.
-    slots_so_far: &'a mut u64,
+    slots_so_far: &'a mut SlotTally,
     /// The table so far as TOML text, after [`HEADER`].
     text: String,
     /// The keys so far, with the byte range of each one's line in `text`.
@@ -254,7 +254,7 @@ impl<'a> PoolTable<'a> {
         name: &'a str,
         defaults: &'a PoolDefaults,
         worker_groups: u32,
-        slots_so_far: &'a mut u64,
+        slots_so_far: &'a mut SlotTally,
     ) -> PoolTable<'a> {
         PoolTable {
             name,
@@ -268,7 +268,7 @@ impl<'a> PoolTable<'a> {
 
     /// Reads the text so far as the spanned reader does, and lints it; `slots` is
     /// advanced by the pool's node-slots.
-    fn read(&self, slots: &mut u64) -> (PoolDoc, Vec<ConfigDiagnostic>) {
+    fn read(&self, slots: &mut SlotTally) -> (PoolDoc, Vec<ConfigDiagnostic>) {
         let source = SourceFile::new(self.name, self.text.as_str());
         let (root, mut structure) = toml_walk::parse(&source);
         let name = Spanned::new(self.name.to_owned(), 0..HEADER.len() - 1);
@@ -338,12 +338,14 @@ impl<'de> Visitor<'de> for PoolTable<'_> {
                 key: key.name,
             })?;
         }
-        let mut slots = *self.slots_so_far;
+        let mut slots = self.slots_so_far.clone();
         let (doc, diagnostics) = self.read(&mut slots);
         if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
             let key = first_offset(error).and_then(|offset| self.key_at(offset));
             return Err(de::Error::custom(message(key, error)));
         }
+        // The next pool is read from a text of its own.
+        slots.forget_spans();
         *self.slots_so_far = slots;
         Ok(doc)
     }
@@ -369,7 +371,7 @@ impl<'de> DeserializeSeed<'de> for PoolValue<'_, '_> {
         table.text.push('\n');
         let line = start..table.text.len();
         table.lines.push((self.key, line.clone()));
-        let mut slots = *table.slots_so_far;
+        let mut slots = table.slots_so_far.clone();
         let (_, diagnostics) = table.read(&mut slots);
         let own = diagnostics
             .iter()

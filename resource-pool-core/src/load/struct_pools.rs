@@ -6,7 +6,7 @@ use crate::config::count_arrays::{self, Arrays};
 use crate::config::{
     ConfigDiagnostic, ConfigErrors, ConfigWarnings, PoolDoc, PoolField, structure,
 };
-use crate::lint::{ConfigLimits, lint_pool};
+use crate::lint::{ConfigLimits, SlotTally, lint_pool};
 use crate::model::PoolSpec;
 use crate::source::{SourceFile, Spanned, to_source_span};
 use crate::toml_walk;
@@ -74,7 +74,7 @@ pub(crate) fn load_struct_pools_as(
     }
     let mut diagnostics: Vec<ConfigDiagnostic> = structure(structure_errors).collect();
     let limits = ConfigLimits::default();
-    let mut slots = 0;
+    let mut slots = SlotTally::default();
     for (field, doc) in fields.iter().zip(&docs) {
         let Some(doc) = doc else { continue };
         let missing = toml_walk::get(root, field.name).is_none();

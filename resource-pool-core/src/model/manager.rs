@@ -5,6 +5,10 @@ use super::resources::Resources;
 use super::role::{Role, RoleKey};
 
 /// Why pools and a mapping do not make a manager.
+///
+/// `Serialize` writes the data fields only, untagged (`"global_pool"` for
+/// `ZeroColocate("global_pool")`): which error it is, is the variant, and its message is
+/// `Display`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
@@ -33,9 +37,12 @@ pub enum ManagerError {
     #[error("pool `{0}` has max_colocate_count = 0; each bundle needs at least one CPU")]
     ZeroColocate(String),
     /// A pool whose roles run as separate worker groups gives each bundle fewer CPUs than
-    /// it has groups: each group's worker needs one.
+    /// it has groups: each group's worker needs one. (A count of 0 is [`ZeroColocate`].)
+    ///
+    /// [`ZeroColocate`]: ManagerError::ZeroColocate
     #[error(
-        "pool `{pool}` has max_colocate_count = {count}, but its roles run as {groups} separate worker groups, each needing one CPU per bundle"
+        "pool `{pool}` has max_colocate_count = {count}, but its roles run as {}, each needing one CPU per bundle",
+        worker_groups(*groups)
     )]
     ColocateTooSmall {
         /// The pool.
@@ -48,6 +55,14 @@ pub enum ManagerError {
     /// A node-slot's resources overflow Ray's fixed point.
     #[error("pool `{0}`: {DemandOverflow}")]
     Overflow(String),
+}
+
+/// `2 separate worker groups`; one group is the fused one, not "separate".
+fn worker_groups(groups: u32) -> String {
+    match groups {
+        1 => "1 worker group".to_owned(),
+        n => crate::words::count(n as usize, "separate worker group"),
+    }
 }
 
 /// Index of a pool in a manager's creation order.

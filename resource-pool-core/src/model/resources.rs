@@ -11,7 +11,10 @@ use std::sync::Arc;
 pub use super::resource_name::ResourceName;
 
 /// An amount of one resource, in Ray's fixed point: one unit is `1/10000`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// `Debug` shows the amount as `Display` does (`Amount(20)`, `Amount(0.5)`), not its
+/// units: a derived `Debug` of a diagnostic then reads as its message.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Amount(u64);
 
 /// Why a number cannot be an [`Amount`].
@@ -147,6 +150,12 @@ impl fmt::Display for Amount {
             let digits = format!("{frac:04}");
             write!(f, "{whole}.{}", digits.trim_end_matches('0'))
         }
+    }
+}
+
+impl fmt::Debug for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Amount({self})")
     }
 }
 
@@ -404,6 +413,16 @@ impl fmt::Display for Resources {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_shows_the_amount_not_its_units() {
+        assert_eq!(
+            format!("{:?}", Amount::from_whole(20).unwrap()),
+            "Amount(20)"
+        );
+        assert_eq!(format!("{:?}", Amount::from_units(5_000)), "Amount(0.5)");
+        assert_eq!(format!("{:?}", Amount::EPSILON), "Amount(0.0001)");
+    }
 
     #[test]
     fn amounts_hold_ray_fixed_point() {

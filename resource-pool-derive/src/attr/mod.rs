@@ -355,6 +355,27 @@ fn not_a_struct(cx: &Ctxt, span: Span, ident: &syn::Ident, what: &str) {
     );
 }
 
+/// The variant a role name written as a string most likely means: `actor_rollout` (or
+/// `actor-rollout`) is `ActorRollout`, as `rename_all` would name it.
+fn variant_of(name: &str) -> String {
+    let variant: String = name
+        .split(['_', '-', ' '])
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect();
+    if syn::parse_str::<syn::Ident>(&variant).is_ok() {
+        variant
+    } else {
+        "ActorRollout".to_owned()
+    }
+}
+
 /// One key of `#[pool(...)]`.
 fn pool_key(
     cx: &Ctxt,
@@ -387,8 +408,33 @@ fn pool_key(
         }
         let content;
         syn::parenthesized!(content in meta.input);
-        let paths = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
-        if paths.is_empty() {
+        // A role written as a string gets the variant to write instead, not syn's bare
+        // "expected identifier".
+        let items = Punctuated::<Result<Path, LitStr>, Token![,]>::parse_terminated_with(
+            &content,
+            |input| {
+                if input.peek(LitStr) {
+                    input.parse().map(Err)
+                } else {
+                    input.parse().map(Ok)
+                }
+            },
+        )?;
+        let written = items.len();
+        let mut paths = Vec::new();
+        for item in items {
+            match item {
+                Ok(path) => paths.push(path),
+                Err(name) => cx.error_at(
+                    &name,
+                    format!(
+                        "`roles` lists the role enum's variants, not strings: write `{}`",
+                        variant_of(&name.value())
+                    ),
+                ),
+            }
+        }
+        if written == 0 {
             cx.error_at(
                 path,
                 format!("pool `{}` lists no role in `roles()`", pool.ident),

@@ -213,8 +213,22 @@ impl ClusterStrategy {
 
     /// Up to this many of the nodes (`0..=1`) are dead: listed, `alive = false`, as Slurm,
     /// kubectl and Ray's dashboard list a node that left. Shrinks toward the fewest.
+    ///
+    /// # Panics
+    ///
+    /// When the dead range is not within the node range (`homogeneous(1..=2, ..)` with
+    /// `with_dead_nodes(3..=5)`): a cluster cannot have more dead nodes than nodes, and
+    /// would otherwise silently have none alive.
     pub fn with_dead_nodes(mut self, dead: impl Into<SizeRange>) -> ClusterStrategy {
-        self.dead = dead.into();
+        let dead = dead.into();
+        let (dead_low, dead_high) = dead.start_end_incl();
+        let (low, high) = self.nodes.start_end_incl();
+        assert!(
+            dead_low <= low && dead_high <= high,
+            "`with_dead_nodes({dead_low}..={dead_high})` asks for more dead nodes than the \
+             clusters of {low}..={high} nodes have: keep the dead range within the node range"
+        );
+        self.dead = dead;
         self.spec.min_dead = self.dead.start();
         self
     }

@@ -13,9 +13,15 @@
 //!   plain `#[test]`.
 //! - [`load_cluster`]: a cluster file committed in the repository, for a plain `#[test]`.
 //!
+//! The crate is not on crates.io: the dev-dependency names the same `path` as the
+//! dependency (cargo refuses a crate whose source differs between the two):
+//!
 //! ```toml
+//! [dependencies]
+//! resource-pool = { path = "../resource-pool/resource-pool" }  # the library in a checkout
+//!
 //! [dev-dependencies]
-//! resource-pool = { version = "0.1", features = ["testing"] }
+//! resource-pool = { path = "../resource-pool/resource-pool", features = ["testing"] }
 //! proptest = "1"
 //! ```
 //!

@@ -179,3 +179,24 @@ fn a_cluster_prints_as_its_cluster_file() {
     let back = crate::inventory::cluster_file::load_cluster(&source, &Default::default());
     assert_eq!(back.cluster.as_ref(), Some(&cluster.0), "{shown}");
 }
+
+#[test]
+#[should_panic(
+    expected = "`with_dead_nodes(3..=5)` asks for more dead nodes than the clusters of 1..=2 nodes have"
+)]
+fn more_dead_nodes_than_nodes_is_refused() {
+    let _ = homogeneous(1..=2, NodeShape::gpu(8, 96)).with_dead_nodes(3..=5);
+}
+
+#[test]
+#[should_panic(
+    expected = "`with_dead_nodes(2..=2)` asks for more dead nodes than the clusters of 1..=8 nodes have"
+)]
+fn more_dead_nodes_than_the_smallest_cluster_has_is_refused() {
+    let _ = heterogeneous(1..=8, [(1, NodeShape::gpu(8, 96))]).with_dead_nodes(2);
+}
+
+#[test]
+fn as_many_dead_nodes_as_nodes_is_allowed() {
+    let _ = homogeneous(1..=2, NodeShape::gpu(8, 96)).with_dead_nodes(0..=2);
+}
