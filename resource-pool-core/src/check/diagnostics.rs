@@ -24,6 +24,10 @@ pub use super::placement_findings::AcceleratorTypeName;
 
 /// A finding of `check`: a placement problem, or Ray's verdict when it is not "places".
 /// Labels point at the config (the node-slot or pool to change) when it came from a file.
+///
+/// `Serialize` writes the data fields only, untagged and without spans or prose (the
+/// `data` of the CLI's JSON, which writes the code beside it): which finding it is, is
+/// [`Diagnostic::code`](miette::Diagnostic::code) (or the variant).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
