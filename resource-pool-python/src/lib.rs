@@ -4,12 +4,14 @@
 //!
 //! Every check runs the facade's own computation ([`CheckRun`], the verl command's
 //! [`VerlLoad`]) on inputs read by the core's readers, so Python and the
-//! `resource-pool` command cannot disagree; the GIL is released while it runs.
+//! `resource-pool` command cannot disagree. It runs on a thread of its own, without the GIL,
+//! while the caller's thread waits for it and lets Ctrl-C interrupt the wait ([`interrupt`]).
 
 #![forbid(unsafe_code)]
 
 mod cluster;
 mod errors;
+mod interrupt;
 mod report;
 mod to_python;
 mod to_toml;
@@ -99,7 +101,8 @@ fn check(
         to_toml::config_toml(resource_pool_spec, mapping, max_colocate_count, accelerator)?;
     let source = cluster_source(py, cluster, ray, timeout)?;
     let text = config.clone();
-    let run = py.detach(
+    let run = interrupt::run(
+        py,
         move || -> Result<(CheckRun, Option<String>), ClusterFailure> {
             let input = source.read()?;
             let file = SourceFile::new(CHECK_CONFIG_NAME, text);
@@ -132,7 +135,7 @@ fn check(
             run.name_holders(&input.inventory_notes, &loaded);
             Ok((run, input.ray_version))
         },
-    );
+    )?;
     let (run, ray_version) = run.map_err(|failure| failure.into_py(py))?;
     let ok = run.passes();
     let mut json = run.json();
@@ -172,24 +175,27 @@ fn lint(
         },
         ..LintOptions::default()
     };
-    let findings = py.detach(move || -> Result<Result<Vec<Finding>, Vec<Finding>>, _> {
-        let source = match (path, text) {
-            (Some(path), _) => SourceFile::read(&path, ReadLimits::default())?,
-            (None, text) => SourceFile::new(LINT_TEXT_NAME, text.unwrap_or_default()),
-        };
-        Ok(match load_config_with(&source, &overrides, &options) {
-            Ok(loaded) => Ok(loaded
-                .diagnostics
-                .into_iter()
-                .map(|d| Finding::in_file(d, &loaded.source))
-                .collect()),
-            Err(failure) => Err(failure
-                .errors
-                .into_iter()
-                .map(|e| Finding::in_file(e, &failure.source))
-                .collect()),
-        })
-    });
+    let findings = interrupt::run(
+        py,
+        move || -> Result<Result<Vec<Finding>, Vec<Finding>>, _> {
+            let source = match (path, text) {
+                (Some(path), _) => SourceFile::read(&path, ReadLimits::default())?,
+                (None, text) => SourceFile::new(LINT_TEXT_NAME, text.unwrap_or_default()),
+            };
+            Ok(match load_config_with(&source, &overrides, &options) {
+                Ok(loaded) => Ok(loaded
+                    .diagnostics
+                    .into_iter()
+                    .map(|d| Finding::in_file(d, &loaded.source))
+                    .collect()),
+                Err(failure) => Err(failure
+                    .errors
+                    .into_iter()
+                    .map(|e| Finding::in_file(e, &failure.source))
+                    .collect()),
+            })
+        },
+    )?;
     match findings.map_err(|e| errors::os_error(&e))? {
         Ok(findings) => LintReport::new(py, name, findings),
         Err(findings) => Err(errors::with_findings(py, "ConfigError", &findings)),
@@ -258,7 +264,8 @@ fn verl_check(
         None => (cluster, ray),
     };
     let source = cluster_source(py, cluster, ray, timeout)?;
-    let run = py.detach(
+    let run = interrupt::run(
+        py,
         move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
             let mut options = VerlOptions {
                 verl_version: release.as_ref().map(|r| r.release.to_owned()),
@@ -299,7 +306,7 @@ fn verl_check(
             );
             Ok((run, input.ray_version))
         },
-    );
+    )?;
     let (run, ray_version) = run.map_err(|failure| failure.into_py(py))?;
     let ok = run.passes();
     let mut json = run.json();
