@@ -8,8 +8,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use resource_pool::check::CheckOptions;
 use resource_pool::inventory::{FileSource, InventorySource};
-use resource_pool::render::{picture, ray_assignment, render_text};
+use resource_pool::report::CheckRun;
 use resource_pool::{PoolSpec, ResourcePools, Role};
 
 /// The parts of this trainer.
@@ -80,25 +81,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let report = manager.check(&cluster);
-    for diagnostic in &report.diagnostics {
-        eprintln!("{:?}", miette::Report::new(diagnostic.clone()));
-    }
-    let title = format!(
-        "on {} (Ray {}):",
-        cluster_path.display(),
-        report.ray_verdict()
-    );
-    let picture = picture(
-        &title,
-        &report.slots,
-        &report.pools,
-        &cluster,
-        &ray_assignment(&report),
-        Some(&report.ray.representative.groups),
-    );
-    print!("{}", render_text(&picture, false));
-    if !report.passes() {
+    // The CLI's whole check (the cluster's findings, placement, Ray's order, a suggested
+    // layout when it does not fit), printed as `resource-pool check` prints it.
+    let run = CheckRun::check_manager(&manager, cluster, &CheckOptions::default());
+    let printed = run.human(false);
+    eprint!("{}", printed.diagnostics);
+    print!("{}{}", printed.plan, printed.summary);
+    if !run.passes() {
         return ExitCode::FAILURE;
     }
 
