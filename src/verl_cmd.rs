@@ -19,7 +19,9 @@ use resource_pool::verl::manager_from_layout;
 use resource_pool::verl_settings::key_set::key_set;
 use resource_pool::verl_settings::launch::{AmbientAddresses, Launch, parse_launch};
 use resource_pool::verl_settings::version::{is_approximate, release_for};
-use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_config_file};
+use resource_pool::verl_settings::{
+    CONFIG_DATA_NAME, LoadedVerl, VerlOptions, load_launch, user_config_file,
+};
 use resource_pool::{Accelerator, Cluster};
 use serde_json::json;
 
@@ -171,6 +173,12 @@ pub struct VerlLoad {
 impl VerlLoad {
     /// Loads verl's settings: `yaml` (verl's defaults without it), then the launch line.
     pub fn new(yaml: Option<&SourceFile>, launch: &Launch, options: &VerlOptions) -> VerlLoad {
+        // A config given as data (Python's dict) is named so: its values are not "the YAML".
+        let options = &VerlOptions {
+            config_is_data: options.config_is_data
+                || yaml.is_some_and(|y| y.name() == CONFIG_DATA_NAME),
+            ..options.clone()
+        };
         let loaded = load_launch(launch, yaml.map(SourceFile::text), options);
         // The pasted line as a layer after the YAML: the span space of `load_launch`.
         let source = yaml

@@ -931,3 +931,21 @@ fn ray_address_is_a_dashboard_url_in_any_case_and_with_spaces() {
         assert_eq!((code, read), (Some(1), true), "{address:?}: {value}");
     }
 }
+
+/// The Python front end passes a config dict as JSON text named `<config>`: its values are
+/// "set in the config", never "the YAML" (the dict is no file the user wrote).
+#[test]
+fn a_config_given_as_data_is_labelled_as_the_config() {
+    use resource_pool::source::SourceFile;
+    use resource_pool::verl_settings::launch::parse_launch;
+    use resource_pool::verl_settings::{CONFIG_DATA_NAME, VerlOptions};
+    let config = SourceFile::new(CONFIG_DATA_NAME, "{\"trainer\": {\"nnodes\": \"2\"}}");
+    let load = resource_pool_cli::VerlLoad::new(
+        Some(&config),
+        &parse_launch(&[]),
+        &VerlOptions::new(1000),
+    );
+    let text = resource_pool::report::render_human(&load.findings, false);
+    assert!(text.contains("set in the config"), "{text}");
+    assert!(!text.contains("YAML"), "{text}");
+}

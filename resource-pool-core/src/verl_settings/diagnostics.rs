@@ -187,18 +187,17 @@ pub enum VerlDiagnostic {
     },
 
     /// A known key holds a value of the wrong type.
-    #[error("`{key}` must be {expected}, not `{found}`")]
-    #[diagnostic(
-        code(resource_pool::verl::wrong_type),
-        help("set `{key}` to {expected}, for example `{key}={example}`")
-    )]
+    #[error("`{key}` must be {expected}, not {found}")]
+    #[diagnostic(code(resource_pool::verl::wrong_type), help("{fix}"))]
     WrongType {
         /// The dotted key, as written.
         key: &'static str,
         /// The type it needs.
         expected: Kind,
         /// What was given.
-        found: String,
+        found: Found,
+        /// How to fix it (JSON: the way, `unquote`).
+        fix: TypeFix,
         /// An example value of the type.
         example: super::keys::Example,
         /// The value.
