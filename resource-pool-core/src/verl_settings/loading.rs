@@ -360,6 +360,14 @@ fn launch_diagnostics(
                 problem: LaunchSyntax::NoProgram,
                 span: line_span(span),
             },
+            LaunchProblem::ShellSyntax(span) => VerlDiagnostic::ShellSyntax {
+                ignored: shown(&launch.line[span.clone()]),
+                span: line_span(span),
+            },
+            LaunchProblem::NotUnicode(span) => VerlDiagnostic::NotUnicode {
+                word: shown(&launch.line[span.clone()]),
+                span: line_span(span),
+            },
         });
     }
     if let Some(entry) = &launch.entry {
@@ -373,6 +381,15 @@ fn launch_diagnostics(
             EntryKind::Unknown => out.push(entry_error(entry, None, line_span)),
         }
     }
+}
+
+/// Words as a message quotes them: at most 60 characters.
+fn shown(text: &str) -> String {
+    let mut shown: String = text.chars().take(60).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    shown
 }
 
 fn entry_error(
