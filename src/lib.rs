@@ -16,6 +16,7 @@ mod lint_cmd;
 mod plan_file;
 mod schema_cmd;
 mod verl_cmd;
+mod verl_options;
 
 /// What `resource-pool verl` computes, for other front ends (the Python module).
 pub use launch_cluster::launch_cluster as verl_launch_cluster;

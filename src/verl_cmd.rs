@@ -4,6 +4,7 @@
 //! source of ours, the dashboard a pasted `ray job submit` line sends the job to is the
 //! cluster checked ([`VerlLoad::launch_cluster`], the `launch_cluster` module).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,9 +18,11 @@ use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
 use resource_pool::verl::manager_from_layout;
 use resource_pool::verl_settings::key_set::key_set;
-use resource_pool::verl_settings::launch::{AmbientAddresses, Launch, parse_launch};
+use resource_pool::verl_settings::launch::{AmbientAddresses, Launch, parse_launch_os};
 use resource_pool::verl_settings::version::{is_approximate, release_for};
-use resource_pool::verl_settings::{LoadedVerl, VerlOptions, load_launch, user_config_file};
+use resource_pool::verl_settings::{
+    CONFIG_DATA_NAME, LoadedVerl, VerlOptions, load_launch, user_config_file,
+};
 use resource_pool::{Accelerator, Cluster};
 use serde_json::json;
 
@@ -61,12 +64,15 @@ pub struct VerlArgs {
     /// not one of them is the launch line). Without a cluster source of ours, the dashboard
     /// `ray job submit` sends the job to (`RAY_API_SERVER_ADDRESS=URL` or `RAY_ADDRESS=URL`
     /// before it or in the environment, else `--address URL`) is the cluster checked.
+    /// Words that are not UTF-8 are read with `�` for their bad bytes where nothing read
+    /// depends on them (a data path), else they are an error.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
-        value_name = "LAUNCH"
+        value_name = "LAUNCH",
+        value_parser = clap::value_parser!(OsString)
     )]
-    overrides: Vec<String>,
+    overrides: Vec<OsString>,
 }
 
 /// Builds verl's pools from its settings and checks them against the cluster.
@@ -77,7 +83,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             return unreadable(vec![Finding::bare(unknown)], args.format, context, None);
         }
     };
-    let launch = parse_launch(&args.overrides);
+    let launch = parse_launch_os(&args.overrides);
     let mut options = VerlOptions {
         verl_version: release.as_ref().map(|r| r.release.to_owned()),
         ..VerlOptions::new(context.config_limits.max_slots)
@@ -93,6 +99,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         None => None,
     };
     let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
+    super::verl_options::options_after_launch_line(&mut settings);
     settings.note_release(release);
     let from_launch = launch_cluster_args(&args.cluster, &launch, &mut settings);
     let cluster_args = from_launch.as_ref().unwrap_or(&args.cluster);
@@ -171,6 +178,12 @@ pub struct VerlLoad {
 impl VerlLoad {
     /// Loads verl's settings: `yaml` (verl's defaults without it), then the launch line.
     pub fn new(yaml: Option<&SourceFile>, launch: &Launch, options: &VerlOptions) -> VerlLoad {
+        // A config given as data (Python's dict) is named so: its values are not "the YAML".
+        let options = &VerlOptions {
+            config_is_data: options.config_is_data
+                || yaml.is_some_and(|y| y.name() == CONFIG_DATA_NAME),
+            ..options.clone()
+        };
         let loaded = load_launch(launch, yaml.map(SourceFile::text), options);
         // The pasted line as a layer after the YAML: the span space of `load_launch`.
         let source = yaml
@@ -311,8 +324,9 @@ impl VerlRun {
             && !self.findings.iter().any(Finding::is_error)
     }
 
-    /// The JSON result: `check`'s, with verl's `pools` and `mapping` when it builds them,
-    /// and the `launch` read (worth reporting even when verl would stop).
+    /// The JSON result: `check`'s, with verl's `pools` and `mapping` (always there, `null`
+    /// when verl would stop before building them, as Python's `as_dict()` has them), and
+    /// the `launch` read (worth reporting even when verl would stop).
     pub fn json(&self) -> serde_json::Value {
         let mut value = with_suggestions(
             json_result(&self.findings, self.report.as_ref(), &self.cluster),
@@ -321,29 +335,33 @@ impl VerlRun {
         let Some(object) = value.as_object_mut() else {
             return value;
         };
-        if let Some(report) = &self.report {
-            let pools: Vec<_> = report
-                .pools
-                .iter()
-                .map(|p| {
-                    json!({
-                        "name": p.name,
-                        "process_on_nodes": p.spec.process_on_nodes,
-                        "accelerator": p.spec.accelerator.to_string(),
-                        "max_colocate_count": p.spec.max_colocate_count,
+        let (pools, mapping) = match &self.report {
+            Some(report) => {
+                let pools: Vec<_> = report
+                    .pools
+                    .iter()
+                    .map(|p| {
+                        json!({
+                            "name": p.name,
+                            "process_on_nodes": p.spec.process_on_nodes,
+                            "accelerator": p.spec.accelerator.to_string(),
+                            "max_colocate_count": p.spec.max_colocate_count,
+                        })
                     })
-                })
-                .collect();
-            let mapping: serde_json::Map<String, serde_json::Value> = self
-                .loaded
-                .layout
-                .iter()
-                .flat_map(|l| l.mapping.iter())
-                .map(|(role, pool)| ((*role).to_owned(), json!(pool)))
-                .collect();
-            object.insert("pools".to_owned(), json!(pools));
-            object.insert("mapping".to_owned(), json!(mapping));
-        }
+                    .collect();
+                let mapping: serde_json::Map<String, serde_json::Value> = self
+                    .loaded
+                    .layout
+                    .iter()
+                    .flat_map(|l| l.mapping.iter())
+                    .map(|(role, pool)| ((*role).to_owned(), json!(pool)))
+                    .collect();
+                (json!(pools), json!(mapping))
+            }
+            None => (serde_json::Value::Null, serde_json::Value::Null),
+        };
+        object.insert("pools".to_owned(), pools);
+        object.insert("mapping".to_owned(), mapping);
         object.insert("launch".to_owned(), json!(self.loaded.launch));
         value
     }

@@ -649,3 +649,26 @@ fn a_reader_that_goes_away_is_not_a_crash() {
     assert!(output.status.code().is_some(), "killed by a signal");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// verl's YAML given to `check` or `lint` is one error that says it is YAML and how verl's
+/// config is checked, not a page of TOML syntax errors.
+#[test]
+fn a_verl_yaml_given_as_a_config_is_one_error() {
+    let yaml = "tests/data/verl/reward_pool.yaml";
+    for args in [
+        &[
+            "check",
+            yaml,
+            "--cluster",
+            "examples/clusters/three_nodes.toml",
+        ][..],
+        &["lint", yaml],
+    ] {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.matches("resource_pool::").count(), 1, "{stderr}");
+        assert!(stderr.contains("resource_pool::config::yaml"), "{stderr}");
+        assert!(stderr.contains("resource-pool verl --config"), "{stderr}");
+    }
+}

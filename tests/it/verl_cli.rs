@@ -608,11 +608,13 @@ fn the_launch_line_may_come_without_the_double_dash() {
     let (without_code, without_json) = json_of(&without);
     assert_eq!(with_code, Some(0), "{with_json}");
     assert_eq!((without_code, without_json), (with_code, with_json));
-    // Our own options go before the line: after its first word they are the line's.
+    // Our own options go before the line: after its first word they are the line's, and
+    // one error says so.
     let (code, value) = json_of(&["--cluster", THREE, "trainer.nnodes=2", "--budget-ms", "5"]);
     assert_eq!(code, Some(1), "{value}");
-    assert!(
-        codes(&value).contains(&"resource_pool::verl::override_syntax"),
+    assert_eq!(
+        codes(&value),
+        ["resource_pool::cli::option_after_launch_line"],
         "{value}"
     );
 }
@@ -930,4 +932,149 @@ fn ray_address_is_a_dashboard_url_in_any_case_and_with_spaces() {
         let (code, value, read) = line_with_env(MAIN_PPO, &[("RAY_ADDRESS", &address)], &server);
         assert_eq!((code, read), (Some(1), true), "{address:?}: {value}");
     }
+}
+
+/// The Python front end passes a config dict as JSON text named `<config>`: its values are
+/// "set in the config", never "the YAML" (the dict is no file the user wrote).
+#[test]
+fn a_config_given_as_data_is_labelled_as_the_config() {
+    use resource_pool::source::SourceFile;
+    use resource_pool::verl_settings::launch::parse_launch;
+    use resource_pool::verl_settings::{CONFIG_DATA_NAME, VerlOptions};
+    let config = SourceFile::new(CONFIG_DATA_NAME, "{\"trainer\": {\"nnodes\": \"2\"}}");
+    let load = resource_pool_cli::VerlLoad::new(
+        Some(&config),
+        &parse_launch(&[]),
+        &VerlOptions::new(1000),
+    );
+    let text = resource_pool::report::render_human(&load.findings, false);
+    assert!(text.contains("set in the config"), "{text}");
+    assert!(!text.contains("YAML"), "{text}");
+}
+
+/// An option of `verl` written after the launch line is said to go before it, once, for
+/// the option and its value (not "`--cluster` is not an override" and "`FILE` is not an
+/// override").
+#[test]
+fn an_option_after_the_launch_line_says_where_options_go() {
+    let output = run(&[
+        "verl",
+        "--format",
+        "json",
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "trainer.nnodes=1",
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "-q",
+    ]);
+    let value: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let found = codes(&value);
+    assert_eq!(
+        found
+            .iter()
+            .filter(|c| **c == "resource_pool::cli::option_after_launch_line")
+            .count(),
+        2,
+        "{found:?}"
+    );
+    assert!(
+        !found.contains(&"resource_pool::verl::override_syntax"),
+        "{found:?}"
+    );
+    let first = &value["diagnostics"][0];
+    assert_eq!(first["data"]["option"], "--cluster");
+    assert!(
+        first["help"]
+            .as_str()
+            .unwrap()
+            .contains("go before the launch line (before `--`)"),
+        "{first}"
+    );
+}
+
+/// A word that is not UTF-8 stops nothing where the check does not read it (a data path),
+/// and is an error naming the word where it does (a pool key's value).
+#[cfg(unix)]
+#[test]
+fn launch_words_that_are_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let json_of_bytes = |last: &[u8]| {
+        let output = common::resource_pool()
+            .args([
+                "verl",
+                "--format",
+                "json",
+                "--cluster",
+                "examples/clusters/three_nodes.toml",
+                "--",
+                "python3",
+                "-m",
+                "verl.trainer.main_ppo",
+                "trainer.nnodes=2",
+            ])
+            .arg(OsStr::from_bytes(last))
+            .output()
+            .expect("the binary runs");
+        let value: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+        (output.status.code(), value)
+    };
+    let (status, value) = json_of_bytes(b"data.train_files=/data/caf\xe9/train.parquet");
+    assert_eq!(status, Some(0), "{value}");
+    let (status, value) = json_of_bytes(b"trainer.n_gpus_per_node=8\xe9");
+    assert_eq!(status, Some(1));
+    let not_unicode = &value["diagnostics"][0];
+    assert_eq!(not_unicode["code"], "resource_pool::verl::not_unicode");
+    assert_eq!(
+        not_unicode["data"]["word"],
+        "trainer.n_gpus_per_node=8\u{fffd}"
+    );
+}
+
+/// A line held as words keeps the shell's leftovers: blank words are skipped, and a
+/// `2>&1 | tee log` tail is one advice, not an error per word.
+#[test]
+fn shell_leftovers_in_the_launch_words() {
+    let (status, value) = json_of(&[
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--",
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "\n",
+        "trainer.nnodes=2",
+        "  ",
+        "$@",
+        "2>&1",
+        "|",
+        "tee",
+        "verl_demo.log",
+    ]);
+    assert_eq!(status, Some(0), "{value}");
+    assert_eq!(codes(&value), ["resource_pool::verl::shell_syntax"]);
+    assert_eq!(value["diagnostics"][0]["severity"], "advice");
+    assert_eq!(
+        value["diagnostics"][0]["data"]["ignored"],
+        "$@ 2>&1 | tee verl_demo.log"
+    );
+}
+
+/// `pools` and `mapping` are always in the JSON, `null` when verl would stop before its
+/// layout: the same keys as Python's `as_dict()`.
+#[test]
+fn the_json_always_has_pools_and_mapping() {
+    let (_, value) = json_of(&[
+        "--cluster",
+        "examples/clusters/three_nodes.toml",
+        "--",
+        "trainer.nnodes=2",
+        "trainer.nnode=2",
+    ]);
+    let object = value.as_object().expect("an object");
+    assert_eq!(object.get("pools"), Some(&Value::Null), "{value}");
+    assert_eq!(object.get("mapping"), Some(&Value::Null), "{value}");
 }

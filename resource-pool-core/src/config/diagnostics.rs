@@ -21,6 +21,24 @@ pub enum ConfigDiagnostic {
     #[diagnostic(transparent)]
     Structure(#[from] StructureError),
 
+    /// The file is YAML (verl's Hydra config, most likely), not a TOML config: one error
+    /// instead of its TOML syntax errors.
+    #[error("`{file}` is YAML, not a resource-pool config (TOML)")]
+    #[diagnostic(
+        code(resource_pool::config::yaml),
+        help(
+            "check verl's YAML with the line that launches verl: `resource-pool verl --config {file} --cluster FILE -- python3 -m verl.trainer.main_ppo ...` (in Python: `resource_pool.verl.check(overrides, config=...)`); a resource-pool config is TOML with `[pools.NAME]` tables"
+        )
+    )]
+    Yaml {
+        /// The file, as named.
+        file: String,
+        /// Its first meaningful line.
+        #[label("YAML")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// The file defines no pool.
     #[error("no pool is defined")]
     #[diagnostic(
@@ -369,6 +387,7 @@ impl ConfigDiagnostic {
         matches!(
             self,
             ConfigDiagnostic::Structure(StructureError::Syntax { .. })
+                | ConfigDiagnostic::Yaml { .. }
         )
     }
 

@@ -24,6 +24,7 @@ pub(crate) mod overrides;
 mod pool_table;
 mod struct_pools;
 pub(crate) mod write;
+mod yaml_guess;
 
 pub use diagnostics::ConfigDiagnostic;
 pub use overrides::{OVERRIDES_NAME, OverrideError};
@@ -77,6 +78,9 @@ pub(crate) fn parse_config_as(
 ) -> (ConfigDoc, Vec<ConfigDiagnostic>) {
     let mut blanked = String::new();
     let (root, errors, mut counts) = count_arrays::parse(source.base_text(), &mut blanked, arrays);
+    if let Some(yaml) = yaml_guess::yaml_instead(source, &errors) {
+        return (ConfigDoc::default(), vec![yaml]);
+    }
     read_doc(root.get_ref(), errors, &mut counts)
 }
 
@@ -90,6 +94,9 @@ pub(crate) fn parse_config_with(
     let mut blanked = String::new();
     let (mut root, errors, mut counts) =
         count_arrays::parse(layered.source.base_text(), &mut blanked, arrays);
+    if let Some(yaml) = yaml_guess::yaml_instead(&layered.source, &errors) {
+        return Ok((ConfigDoc::default(), vec![yaml]));
+    }
     let masks = layered.masks();
     let override_errors = layered.apply(&masks, root.get_mut());
     if !override_errors.is_empty() {

@@ -67,6 +67,44 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
+    /// The shell's syntax at the end of a line held as words (`shlex.split(script)`):
+    /// `"$@"`, a redirection, a pipe; it and what follows are not read.
+    #[error("`{ignored}` is the shell's, not verl's: not read")]
+    #[diagnostic(
+        severity(Advice),
+        code(resource_pool::verl::shell_syntax),
+        help(
+            "resource-pool reads the words verl gets; what the shell does with the line (`\"$@\"`, redirections such as `2>&1`, a `| tee log` pipe) is left out from the first such word on"
+        )
+    )]
+    ShellSyntax {
+        /// The words not read, as written (at most 60 characters).
+        ignored: String,
+        /// Where.
+        #[label("not read")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// A word of the launch line that is not UTF-8, where the check reads it.
+    #[error(
+        "`{word}` is not UTF-8 (its bad bytes shown as `�`), and resource-pool reads this word"
+    )]
+    #[diagnostic(
+        code(resource_pool::verl::not_unicode),
+        help(
+            "write the entry point, Hydra's flags, `ray job submit`'s address and the overrides of the keys that size the pools in UTF-8; other words (a data path) may hold any bytes"
+        )
+    )]
+    NotUnicode {
+        /// The word, its bad bytes as U+FFFD (at most 60 characters).
+        word: String,
+        /// Where.
+        #[label("not UTF-8")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// A program that is no launcher understood.
     #[error("`{word}` is neither a launcher resource-pool understands nor a Hydra override")]
     #[diagnostic(
@@ -187,18 +225,17 @@ pub enum VerlDiagnostic {
     },
 
     /// A known key holds a value of the wrong type.
-    #[error("`{key}` must be {expected}, not `{found}`")]
-    #[diagnostic(
-        code(resource_pool::verl::wrong_type),
-        help("set `{key}` to {expected}, for example `{key}={example}`")
-    )]
+    #[error("`{key}` must be {expected}, not {found}")]
+    #[diagnostic(code(resource_pool::verl::wrong_type), help("{fix}"))]
     WrongType {
         /// The dotted key, as written.
         key: &'static str,
         /// The type it needs.
         expected: Kind,
         /// What was given.
-        found: String,
+        found: Found,
+        /// How to fix it (JSON: the way, `unquote`).
+        fix: TypeFix,
         /// An example value of the type.
         example: super::keys::Example,
         /// The value.

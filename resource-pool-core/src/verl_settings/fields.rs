@@ -309,6 +309,8 @@ pub enum Place {
     CommandLine,
     /// The YAML.
     Yaml,
+    /// A config given as data (a Python dict), not a YAML file.
+    Config,
 }
 
 impl fmt::Display for Place {
@@ -316,6 +318,7 @@ impl fmt::Display for Place {
         f.write_str(match self {
             Place::CommandLine => "on the command line",
             Place::Yaml => "in the YAML",
+            Place::Config => "in the config",
         })
     }
 }
@@ -351,6 +354,90 @@ impl fmt::Display for NotReadWhy {
             NotReadWhy::NotMigrated(newer) => write!(
                 f,
                 "its main_ppo reads only `{newer}` and no longer copies the legacy `reward_model.*` keys over (migrate_legacy_reward_impl)"
+            ),
+        }
+    }
+}
+
+/// The value a key of the wrong type holds, as its message says it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "form", content = "text", rename_all = "snake_case")]
+pub enum Found {
+    /// A value as written (`two`).
+    Plain(String),
+    /// A quoted string (or a string of a config given as data): `'2'` is a string, not
+    /// the number it reads like.
+    String(String),
+    /// An empty string (`trainer.nnodes=`).
+    EmptyString,
+    /// A mapping or a list, where a scalar belongs.
+    MappingOrList,
+}
+
+impl fmt::Display for Found {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Found::Plain(text) => write!(f, "`{text}`"),
+            Found::String(text) => write!(f, "the string '{text}'"),
+            Found::EmptyString => f.write_str("an empty string"),
+            Found::MappingOrList => f.write_str("a mapping or list"),
+        }
+    }
+}
+
+/// How to give a key of the wrong type its type: the data is the way (`unquote`); the
+/// key, its type and the value only shape the words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeFix {
+    /// The way.
+    pub how: TypeFixHow,
+    /// The dotted key.
+    pub key: &'static str,
+    /// The type it needs.
+    pub expected: super::keys::Kind,
+    /// The value as it should be written (`2`), for the ways that keep it.
+    pub value: String,
+}
+
+/// The ways of [`TypeFix`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TypeFixHow {
+    /// Set a value of the type.
+    SetValue,
+    /// Drop the quotes of a string that reads as the type.
+    Unquote,
+    /// A config given as data holds a string that reads as the type: OmegaConf's
+    /// `${oc.env:VAR}` gives strings; `${oc.decode:...}` or a value of the type fixes it.
+    Decode,
+}
+
+impl Serialize for TypeFix {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.how.serialize(serializer)
+    }
+}
+
+impl fmt::Display for TypeFix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let key = self.key;
+        let leaf = key.rsplit('.').next().unwrap_or(key);
+        match self.how {
+            TypeFixHow::SetValue => write!(
+                f,
+                "set `{key}` to {}, for example `{key}={}`",
+                self.expected,
+                super::keys::Example(self.expected)
+            ),
+            TypeFixHow::Unquote => write!(
+                f,
+                "write it without quotes (`{key}={}`): a quoted value is a string, and verl needs {}",
+                self.value, self.expected
+            ),
+            TypeFixHow::Decode => write!(
+                f,
+                "give `{leaf}` {} (`{}`), not a string; a value from `${{oc.env:VAR}}` is always a string: write `${{oc.decode:${{oc.env:VAR}}}}` to read it as {}",
+                self.expected, self.value, self.expected
             ),
         }
     }

@@ -271,7 +271,7 @@ impl Judge {
     /// A key of the YAML (`trainer: {nnode: 2}`) judged by the command line's rule for
     /// `pool_key_typo`: unknown, and its closest known key sizes the pools. Only that rule:
     /// a YAML of yours carries keys of its own, which verl's config need not have.
-    pub(super) fn yaml_typo(&self, key: &str, span: &Span) -> Option<VerlDiagnostic> {
+    pub(super) fn yaml_typo(&self, key: &str, span: &Span, place: Place) -> Option<VerlDiagnostic> {
         // Under a pool key (`nnodes: {a: 1}`) the value is already `wrong_type`.
         let mut prefixes = key.match_indices('.').map(|(i, _)| &key[..i]);
         if key_id(key).is_some()
@@ -289,7 +289,7 @@ impl Judge {
             key: key.chars().take(200).collect(),
             suggestion,
             span: crate::source::to_source_span(span),
-            place: Place::Yaml,
+            place,
         })
     }
 

@@ -12,12 +12,14 @@
 use crate::source::Span;
 
 mod submit;
+mod words;
 
 pub use submit::{
     AddressVia, AmbientAddresses, RAY_ADDRESS, RAY_API_SERVER_ADDRESS, Submit, SubmitEnv,
     SubmitTarget, is_dashboard_url,
 };
 use submit::{SubmitEnvs, submit_address};
+pub use words::parse_launch_os;
 
 /// An entry point that builds its pools as `verl.trainer.main_ppo` does, with the verl
 /// files that show it.
@@ -120,6 +122,7 @@ pub struct FlagValue {
 
 /// A problem of the launcher words.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LaunchProblem {
     /// `ray job submit` without the `--` that starts its entrypoint.
     RaySubmitWithoutEntrypoint(Span),
@@ -132,6 +135,11 @@ pub enum LaunchProblem {
     /// Launcher words with no program after them (`env`, `ray job submit --`, `python3 -u`):
     /// on the last of them.
     NoProgram(Span),
+    /// The shell's syntax (`"$@"`, `2>&1`, `| tee log`) and every word after it, which are
+    /// not read: a line held as words (`shlex.split(script)`) keeps them.
+    ShellSyntax(Span),
+    /// A word that is not UTF-8 and that the check reads ([`parse_launch_os`]).
+    NotUnicode(Span),
 }
 
 /// The pasted line, read.
@@ -212,19 +220,52 @@ fn script_module(path: &str) -> Option<String> {
     Some(stem[start..].replace('/', "."))
 }
 
-/// Reads the pasted words.
+/// A script as the entry point (`python3 verl/trainer/main_ppo.py`, or the path alone, as
+/// `sys.argv` starts).
+fn script_entry(word: &str, span: Span) -> Entry {
+    Entry {
+        text: word.to_owned(),
+        module: false,
+        span,
+        kind: script_module(word).map_or(EntryKind::Unknown, |m| classify(&m)),
+    }
+}
+
+/// Reads the pasted words (whitespace-only words, which a `\`-continuation leaves in a line
+/// split as the shell would, skipped).
 pub fn parse_launch(words: &[String]) -> Launch {
-    let mut starts = Vec::with_capacity(words.len());
+    if words.iter().any(|w| words::is_blank(w)) {
+        let kept: Vec<String> = words
+            .iter()
+            .filter(|w| !words::is_blank(w))
+            .cloned()
+            .collect();
+        return read_launch(&kept);
+    }
+    read_launch(words)
+}
+
+/// Reads words without blanks: all of them make the line the spans point into; the
+/// shell's syntax and what follows it are not read.
+fn read_launch(all: &[String]) -> Launch {
+    let mut starts = Vec::with_capacity(all.len());
     let mut offset = 0;
-    for w in words {
+    for w in all {
         starts.push(offset);
         offset += w.len() + 1;
     }
-    let span = |i: usize| starts[i]..starts[i] + words[i].len();
+    let span = |i: usize| starts[i]..starts[i] + all[i].len();
     let mut launch = Launch {
-        line: words.join(" "),
+        line: all.join(" "),
         ..Launch::default()
     };
+    let cut = words::shell_cut(all);
+    if cut < all.len() {
+        launch
+            .problems
+            .push(LaunchProblem::ShellSyntax(starts[cut]..launch.line.len()));
+    }
+    let words = &all[..cut];
     let mut i = 0;
     // `RAY_ADDRESS` and `RAY_API_SERVER_ADDRESS` as the launchers before `ray job submit`
     // leave them.
@@ -330,13 +371,7 @@ pub fn parse_launch(words: &[String]) -> Launch {
             }
             let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) else {
                 // A script (`-` alone is stdin, which we cannot read either).
-                let kind = script_module(w).map_or(EntryKind::Unknown, |m| classify(&m));
-                launch.entry = Some(Entry {
-                    text: w.clone(),
-                    module: false,
-                    span: span(i),
-                    kind,
-                });
+                launch.entry = Some(script_entry(w, span(i)));
                 i += 1;
                 break;
             };
@@ -378,6 +413,13 @@ pub fn parse_launch(words: &[String]) -> Launch {
                 _ => i = next,
             }
         }
+    } else if let Some(w) = words
+        .get(i)
+        .filter(|w| w.ends_with(".py") && !w.contains('='))
+    {
+        // A script run as a program (its path alone: `sys.argv[0]` inside verl).
+        launch.entry = Some(script_entry(w, span(i)));
+        i += 1;
     } else if let Some(w) = words.get(i)
         && (i > 0 || !w.contains('=') && !w.starts_with('-') && !w.starts_with('~'))
     {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::fields::{EntryDifference, Listed, NotReadWhy, Place};
+use super::fields::{EntryDifference, Found, Listed, NotReadWhy, Place, TypeFix, TypeFixHow};
 use super::hydra::{Op, Override, parse_words};
 use super::judge::Judge;
 use super::key_set::KeySet;
@@ -27,6 +27,10 @@ pub struct VerlOptions {
     pub verl_version: Option<String>,
     /// The user's config that the launch names ([`user_config_file`]) could not be read.
     pub config_file_unread: bool,
+    /// The YAML is a config given as data (a Python dict as its JSON text, shown as
+    /// [`CONFIG_DATA_NAME`](super::CONFIG_DATA_NAME)), not a file: its values are
+    /// [`Origin::Config`], not "the YAML".
+    pub config_is_data: bool,
 }
 
 impl VerlOptions {
@@ -36,6 +40,7 @@ impl VerlOptions {
             max_slots,
             verl_version: None,
             config_file_unread: false,
+            config_is_data: false,
         }
     }
 }
@@ -159,6 +164,18 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     let space = SpanSpace {
         yaml_len: yaml.map_or(0, str::len),
     };
+    let yaml_place = if options.config_is_data {
+        Place::Config
+    } else {
+        Place::Yaml
+    };
+    let yaml_origin = |span: Span| {
+        if options.config_is_data {
+            Origin::Config(span)
+        } else {
+            Origin::Yaml(span)
+        }
+    };
     let line_span = |span: &Span| to_source_span(&space.command_line(span));
     let mut diagnostics = Vec::new();
     let mut info = LaunchInfo::default();
@@ -172,14 +189,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         match read_yaml(text) {
             Ok(values) => {
                 for (id, span) in values.not_scalar {
-                    diagnostics.push(VerlDiagnostic::WrongType {
-                        key: KEYS[id].path,
-                        expected: KEYS[id].kind,
-                        found: "a mapping or list".to_owned(),
-                        example: Example(KEYS[id].kind),
-                        span: to_source_span(&span),
-                        origin: super::settings::OriginKind::Yaml,
-                    });
+                    diagnostics.push(wrong_type(id, Found::MappingOrList, yaml_origin(span)));
                 }
                 for (id, scalar) in values.values {
                     in_yaml.insert(id, scalar.span.clone());
@@ -213,7 +223,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         &mut diagnostics,
     );
     for (key, span) in yaml_keys.iter().zip(&yaml_key_spans) {
-        diagnostics.extend(judge.yaml_typo(key, span));
+        diagnostics.extend(judge.yaml_typo(key, span, yaml_place));
     }
     judge.yaml_keys = yaml_keys;
     let release = options.verl_version.as_deref().and_then(release);
@@ -258,13 +268,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
             if let Some((scalar, false)) = raw.get(&id) {
                 let span = to_source_span(&scalar.span);
                 diagnostics.extend(not_read(
-                    id,
-                    scalar,
-                    release,
-                    &judge,
-                    true,
-                    span,
-                    Place::Yaml,
+                    id, scalar, release, &judge, true, span, yaml_place,
                 ));
             }
         }
@@ -276,7 +280,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     let mut ids: Vec<KeyId> = raw.keys().copied().collect();
     ids.sort_unstable();
     for id in ids {
-        if let Some(setting) = resolve(id, &raw, &mut diagnostics, 0) {
+        if let Some(setting) = resolve(id, &raw, &yaml_origin, &mut diagnostics, 0) {
             settings.settings[id] = setting;
         }
     }
@@ -307,7 +311,7 @@ fn not_read(
 ) -> Option<VerlDiagnostic> {
     let key = &KEYS[id];
     let value = interpret(&scalar.text, scalar.quoted, key.kind);
-    if is_null(&scalar.text, scalar.quoted, place == Place::Yaml)
+    if is_null(&scalar.text, scalar.quoted, place != Place::CommandLine)
         || value.is_some_and(|v| v == key.default.value())
     {
         return None;
@@ -356,6 +360,14 @@ fn launch_diagnostics(
                 problem: LaunchSyntax::NoProgram,
                 span: line_span(span),
             },
+            LaunchProblem::ShellSyntax(span) => VerlDiagnostic::ShellSyntax {
+                ignored: shown(&launch.line[span.clone()]),
+                span: line_span(span),
+            },
+            LaunchProblem::NotUnicode(span) => VerlDiagnostic::NotUnicode {
+                word: shown(&launch.line[span.clone()]),
+                span: line_span(span),
+            },
         });
     }
     if let Some(entry) = &launch.entry {
@@ -369,6 +381,15 @@ fn launch_diagnostics(
             EntryKind::Unknown => out.push(entry_error(entry, None, line_span)),
         }
     }
+}
+
+/// Words as a message quotes them: at most 60 characters.
+fn shown(text: &str) -> String {
+    let mut shown: String = text.chars().take(60).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    shown
 }
 
 fn entry_error(
@@ -422,6 +443,7 @@ fn apply_override(
 fn resolve(
     id: KeyId,
     raw: &HashMap<KeyId, (RawScalar, bool)>,
+    yaml_origin: &dyn Fn(Span) -> Origin,
     diagnostics: &mut Vec<VerlDiagnostic>,
     depth: usize,
 ) -> Option<Setting> {
@@ -429,7 +451,7 @@ fn resolve(
     let origin = if *from_command_line {
         Origin::CommandLine(scalar.span.clone())
     } else {
-        Origin::Yaml(scalar.span.clone())
+        yaml_origin(scalar.span.clone())
     };
     let key = &KEYS[id];
     if let Some(inner) = scalar
@@ -440,7 +462,7 @@ fn resolve(
     {
         let target = key_id(inner.trim()).filter(|&t| t != id && KEYS[t].kind == key.kind);
         let resolved = match target {
-            Some(t) if depth < 8 => match resolve(t, raw, diagnostics, depth + 1) {
+            Some(t) if depth < 8 => match resolve(t, raw, yaml_origin, diagnostics, depth + 1) {
                 Some(s) => Some(s.value),
                 None => Some(KEYS[t].default.value()),
             },
@@ -469,16 +491,52 @@ fn resolve(
         Some(value) => Some(Setting { value, origin }),
         None => {
             if depth == 0 {
-                diagnostics.push(VerlDiagnostic::WrongType {
-                    key: key.path,
-                    expected: key.kind,
-                    found: scalar.text.chars().take(40).collect(),
-                    example: Example(key.kind),
-                    span: to_source_span(&scalar.span),
-                    origin: origin.kind(),
-                });
+                let found = match scalar.text.chars().take(40).collect::<String>() {
+                    text if text.is_empty() => Found::EmptyString,
+                    text if scalar.quoted => Found::String(text),
+                    text => Found::Plain(text),
+                };
+                diagnostics.push(wrong_type(id, found, origin));
             }
             None
         }
+    }
+}
+
+/// `wrong_type` for a key's value, with the fix that fits where it was set: a string that
+/// reads as the type loses its quotes (a config given as data: `${oc.decode:...}`), else a
+/// value of the type.
+fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
+    let key = &KEYS[id];
+    let reads_as_kind = |text: &str| interpret(text, false, key.kind).is_some();
+    let (how, value) = match (&found, &origin) {
+        (Found::String(text), Origin::Config(_)) if reads_as_kind(text) => {
+            (TypeFixHow::Decode, text.clone())
+        }
+        (Found::String(text), _) if reads_as_kind(text) => (TypeFixHow::Unquote, text.clone()),
+        _ => (TypeFixHow::SetValue, String::new()),
+    };
+    // An empty value has no width to label: the `=` before it (on the command line) or
+    // the place it stands.
+    let span = match origin.span() {
+        Some(span) if span.is_empty() && matches!(origin, Origin::CommandLine(_)) => {
+            span.start.saturating_sub(1)..span.start
+        }
+        Some(span) => span,
+        None => 0..0,
+    };
+    VerlDiagnostic::WrongType {
+        key: key.path,
+        expected: key.kind,
+        found,
+        fix: TypeFix {
+            how,
+            key: key.path,
+            expected: key.kind,
+            value,
+        },
+        example: Example(key.kind),
+        span: to_source_span(&span),
+        origin: origin.kind(),
     }
 }

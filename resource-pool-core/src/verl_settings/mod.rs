@@ -46,12 +46,17 @@ pub mod yaml;
 
 pub use diagnostics::VerlDiagnostic;
 pub use fields::{
-    AliveNodes, Elsewhere, EntryDifference, HangCause, HangRemedy, KeyValue, LaunchSyntax, Listed,
-    NodeSize, Placements, PoolPlacement, Releases, Suggestion,
+    AliveNodes, Elsewhere, EntryDifference, Found, HangCause, HangRemedy, KeyValue, LaunchSyntax,
+    Listed, NodeSize, Placements, PoolPlacement, Releases, Suggestion, TypeFix, TypeFixHow,
 };
 pub use layout::VerlLayout;
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl, user_config_file};
 pub use settings::{Origin, OriginKind, PoolKeys, Setting, VerlSettings};
+
+/// The name a verl config given as data is shown by (Python's resolved `DictConfig` or
+/// dict, passed as its JSON text): set [`VerlOptions::config_is_data`] for it, so that its
+/// values are not said to be "in the YAML".
+pub const CONFIG_DATA_NAME: &str = "<config>";
 
 /// The verl whose defaults and rules are followed.
 pub const VERL_VERSION: &str = "verl main, late 2025 (commit 006cebf8 of verl/trainer/main_ppo.py)";

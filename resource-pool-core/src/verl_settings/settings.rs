@@ -8,11 +8,15 @@ use crate::source::{Span, to_source_span};
 
 /// Where a value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Origin {
     /// verl's default.
     Default,
     /// The YAML, at this span.
     Yaml(Span),
+    /// A config given as data (a Python dict, read as its JSON text), at this span: no
+    /// YAML file the user wrote.
+    Config(Span),
     /// The command line, at this span (in the span space).
     CommandLine(Span),
 }
@@ -20,11 +24,14 @@ pub enum Origin {
 /// Where a value came from, without the span: what a diagnostic's label says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum OriginKind {
     /// verl's default.
     Default,
     /// The YAML.
     Yaml,
+    /// A config given as data (a Python dict), not a YAML file.
+    Config,
     /// The command line.
     CommandLine,
 }
@@ -34,6 +41,7 @@ impl std::fmt::Display for OriginKind {
         f.write_str(match self {
             OriginKind::Default => "verl's default",
             OriginKind::Yaml => "set in the YAML",
+            OriginKind::Config => "set in the config",
             OriginKind::CommandLine => "set on the command line",
         })
     }
@@ -44,7 +52,7 @@ impl Origin {
     pub fn span(&self) -> Option<Span> {
         match self {
             Origin::Default => None,
-            Origin::Yaml(s) | Origin::CommandLine(s) => Some(s.clone()),
+            Origin::Yaml(s) | Origin::Config(s) | Origin::CommandLine(s) => Some(s.clone()),
         }
     }
 
@@ -53,6 +61,7 @@ impl Origin {
         match self {
             Origin::Default => OriginKind::Default,
             Origin::Yaml(_) => OriginKind::Yaml,
+            Origin::Config(_) => OriginKind::Config,
             Origin::CommandLine(_) => OriginKind::CommandLine,
         }
     }

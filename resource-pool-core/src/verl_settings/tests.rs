@@ -618,3 +618,91 @@ fn diagnostics_serialise_as_their_fields() {
         serde_json::json!({"key": "trainer.nnode", "suggestion": "trainer.nnodes"})
     );
 }
+
+/// The message, help and label of the one `wrong_type` a launch gives.
+fn wrong_type_words(loaded: &LoadedVerl) -> (String, String, Vec<String>, serde_json::Value) {
+    use miette::Diagnostic;
+    let [d] = &loaded.diagnostics[..] else {
+        panic!("{:?}", loaded.diagnostics)
+    };
+    let labels = d
+        .labels()
+        .into_iter()
+        .flatten()
+        .map(|l| format!("{}@{}+{}", l.label().unwrap_or(""), l.offset(), l.len()))
+        .collect();
+    (
+        d.to_string(),
+        d.help().map(|h| h.to_string()).unwrap_or_default(),
+        labels,
+        serde_json::to_value(d).unwrap(),
+    )
+}
+
+#[test]
+fn a_string_that_reads_as_a_number_is_called_a_string() {
+    // Quoted on the command line: a string; the fix drops the quotes.
+    let (message, help, labels, data) = wrong_type_words(&load(None, &["trainer.nnodes='2'"]));
+    assert_eq!(
+        message,
+        "`trainer.nnodes` must be an integer, not the string '2'"
+    );
+    assert!(
+        help.starts_with("write it without quotes (`trainer.nnodes=2`)"),
+        "{help}"
+    );
+    assert_eq!(labels, ["set on the command line@16+3"]);
+    assert_eq!(
+        data["found"],
+        serde_json::json!({"form": "string", "text": "2"})
+    );
+    assert_eq!(data["fix"], "unquote");
+    // A word that is not a number keeps the plain wording and fix.
+    let (message, help, ..) = wrong_type_words(&load(None, &["trainer.nnodes=two"]));
+    assert_eq!(message, "`trainer.nnodes` must be an integer, not `two`");
+    assert_eq!(
+        help,
+        "set `trainer.nnodes` to an integer, for example `trainer.nnodes=1`"
+    );
+    // `trainer.nnodes=` is an empty string, labelled at its `=`.
+    let (message, _, labels, _) = wrong_type_words(&load(None, &["trainer.nnodes="]));
+    assert_eq!(
+        message,
+        "`trainer.nnodes` must be an integer, not an empty string"
+    );
+    assert_eq!(labels, ["set on the command line@15+1"]);
+}
+
+#[test]
+fn a_config_given_as_data_is_not_the_yaml() {
+    let config = "{\"trainer\": {\"nnodes\": \"2\"}}";
+    let options = VerlOptions {
+        config_is_data: true,
+        ..VerlOptions::new(100_000)
+    };
+    let launch = launch::parse_launch(&[]);
+    let (message, help, labels, data) =
+        wrong_type_words(&load_launch(&launch, Some(config), &options));
+    assert_eq!(
+        message,
+        "`trainer.nnodes` must be an integer, not the string '2'"
+    );
+    // The value came from OmegaConf's `${oc.env:...}`, most likely: `oc.decode` reads it.
+    assert!(help.contains("`${oc.decode:${oc.env:VAR}}`"), "{help}");
+    assert_eq!(labels, ["set in the config@23+3"]);
+    assert_eq!(data["origin"], "config");
+    assert_eq!(data["fix"], "decode");
+    // A misspelt pool key in it is "in the config" too.
+    let typo = load_launch(&launch, Some("{\"trainer\": {\"nnode\": 2}}"), &options);
+    let labels: Vec<String> = typo
+        .diagnostics
+        .iter()
+        .flat_map(|d| miette::Diagnostic::labels(d).into_iter().flatten())
+        .filter_map(|l| l.label().map(str::to_owned))
+        .collect();
+    assert_eq!(labels, ["in the config"]);
+    // The same text as a YAML file is the YAML's.
+    let (_, help, labels, _) = wrong_type_words(&load(Some(config), &[]));
+    assert!(help.starts_with("write it without quotes"), "{help}");
+    assert_eq!(labels, ["set in the YAML@23+3"]);
+}

@@ -1,0 +1,110 @@
+//! `resource-pool verl`'s own options written after the launch line (`... trainer.nnodes=1
+//! --cluster FILE`). Everything from the line's first word on is the line's, so such an
+//! option reaches the launch reader, which can only call it and its value "not an
+//! override". Here it is said for what it is. The options are clap's definition of the
+//! command: no list of them is kept apart.
+
+use clap::CommandFactory;
+use miette::SourceSpan;
+use resource_pool::report::Finding;
+use resource_pool::verl_settings::VerlDiagnostic;
+use resource_pool::verl_settings::hydra::OverrideProblem;
+
+use super::Cli;
+use super::verl_cmd::VerlLoad;
+
+/// An option of `resource-pool verl` after the launch line.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error("`{option}` is an option of resource-pool verl, not a word of the launch line")]
+#[diagnostic(
+    code(resource_pool::cli::option_after_launch_line),
+    help(
+        "resource-pool's options go before the launch line (before `--`): `resource-pool verl {option} ... -- python3 -m verl.trainer.main_ppo ...`; everything from the line's first word on is read as verl's"
+    )
+)]
+struct OptionAfterLaunchLine {
+    /// The option, as written (`--cluster`).
+    option: String,
+    /// The option and its value.
+    #[label("resource-pool's option")]
+    #[serde(skip)]
+    span: SourceSpan,
+}
+
+/// The option of `resource-pool verl` (its own or a global one) a word names, and whether
+/// its value is the next word: `--cluster` (true), `--cluster=FILE`, `--quiet` (false).
+fn option_named(word: &str) -> Option<(&str, bool)> {
+    let (name, inline) = word
+        .split_once('=')
+        .map_or((word, false), |(n, _)| (n, true));
+    let cli = Cli::command();
+    let verl = cli.find_subcommand("verl")?;
+    let named = |arg: &&clap::Arg| match name.strip_prefix("--") {
+        Some(long) => arg
+            .get_long_and_visible_aliases()
+            .is_some_and(|names| names.contains(&long)),
+        None => name
+            .strip_prefix('-')
+            .and_then(|s| s.parse::<char>().ok())
+            .is_some_and(|short| arg.get_short() == Some(short)),
+    };
+    let arg = cli
+        .get_arguments()
+        .chain(verl.get_arguments())
+        .filter(|arg| !arg.is_positional())
+        .find(named)?;
+    Some((name, !inline && arg.get_action().takes_values()))
+}
+
+/// Replaces "not an override" for an option of ours (and for its value, the word after it)
+/// with one error that says where options go. Call right after [`VerlLoad::new`], while its
+/// findings are its diagnostics, one for one.
+pub fn options_after_launch_line(load: &mut VerlLoad) {
+    debug_assert_eq!(load.findings.len(), load.loaded.diagnostics.len());
+    let not_an_override = |d: &VerlDiagnostic| match d {
+        VerlDiagnostic::OverrideSyntax {
+            problem: OverrideProblem::NotAnOverride,
+            text,
+            span,
+        } => Some((text.clone(), *span)),
+        _ => None,
+    };
+    let words: Vec<Option<(String, SourceSpan)>> = load
+        .loaded
+        .diagnostics
+        .iter()
+        .map(not_an_override)
+        .collect();
+    let mut replaced: Vec<Option<Option<Finding>>> = (0..words.len()).map(|_| None).collect();
+    let mut i = 0;
+    while i < words.len() {
+        let Some((text, span)) = &words[i] else {
+            i += 1;
+            continue;
+        };
+        let Some((option, takes_value)) = option_named(text) else {
+            i += 1;
+            continue;
+        };
+        let mut end = span.offset() + span.len();
+        // Its value: the next word, when it too is "not an override".
+        let value = words.get(i + 1).and_then(Option::as_ref);
+        let with_value = takes_value && value.is_some_and(|(_, next)| next.offset() == end + 1);
+        if with_value && let Some((_, next)) = value {
+            end = next.offset() + next.len();
+            replaced[i + 1] = Some(None);
+        }
+        let error = OptionAfterLaunchLine {
+            option: option.to_owned(),
+            span: (span.offset()..end).into(),
+        };
+        replaced[i] = Some(Some(Finding::in_file(error, &load.source)));
+        i += if with_value { 2 } else { 1 };
+    }
+    let findings = std::mem::take(&mut load.findings);
+    load.findings = findings
+        .into_iter()
+        .zip(replaced)
+        .filter_map(|(finding, replaced)| replaced.unwrap_or(Some(finding)))
+        .collect();
+}
