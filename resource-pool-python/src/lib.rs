@@ -39,8 +39,9 @@ const NO_CLUSTER: &str = "no cluster to check against: pass cluster= (a cluster 
 
 /// The name reports give the config written from `check`'s arguments.
 const CHECK_CONFIG_NAME: &str = "<rp.check>";
-/// The name reports give verl's config passed as a dict.
-const VERL_CONFIG_NAME: &str = "<config>";
+/// The name reports give verl's config passed as a dict (the core knows it by this name,
+/// to call it "the config", not "the YAML").
+const VERL_CONFIG_NAME: &str = resource_pool::verl_settings::CONFIG_DATA_NAME;
 /// The name reports give a config passed to `lint` as text.
 const LINT_TEXT_NAME: &str = "<rp.lint>";
 
