@@ -27,7 +27,12 @@ fn the_trainer_loads_its_pools_checks_them_and_prints_the_plan() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("critic         -> global_pool"), "{stdout}");
-    assert!(stdout.contains("(Ray places):"), "{stdout}");
+    // What `resource-pool check` prints: Ray's plan and the summary line.
+    assert!(stdout.contains("Ray places it:"), "{stdout}");
+    assert!(
+        stdout.contains("check: placeable; Ray places (0 errors, 0 warnings)"),
+        "{stdout}"
+    );
     let node_c = stdout
         .lines()
         .find(|l| l.trim_start().starts_with("node-c"))

@@ -25,9 +25,17 @@ pub fn release_for(version: &str) -> Option<&'static str> {
         .max_by(|a, b| Pep440::parse(a).cmp(&Pep440::parse(b)))
 }
 
-/// Whether `version` reads as `release` only by approximation (not the release itself).
+/// Whether `version` reads as `release` only by approximation: not the release itself, nor
+/// a post-release or local build of it (`0.9.1.post1`, `0.9.1+cu124`: its keys).
 pub fn is_approximate(version: &str, release: &str) -> bool {
-    Pep440::parse(version) != Pep440::parse(release)
+    match (Pep440::parse(version), Pep440::parse(release)) {
+        (Some(version), Some(release)) => {
+            version.epoch != release.epoch
+                || version.release != release.release
+                || version.pre != Rank::Above
+        }
+        _ => true,
+    }
 }
 
 /// A PEP 440 version as its sort key: epoch, release (trailing zeros dropped: `0.9` is
@@ -188,15 +196,21 @@ mod tests {
             ("0.7.0.dev0", "0.6.1"),
             ("0.7.0rc1", "0.6.1"),
             ("0.7.0-rc.1", "0.6.1"),
-            ("0.7.0.post1", "0.7.0"),
-            ("0.7.0-1", "0.7.0"),
-            ("0.7.0.post1.dev2", "0.7.0"),
-            ("0.7.0+cu124", "0.7.0"),
             ("0.6.5", "0.6.1"),
             ("1!0.1", "0.9.1"),
         ] {
             assert_eq!(release_for(version), Some(release), "{version}");
             assert!(is_approximate(version, release), "{version}");
+        }
+        // A post-release or a local build of a release has its keys: no approximation.
+        for (version, release) in [
+            ("0.7.0.post1", "0.7.0"),
+            ("0.7.0-1", "0.7.0"),
+            ("0.7.0.post1.dev2", "0.7.0"),
+            ("0.7.0+cu124", "0.7.0"),
+        ] {
+            assert_eq!(release_for(version), Some(release), "{version}");
+            assert!(!is_approximate(version, release), "{version}");
         }
     }
 

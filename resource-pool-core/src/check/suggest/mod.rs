@@ -14,9 +14,10 @@
 //!   become `s × k` for any divisor `s` of `size` (a whole split of the node-slot: 8 → 8,
 //!   4, 2, 1) and any `k ≥ 1` with `s·k ≤ size·count`. Keeping `size` and lowering `count`
 //!   is the trim of this form.
-//! - [`Reshape::Spread`] (verl's `n_gpus_per_node` × `nnodes`): a split whose `k` is also
-//!   at most the alive nodes that hold one node-slot of `s`, since verl's `nnodes` counts
-//!   machines: a suggestion never brings verl's own `nnodes_vs_cluster` warning.
+//! - [`Reshape::Spread`] (verl's `n_gpus_per_node` × `nnodes`): a split whose `s` may also
+//!   be a power of two that does not divide `size` (`1 × 6` may become `4 × 1`), and whose
+//!   `k` is at most the alive nodes that hold one node-slot of `s`, since verl's `nnodes`
+//!   counts machines: a suggestion never brings verl's own `nnodes_vs_cluster` warning.
 //!
 //! # The order
 //!

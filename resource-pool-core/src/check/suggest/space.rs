@@ -16,10 +16,11 @@ pub enum Reshape {
     Trim,
     /// `size × count` becomes `s × k`: `s` a divisor of `size`, `s·k ≤ size·count`.
     Split,
-    /// A [`Reshape::Split`] whose node-slots each take a node of their own: verl's
-    /// `n_gpus_per_node × nnodes`, where `nnodes` counts machines (more node-slots than
-    /// alive nodes is verl's own `nnodes_vs_cluster` warning). `k` is at most the alive
-    /// nodes that hold one node-slot of `s`.
+    /// verl's `n_gpus_per_node × nnodes`, where `nnodes` counts machines (more node-slots
+    /// than alive nodes is verl's own `nnodes_vs_cluster` warning): `size × count` becomes
+    /// `s × k` with `s·k ≤ size·count`, `s` a divisor of `size` or a power of two (verl's
+    /// `n_gpus_per_node` need not divide the one written, but its parallel groups want
+    /// even sizes) and `k` at most the alive nodes that hold one node-slot of `s`.
     Spread,
 }
 
@@ -84,6 +85,11 @@ fn room(bundle: &[u64], size: u32, classes: &[(Vec<u64>, u64)], one_per_node: bo
     })
 }
 
+/// The largest power of two a [`Reshape::Spread`] tries beyond the divisors of the size
+/// written.
+const MAX_SPREAD_SIZE: u32 = 256;
+
+/// The divisors of `n`, ascending.
 fn divisors(n: u32) -> Vec<u32> {
     let mut small = Vec::new();
     let mut large = Vec::new();
@@ -181,12 +187,31 @@ impl Choices {
         reshape: Reshape,
     ) -> Choices {
         let asked = u64::from(size).saturating_mul(count as u64);
-        let mut sizes: Vec<(u32, u64)> = divisors(size)
+        let spread = reshape == Reshape::Spread;
+        let mut candidates = divisors(size);
+        if spread {
+            // verl's `n_gpus_per_node` need not divide the one written: `nnodes=6,
+            // n_gpus_per_node=1` on one 8-GPU node of 16 CPUs becomes one node-slot of 4. The
+            // powers of two are tried, not every count: verl splits its world into
+            // tensor-parallel groups (2 by default) and its batches by the world size, which
+            // an odd count like 5 breaks. Larger slots fit fewer nodes, so the sizes stop at
+            // the first that fits none.
+            let most = u32::try_from(asked)
+                .unwrap_or(u32::MAX)
+                .min(MAX_SPREAD_SIZE);
+            candidates.extend(
+                std::iter::successors(Some(1u32), |s| s.checked_mul(2))
+                    .take_while(|&s| s <= most && room(bundle, s, classes, true) > 0),
+            );
+            candidates.sort_unstable();
+            candidates.dedup();
+        }
+        let mut sizes: Vec<(u32, u64)> = candidates
             .into_iter()
             .map(|s| {
                 // A count past the nodes' copies fits no cluster state this one can be in.
                 let most = (asked / u64::from(s))
-                    .min(room(bundle, s, classes, reshape == Reshape::Spread))
+                    .min(room(bundle, s, classes, spread))
                     .min(u64::from(u32::MAX));
                 (s, most)
             })

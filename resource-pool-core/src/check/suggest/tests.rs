@@ -58,6 +58,22 @@ fn a_spread_asks_for_a_node_slot_per_node_at_most() {
     assert_eq!(found(&split), [vec![1; 5]]);
     let (spread, _) = search(&p, &[Reshape::Spread], &cluster, &SuggestOptions::default());
     assert_eq!(found(&spread), [vec![4]]);
+    // `nnodes=6, n_gpus_per_node=1` there: one node-slot, of a size that does not divide 1
+    // (a power of two: 4, not the 5 the CPUs would hold).
+    let six = vec![ResourcePool::new(
+        "global_pool",
+        PoolSpec {
+            max_colocate_count: 3,
+            ..PoolSpec::with_slots(vec![1; 6])
+        },
+    )];
+    let (spread, _) = search(
+        &six,
+        &[Reshape::Spread],
+        &cluster,
+        &SuggestOptions::default(),
+    );
+    assert_eq!(found(&spread), [vec![4]]);
     // Nodes that cannot hold one node-slot of a size do not count for it.
     let cluster = Cluster::new(vec![node("a", 8, 64), node("b", 4, 64), node("c", 4, 64)]);
     let p = pools(&[("global_pool", vec![8, 8, 8])]);
