@@ -83,7 +83,7 @@ pub enum ClusterFinding {
 /// counts of the node (`ray start` refuses them in `--resources`: "Use the --num-gpus
 /// argument"), so no spelling is at fault; an accelerator type or a custom resource is
 /// declared by name, and a fake `--num-gpus` count would not declare it.
-fn missing_resource_help(resource: &str) -> String {
+pub(super) fn missing_resource_help(resource: &str) -> String {
     match resource {
         names::GPU | names::CPU => {
             let flag = resource.to_lowercase();

@@ -372,7 +372,8 @@ pub enum SlotAdvice {
         /// The name the nodes declare.
         declared: String,
     },
-    /// No alive node has the resource free (a custom resource, an accelerator type).
+    /// No alive node has the resource free (a custom resource, an accelerator type), or
+    /// declares the pool's accelerator at all (CPU-only nodes).
     NotDeclared {
         /// The resource no alive node has free.
         resource: String,
@@ -407,9 +408,21 @@ impl SlotAdvice {
             SlotAdvice::SpelledOtherwise { asked, declared } => format!(
                 "the nodes declare `{asked}` as `{declared}`: write `accelerator_type = \"{declared}\"`"
             ),
-            SlotAdvice::NotDeclared { resource } => format!(
-                "no alive node has `{resource}` free: check its spelling (`accelerator_type`, `bundle_resources`) against `ray start --resources`"
-            ),
+            SlotAdvice::NotDeclared { resource } => {
+                if matches!(
+                    resource.as_str(),
+                    crate::model::names::GPU | crate::model::names::CPU
+                ) {
+                    format!(
+                        "no alive node has `{resource}`: {}",
+                        super::cluster_findings::missing_resource_help(resource)
+                    )
+                } else {
+                    format!(
+                        "no alive node has `{resource}` free: check its spelling (`accelerator_type`, `bundle_resources`) against `ray start --resources`"
+                    )
+                }
+            }
             SlotAdvice::Short {
                 resource,
                 free,

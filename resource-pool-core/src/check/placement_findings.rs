@@ -133,13 +133,22 @@ fn unfit_advice(
             } else {
                 names::GPU
             };
-            if cluster.alive().any(|n| {
-                !n.available.get(other).is_zero()
-                    || n.total.as_ref().is_some_and(|t| !t.get(other).is_zero())
-            }) {
+            let declares = |name: &str| {
+                cluster.alive().any(|n| {
+                    !n.available.get(name).is_zero()
+                        || n.total.as_ref().is_some_and(|t| !t.get(name).is_zero())
+                })
+            };
+            if declares(other) {
                 advice.push(SlotAdvice::OtherAccelerator {
                     asked: r.to_owned(),
                     found: other.to_owned(),
+                });
+            } else if !declares(r) {
+                // No node has any (CPU-only nodes, a GPU count of 0): smaller node-slots
+                // would not fit either.
+                advice.push(SlotAdvice::NotDeclared {
+                    resource: r.to_owned(),
                 });
             } else {
                 advice.push(SlotAdvice::TooLarge {

@@ -352,3 +352,21 @@ fn verl_layouts_are_told_verls_settings() {
         );
     }
 }
+
+/// On nodes that have no GPU at all, smaller node-slots would not fit either: the slot's
+/// advice says how Ray declares GPUs, not to lower `n_gpus_per_node`.
+#[test]
+fn nodes_without_the_accelerator_are_not_told_to_take_smaller_slots() {
+    let cluster = Cluster::new(vec![node("a", 0, 96), node("b", 0, 96)]);
+    let helps = verl_helps(&["trainer.nnodes=1"], &cluster, true);
+    assert!(
+        helps
+            .iter()
+            .any(|h| h.contains("no alive node has `GPU`") && h.contains("--num-gpus")),
+        "{helps:#?}"
+    );
+    assert!(
+        !helps.iter().any(|h| h.contains("to what a node has")),
+        "{helps:#?}"
+    );
+}
