@@ -32,8 +32,8 @@ use crate::model::{Amount, PoolSpec, Resources};
 use crate::source::{SourceFile, Span, Spanned};
 use crate::toml_walk;
 
-/// What a pool read on its own (a `PoolSpec` field of a user's config) is called in
-/// messages: serde does not tell a value the key it stands under.
+/// The name of a pool read on its own (a `PoolSpec` field of a user's config) while it is
+/// linted: serde does not tell a value the key it stands under. Messages say "this pool".
 pub const UNNAMED_POOL: &str = "(this pool)";
 
 /// The first line of a table's text: it holds the pool's name span, so that errors about
@@ -50,7 +50,7 @@ impl<'de> Deserialize<'de> for PoolSpec {
     /// let pool: PoolSpec = toml::from_str("gpus_per_node = 8\nnnodes = 2\n").unwrap();
     /// assert_eq!(pool, PoolSpec::with_slots([8, 8]));
     /// let err = toml::from_str::<PoolSpec>("process_on_nodes = []\n").unwrap_err();
-    /// assert!(err.to_string().contains("`process_on_nodes`: pool `(this pool)` has no node-slot"));
+    /// assert!(err.to_string().contains("`process_on_nodes`: this pool has no node-slot"));
     /// ```
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<PoolSpec, D::Error> {
         let defaults = PoolDefaults::default();
@@ -405,7 +405,10 @@ fn first_offset(diagnostic: &ConfigDiagnostic) -> Option<usize> {
 /// A diagnostic as one line of a serde error: the key it is about when its message does
 /// not name it, the message, and what to do.
 fn message(key: Option<&str>, diagnostic: &ConfigDiagnostic) -> String {
-    let text = diagnostic.to_string();
+    // A pool read on its own has no name to give: "this pool", not a placeholder's name.
+    let text = diagnostic
+        .to_string()
+        .replace(&format!("pool `{UNNAMED_POOL}`"), "this pool");
     let mut out = match key {
         Some(key) if !text.contains(&format!("`{key}")) => format!("`{key}`: {text}"),
         _ => text,
@@ -421,7 +424,10 @@ fn message(key: Option<&str>, diagnostic: &ConfigDiagnostic) -> String {
 fn built<E: de::Error>(doc: &PoolDoc, defaults: &PoolDefaults) -> Result<PoolSpec, E> {
     doc.build(defaults).ok_or_else(|| {
         // The lint reports whatever keeps a pool from being built.
-        E::custom(format!("pool `{}` cannot be built", doc.name.value))
+        E::custom(
+            format!("pool `{}` cannot be built", doc.name.value)
+                .replace(&format!("pool `{UNNAMED_POOL}`"), "this pool"),
+        )
     })
 }
 

@@ -402,6 +402,19 @@ pub fn did_you_mean<'a>(
     wrong: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    // The same words in another case style (`RewardModel`, `gpusPerNode`, `reward-model`)
+    // are meant whatever the score says: CamelCase scores low against snake_case.
+    let words = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-'))
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = words(wrong);
+    if let Some(same) = candidates.iter().find(|c| words(c) == wanted) {
+        return Some(same);
+    }
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(wrong, c), c))
@@ -413,6 +426,19 @@ pub fn did_you_mean<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_case_style_of_a_candidate_is_that_candidate() {
+        let roles = ["actor_rollout", "ref", "rm", "reward_model"];
+        assert_eq!(did_you_mean("RewardModel", roles), Some("reward_model"));
+        assert_eq!(did_you_mean("reward-model", roles), Some("reward_model"));
+        assert_eq!(did_you_mean("actor_rolout", roles), Some("actor_rollout"));
+        assert_eq!(
+            did_you_mean("gpusPerNode", ["gpus_per_node", "nnodes"]),
+            Some("gpus_per_node")
+        );
+        assert_eq!(did_you_mean("teacher", roles), None);
+    }
 
     /// The 1-based line and column (in characters) of a byte offset in `text`, by a scan:
     /// what the line index must agree with.
