@@ -16,6 +16,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use resource_pool::config::{toml_key, toml_string};
 use resource_pool::model::Role as _;
 
 /// Python's `repr` of a value, shortened for a message.
@@ -44,39 +45,6 @@ fn type_error(
     got: &Bound<'_, PyAny>,
 ) -> PyErr {
     PyTypeError::new_err(format!("{path}: expected {expected}, got {}", shown(got)))
-}
-
-/// A key as TOML writes it: bare when it can be, quoted otherwise.
-fn toml_key(key: &str) -> String {
-    let bare = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if bare {
-        key.to_owned()
-    } else {
-        toml_string(key)
-    }
-}
-
-/// A string as a one-line TOML basic string, escaped: valid as a key too (the `toml`
-/// crate writes a string with a line break as a multi-line string, which no key can be).
-fn toml_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// A Python int (not a bool: `True` is an int to Python, never a count to us).

@@ -100,6 +100,24 @@ fn rust_code_reorders_the_struct_fields_or_the_pools_given_to_new() {
     assert_eq!(data, hang_help(manager(&file), &file).1);
 }
 
+/// verl's settings of `overrides` and the manager of the layout they build.
+fn verl_manager(
+    overrides: &[String],
+) -> (
+    crate::verl_settings::LoadedVerl,
+    ResourcePoolManager<RoleName>,
+) {
+    let verl = crate::verl_settings::load_verl(None, overrides, 1_000_000);
+    let layout = verl.layout.as_ref().expect("verl builds a layout");
+    let mapping: Vec<(RoleName, &str)> = layout
+        .mapping
+        .iter()
+        .map(|(role, pool)| (RoleName((*role).to_owned()), *pool))
+        .collect();
+    let manager = ResourcePoolManager::new(layout.pools.clone(), mapping).expect("valid");
+    (verl, manager)
+}
+
 #[test]
 fn verl_is_not_told_to_reorder_what_it_creates_in_a_fixed_order() {
     // verl creates global_pool first: its 4 GPUs take the big node, the reward pool's 8
@@ -114,14 +132,7 @@ fn verl_is_not_told_to_reorder_what_it_creates_in_a_fixed_order() {
     ]
     .map(str::to_owned)
     .to_vec();
-    let verl = crate::verl_settings::load_verl(None, &overrides, 1_000_000);
-    let layout = verl.layout.as_ref().expect("verl builds a layout");
-    let mapping: Vec<(RoleName, &str)> = layout
-        .mapping
-        .iter()
-        .map(|(role, pool)| (RoleName((*role).to_owned()), *pool))
-        .collect();
-    let manager = ResourcePoolManager::new(layout.pools.clone(), mapping).expect("valid");
+    let (verl, manager) = verl_manager(&overrides);
     let (help, _) = hang_help(&manager, &verl.settings);
     assert!(
         help.contains("in this order: reward_pool, global_pool"),
@@ -273,14 +284,7 @@ fn npu_node() -> crate::model::Node {
 /// config file of the same pools.
 fn verl_helps(overrides: &[&str], cluster: &Cluster, as_verl: bool) -> Vec<String> {
     let overrides: Vec<String> = overrides.iter().map(|&o| o.to_owned()).collect();
-    let verl = crate::verl_settings::load_verl(None, &overrides, 1_000_000);
-    let layout = verl.layout.as_ref().expect("verl builds a layout");
-    let mapping: Vec<(RoleName, &str)> = layout
-        .mapping
-        .iter()
-        .map(|(role, pool)| (RoleName((*role).to_owned()), *pool))
-        .collect();
-    let manager = ResourcePoolManager::new(layout.pools.clone(), mapping).expect("valid");
+    let (verl, manager) = verl_manager(&overrides);
     let spans: &dyn SlotSpans = if as_verl { &verl.settings } else { &AFile };
     let (report, found) =
         check_with_cluster_findings(&manager, cluster, spans, &CheckOptions::default());

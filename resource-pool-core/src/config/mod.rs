@@ -31,6 +31,10 @@ pub use overrides::{OVERRIDES_NAME, OverrideError};
 pub use pool_table::{PoolDefaults, PoolDoc, SlotSource};
 pub use struct_pools::{ConfigErrors, ConfigWarnings, PoolField};
 pub use write::config_to_toml;
+/// How config TOML writes a key and a string: shared with the front ends that write
+/// configs from other data (Python's dicts), so that both escape alike.
+#[doc(hidden)]
+pub use write::{toml_key, toml_string};
 
 use crate::file_keys::CONFIG_KEYS;
 use crate::source::{SourceFile, Span, Spanned};

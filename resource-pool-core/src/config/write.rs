@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::model::{Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ResourcePoolManager, RoleKey};
 
 /// A TOML key: bare when it can be, quoted otherwise.
-pub(crate) fn toml_key(key: &str) -> String {
+pub fn toml_key(key: &str) -> String {
     let bare = !key.is_empty()
         && key
             .bytes()
@@ -18,7 +18,7 @@ pub(crate) fn toml_key(key: &str) -> String {
 }
 
 /// A TOML basic string (`"..."`), valid as a key and as a value.
-pub(crate) fn toml_string(value: &str) -> String {
+pub fn toml_string(value: &str) -> String {
     let mut out = String::with_capacity(value.len() + 2);
     out.push('"');
     for c in value.chars() {
