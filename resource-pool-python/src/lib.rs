@@ -5,7 +5,7 @@
 //! Every check runs the facade's own computation ([`CheckRun`], the verl command's
 //! [`VerlLoad`]) on inputs read by the core's readers, so Python and the
 //! `resource-pool` command cannot disagree. It runs on a thread of its own, without the GIL,
-//! while the caller's thread waits for it and lets Ctrl-C interrupt the wait ([`interrupt`]).
+//! while the caller's thread waits for it and lets Ctrl-C interrupt the wait (`interrupt.rs`).
 
 #![forbid(unsafe_code)]
 
