@@ -152,7 +152,7 @@ fn finish_load(
 }
 
 /// The offset of a diagnostic's first label, for sorting into file order.
-fn first_offset(diagnostic: &ConfigDiagnostic) -> usize {
+pub(crate) fn first_offset(diagnostic: &ConfigDiagnostic) -> usize {
     use miette::Diagnostic;
     diagnostic
         .labels()

@@ -94,6 +94,9 @@ pub(crate) fn load_struct_pools_as(
             &mut diagnostics,
         );
     }
+    // In file order, as a config's: the structure's problems (unknown keys) were found
+    // before the pools' values.
+    diagnostics.sort_by_key(super::first_offset);
     let specs: Option<Vec<PoolSpec>> = if diagnostics.iter().any(ConfigDiagnostic::is_error) {
         None
     } else {

@@ -1,5 +1,6 @@
-//! Overrides through the whole load: values replaced and added, lint errors pointing
-//! into the command line, malformed overrides all reported.
+//! The whole load: overrides (values replaced and added, lint errors pointing
+//! into the command line, malformed overrides all reported), a derived struct's problems
+//! in file order.
 
 use super::{LoadedConfig, OverrideFailure, load_config_with};
 use crate::config::{ConfigDiagnostic, OVERRIDES_NAME, OverrideError};
@@ -129,4 +130,20 @@ proptest::proptest! {
         let _ = load(&[&format!("{key}={value}")]);
         let _ = load(&[&key]);
     }
+}
+
+#[test]
+fn a_derived_structs_problems_are_in_file_order() {
+    use crate::config::{PoolDefaults, PoolField};
+    let text = "[global_pool]\nprocess_on_nodes = []\nmax_colocate_count = 0\nnnode = 3\n";
+    let field = PoolField {
+        name: "global_pool",
+        defaults: PoolDefaults::default(),
+        worker_groups: 1,
+    };
+    let errors = super::load_struct_pools(&SourceFile::new("pools.toml", text), &[field])
+        .expect_err("three problems");
+    let offsets: Vec<usize> = errors.diagnostics.iter().map(super::first_offset).collect();
+    assert_eq!(offsets.len(), 3, "{:?}", errors.diagnostics);
+    assert!(offsets.is_sorted(), "{offsets:?}: {:?}", errors.diagnostics);
 }
