@@ -764,12 +764,16 @@ fn live_cluster() {
     );
     let three = check_against_slots(&dead.cluster, &slots_of(&[gpu(&[8, 8, 8])]));
     assert!(
-        three.contains(&ClusterFinding::TooFewAliveNodes {
-            alive: 2,
-            needed: 3,
-            dead: 1,
-            listed_by: None,
-        }),
+        three.iter().any(|f| matches!(
+            f,
+            ClusterFinding::TooFewAliveNodes {
+                alive: 2,
+                needed: 3,
+                dead: 1,
+                listed_by: None,
+                ..
+            }
+        )),
         "{three:?}"
     );
     drop(harness);

@@ -22,7 +22,13 @@ pub enum ClusterFinding {
     #[diagnostic(
         code(resource_pool::inventory::too_few_nodes),
         severity(Warning),
-        help("{}", super::source_terms::too_few_nodes_help(*.listed_by))
+        help(
+            "{}",
+            super::source_terms::too_few_nodes_help(
+                *.listed_by,
+                super::origin_terms::fewer_nodes(*.origin)
+            )
+        )
     )]
     TooFewAliveNodes {
         /// Alive nodes.
@@ -35,6 +41,9 @@ pub enum ClusterFinding {
         /// carries it).
         #[serde(skip)]
         listed_by: Option<SourceKind>,
+        /// Where the layout was written, for the help's words (not data).
+        #[serde(skip)]
+        origin: LayoutOrigin,
     },
     /// The config asks for one accelerator, and the cluster has only the other.
     #[error(
@@ -157,6 +166,7 @@ pub(super) fn findings_of(
             needed,
             dead,
             listed_by,
+            origin,
         });
     }
 
@@ -393,7 +403,8 @@ mod tests {
                 alive: 1,
                 needed: 2,
                 dead: 1,
-                listed_by: None
+                listed_by: None,
+                origin: LayoutOrigin::ConfigFile,
             }]
         );
         assert!(notes[0].to_string().contains("1 node is dead"));

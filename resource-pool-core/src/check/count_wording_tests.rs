@@ -16,6 +16,7 @@ fn cluster_findings_agree_with_their_counts() {
             needed,
             dead,
             listed_by: None,
+            origin: crate::check::LayoutOrigin::ConfigFile,
         }
         .to_string()
     };

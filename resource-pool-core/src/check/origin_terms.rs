@@ -109,6 +109,16 @@ pub(super) fn fewer_or_smaller_slots(origin: LayoutOrigin) -> &'static str {
     }
 }
 
+/// How a layout asks for fewer nodes.
+pub(super) fn fewer_nodes(origin: LayoutOrigin) -> &'static str {
+    match origin {
+        LayoutOrigin::Verl => "lower `trainer.nnodes` (or a pool's own `nnodes`)",
+        LayoutOrigin::ConfigFile | LayoutOrigin::Python | LayoutOrigin::Code => {
+            "ask for fewer node-slots"
+        }
+    }
+}
+
 /// How a layout gets smaller node-slots, to fit fragmented nodes.
 pub(super) fn smaller_slots(origin: LayoutOrigin) -> &'static str {
     match origin {

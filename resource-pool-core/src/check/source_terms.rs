@@ -4,24 +4,25 @@
 
 use crate::inventory::SourceKind;
 
-/// What brings the missing nodes.
-pub(super) fn too_few_nodes_help(listed_by: Option<SourceKind>) -> &'static str {
+/// What brings the missing nodes, or (`fewer`, in the terms of the layout's origin) asks
+/// for fewer.
+pub(super) fn too_few_nodes_help(listed_by: Option<SourceKind>, fewer: &str) -> String {
     match listed_by {
-        Some(SourceKind::Ray) => {
-            "a worker node may not have joined: run `ray status` on the head and start the missing raylets with `ray start --address=HEAD:PORT`, or ask for fewer node-slots"
-        }
-        Some(SourceKind::KubeRay) => {
-            "raise the worker groups' replica counts (`replicas`, or `minReplicas` for `--replicas min`; `--replicas max` checks the cluster scaled all the way up), or ask for fewer node-slots"
-        }
-        Some(SourceKind::Slurm) => {
-            "nodes are down, drained or missing: `sinfo -R` says why, `scontrol update nodename=NAME state=resume` returns one; or ask for fewer node-slots"
-        }
-        Some(SourceKind::Kubectl) => {
-            "nodes are not ready, cordoned or missing: `kubectl get nodes` says which, `kubectl uncordon NAME` returns a cordoned one; or ask for fewer node-slots"
-        }
-        None => {
-            "a node may be missing or down (on a live Ray cluster, `ray status` on the head says which; `ray start --address=HEAD:PORT` joins one), or ask for fewer node-slots"
-        }
+        Some(SourceKind::Ray) => format!(
+            "a worker node may not have joined: run `ray status` on the head and start the missing raylets with `ray start --address=HEAD:PORT`, or {fewer}"
+        ),
+        Some(SourceKind::KubeRay) => format!(
+            "raise the worker groups' replica counts (`replicas`, or `minReplicas` for `--replicas min`; `--replicas max` checks the cluster scaled all the way up), or {fewer}"
+        ),
+        Some(SourceKind::Slurm) => format!(
+            "nodes are down, drained or missing: `sinfo -R` says why, `scontrol update nodename=NAME state=resume` returns one; or {fewer}"
+        ),
+        Some(SourceKind::Kubectl) => format!(
+            "nodes are not ready, cordoned or missing: `kubectl get nodes` says which, `kubectl uncordon NAME` returns a cordoned one; or {fewer}"
+        ),
+        None => format!(
+            "a node may be missing or down (on a live Ray cluster, `ray status` on the head says which; `ray start --address=HEAD:PORT` joins one), or {fewer}"
+        ),
     }
 }
 
@@ -54,16 +55,18 @@ mod tests {
             Some(SourceKind::Kubectl),
             None,
         ];
-        let helps: Vec<&str> = kinds.iter().map(|&k| too_few_nodes_help(k)).collect();
+        let fewer = "ask for fewer node-slots";
+        let helps: Vec<String> = kinds
+            .iter()
+            .map(|&k| too_few_nodes_help(k, fewer))
+            .collect();
         for (i, help) in helps.iter().enumerate() {
-            assert!(help.ends_with("ask for fewer node-slots"), "{help}");
+            assert!(help.ends_with(fewer), "{help}");
             assert!(!helps[..i].contains(help), "{help}");
         }
-        assert!(
-            too_few_nodes_help(Some(SourceKind::KubeRay))
-                .contains("`minReplicas` for `--replicas min`")
-        );
-        assert!(!too_few_nodes_help(Some(SourceKind::KubeRay)).contains("raylet"));
+        let kuberay = too_few_nodes_help(Some(SourceKind::KubeRay), fewer);
+        assert!(kuberay.contains("`minReplicas` for `--replicas min`"));
+        assert!(!kuberay.contains("raylet"));
         assert!(busy_now(Some(SourceKind::Slurm)).contains("squeue"));
         assert!(!busy_now(Some(SourceKind::Slurm)).contains("placement group"));
     }

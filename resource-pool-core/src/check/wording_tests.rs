@@ -374,3 +374,21 @@ fn nodes_without_the_accelerator_are_not_told_to_take_smaller_slots() {
         "{helps:#?}"
     );
 }
+
+/// Too few nodes for a verl layout: the way to ask for fewer is `trainer.nnodes`.
+#[test]
+fn too_few_nodes_for_verl_names_trainer_nnodes() {
+    let cluster = Cluster::new(vec![node("a", 8, 96), node("b", 8, 96)]);
+    let verl = verl_helps(&["trainer.nnodes=3"], &cluster, true);
+    assert!(
+        verl.iter()
+            .any(|h| h.ends_with("or lower `trainer.nnodes` (or a pool's own `nnodes`)")),
+        "{verl:#?}"
+    );
+    let file = verl_helps(&["trainer.nnodes=3"], &cluster, false);
+    assert!(
+        file.iter()
+            .any(|h| h.ends_with("or ask for fewer node-slots")),
+        "{file:#?}"
+    );
+}
