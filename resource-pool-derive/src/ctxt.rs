@@ -1,9 +1,9 @@
 //! A context that collects every error of one derive, so the user sees them all at once.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt::Display;
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 
 /// Errors found while reading and checking one derive input.
@@ -11,12 +11,15 @@ use quote::ToTokens;
 /// Must be consumed with [`Ctxt::check`]; dropping it unchecked is a bug and panics.
 pub(crate) struct Ctxt {
     errors: RefCell<Option<Vec<syn::Error>>>,
+    /// The input has a mistake that rustc reports itself (a misspelt attribute of ours).
+    failed_elsewhere: Cell<bool>,
 }
 
 impl Ctxt {
     pub(crate) fn new() -> Ctxt {
         Ctxt {
             errors: RefCell::new(Some(Vec::new())),
+            failed_elsewhere: Cell::new(false),
         }
     }
 
@@ -39,8 +42,18 @@ impl Ctxt {
             .push(error);
     }
 
-    /// Every error, combined into one, or `Ok` when there were none.
-    pub(crate) fn check(self) -> syn::Result<()> {
+    /// A mistake that rustc reports on its own, as "cannot find attribute `pools`" for
+    /// a misspelt `#[pool]`: the derive fails (its impls are the fallback's) without an
+    /// error of its own, since whatever it would say follows from that mistake and goes
+    /// away with it (serde_derive's rule: once an attribute is wrong, the checks that
+    /// depend on it are skipped).
+    pub(crate) fn failed_elsewhere(&self) {
+        self.failed_elsewhere.set(true);
+    }
+
+    /// `Ok` when the input has no mistake; else every error of ours as `compile_error!`
+    /// tokens, empty when rustc reports the only mistakes ([`Ctxt::failed_elsewhere`]).
+    pub(crate) fn check(self) -> Result<(), TokenStream> {
         let errors = self
             .errors
             .borrow_mut()
@@ -48,12 +61,16 @@ impl Ctxt {
             .expect("context already checked");
         let mut errors = errors.into_iter();
         let Some(mut combined) = errors.next() else {
-            return Ok(());
+            return if self.failed_elsewhere.get() {
+                Err(TokenStream::new())
+            } else {
+                Ok(())
+            };
         };
         for rest in errors {
             combined.combine(rest);
         }
-        Err(combined)
+        Err(combined.into_compile_error())
     }
 }
 

@@ -14,14 +14,6 @@ pub(crate) fn role_enum(role: &RoleEnum) -> TokenStream {
     let names: Vec<_> = role.variants.iter().map(|v| v.name.as_str()).collect();
     let indices = 0..variants.len();
     let idents: Vec<String> = variants.iter().map(|v| v.to_string()).collect();
-    let unassigned: Vec<String> = idents
-        .iter()
-        .map(|v| {
-            format!(
-                "role `{v}` is not assigned to any pool: add it to the `roles(...)` of one `#[pool]`"
-            )
-        })
-        .collect();
     quote! {
         #[doc(hidden)]
         const _: () = {
@@ -59,7 +51,6 @@ pub(crate) fn role_enum(role: &RoleEnum) -> TokenStream {
             impl #impl_generics ::resource_pool::__private::RoleVariants for #ident #ty_generics #where_clause {
                 const ROLES: &'static [Self] = <Self as ::resource_pool::Role>::ALL;
                 const VARIANTS: &'static [&'static str] = &[#(#idents),*];
-                const UNASSIGNED: &'static [&'static str] = &[#(#unassigned),*];
             }
 
             #[automatically_derived]
@@ -135,8 +126,6 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         });
         quote! { #(#patterns)|* => ::core::option::Option::Some(#i), }
     });
-    // Every role assigned: a const evaluated at compile time, whose panic names the missing
-    // role, spanned onto the `role = ...` path.
     // The enum's own name (the path's last segment): stable rustc cannot join spans.
     let role_span = role
         .segments
@@ -145,16 +134,35 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
     let alias_item = quote_spanned! {role_span=>
         type #alias = #role;
     };
+    let role_enum = role_enum_const(role, role_span);
+    // Every role assigned: a const evaluated at compile time, whose panic names every
+    // missing role, spanned onto the `role = ...` path. Its local items are named `__*`,
+    // as they share a scope with the struct's name.
     let role_check = quote_spanned! {role_span=>
         const _: () = {
-            let all = <#role as ::resource_pool::__private::RoleVariants>::ROLES;
-            let unassigned = <#role as ::resource_pool::__private::RoleVariants>::UNASSIGNED;
-            let mut i = 0;
-            while i < all.len() {
-                if #ident::__pool_of(all[i]).is_none() {
-                    ::core::panic!("{}", unassigned[i]);
+            const __ROLES: usize = #ident::__ROLE_ENUM.roles.len();
+            const __UNASSIGNED: [bool; __ROLES] = {
+                let roles = #ident::__ROLE_ENUM.roles;
+                let mut unassigned = [false; __ROLES];
+                let mut i = 0;
+                while i < __ROLES {
+                    unassigned[i] = #ident::__pool_of(roles[i]).is_none();
+                    i += 1;
                 }
-                i += 1;
+                unassigned
+            };
+            const __LEN: usize = ::resource_pool::__private::unassigned_len(
+                #ident::__ROLE_ENUM.variants,
+                &__UNASSIGNED,
+            );
+            const __MESSAGE: [u8; __LEN] = ::resource_pool::__private::unassigned_message(
+                #ident::__ROLE_ENUM.variants,
+                &__UNASSIGNED,
+            );
+            if let ::core::option::Option::Some(error) =
+                ::resource_pool::__private::unassigned_error(&__MESSAGE)
+            {
+                ::core::panic!("{}", error);
             }
         };
     };
@@ -213,10 +221,9 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
         }
     });
 
-    // Spanned on the `role = ...` path like the check above, so that a role type that is
-    // no `#[derive(Role)]` enum is reported once, there.
-    let manager = quote_spanned! {role_span=>
-        ::resource_pool::__private::manager::<#role>(
+    // Through `__ROLE_ENUM`, which alone bounds the role type.
+    let manager = quote! {
+        (Self::__ROLE_ENUM.manager)(
             ::std::vec![#(::resource_pool::ResourcePool::new(#names, self.#fields)),*],
             Self::__pool_of,
             Self::__POOL_ATTRS,
@@ -317,6 +324,8 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
                 }
             }
 
+            #role_enum
+
             #[doc(hidden)]
             const __POOL_ATTRS: &'static [::resource_pool::__private::PoolAttrs] = &[#(#attrs),*];
 
@@ -382,6 +391,52 @@ pub(crate) fn pools_struct(pools: &PoolsStruct) -> TokenStream {
                 #manager
             }
         }
+    }
+}
+
+/// `__ROLE_ENUM`, what the struct uses of its role enum, and the one place the generated
+/// code puts a bound on the enum: a `role` that is no `#[derive(Role)]` enum is one error
+/// (E0277), at the `role = ...` path. The bound is a trait of this expansion's own, whose
+/// message names the user's type and says to derive `Role`; its one impl, for every
+/// `RoleVariants` type, is `do_not_recommend`, so that rustc reports this trait rather than
+/// `resource_pool::__private::RoleVariants` and lists no other implementors.
+fn role_enum_const(role: &syn::Path, role_span: Span) -> TokenStream {
+    // The trait shares a scope with the user's path: a path that starts with its name gets
+    // another one.
+    let name = if role
+        .segments
+        .first()
+        .is_some_and(|s| s.ident == "DeriveRole")
+    {
+        "__DeriveRole"
+    } else {
+        "DeriveRole"
+    };
+    let trait_name = Ident::new(name, Span::call_site());
+    let use_trait = Ident::new(name, role_span);
+    let bound = quote_spanned! {role_span=>
+        <#role as #use_trait>::ENUM
+    };
+    quote! {
+        #[doc(hidden)]
+        const __ROLE_ENUM: ::resource_pool::__private::RoleEnum<#role> = {
+            #[diagnostic::on_unimplemented(
+                message = "`{Self}` is not a `#[derive(Role)]` enum",
+                label = "the `role` of `#[resource_pools]` must be a role enum",
+                note = "derive it on the enum: `#[derive(resource_pool::Role)]`"
+            )]
+            trait #trait_name: ::core::marker::Sized + 'static {
+                const ENUM: ::resource_pool::__private::RoleEnum<Self>;
+            }
+
+            #[diagnostic::do_not_recommend]
+            impl<T: ::resource_pool::__private::RoleVariants> #trait_name for T {
+                const ENUM: ::resource_pool::__private::RoleEnum<T> =
+                    ::resource_pool::__private::RoleEnum::<T>::OF;
+            }
+
+            #bound
+        };
     }
 }
 

@@ -6,8 +6,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{DeriveInput, Path};
 
-pub(crate) fn role_enum(input: &DeriveInput, error: syn::Error) -> TokenStream {
-    let error = error.into_compile_error();
+/// `error`: the derive's own errors, as `compile_error!` tokens (none when rustc reports
+/// the mistake itself).
+pub(crate) fn role_enum(input: &DeriveInput, error: TokenStream) -> TokenStream {
     // With generic parameters (an error already), impls would only add bound errors.
     if !input.generics.params.is_empty() {
         return error;
@@ -43,7 +44,6 @@ pub(crate) fn role_enum(input: &DeriveInput, error: syn::Error) -> TokenStream {
             impl ::resource_pool::__private::RoleVariants for #ident {
                 const ROLES: &'static [Self] = &[];
                 const VARIANTS: &'static [&'static str] = &[];
-                const UNASSIGNED: &'static [&'static str] = &[];
             }
 
             #[automatically_derived]
@@ -95,9 +95,8 @@ fn serde_impls(ident: &syn::Ident) -> TokenStream {
 pub(crate) fn pools_struct(
     input: &DeriveInput,
     role: Option<&Path>,
-    error: syn::Error,
+    error: TokenStream,
 ) -> TokenStream {
-    let error = error.into_compile_error();
     if !input.generics.params.is_empty() {
         return error;
     }

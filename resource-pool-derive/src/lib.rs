@@ -8,10 +8,12 @@
 //! The crate reads the input into a plain model (`ast`, by `attr`), collecting every
 //! mistake in a context (`ctxt`), checks what needs no other item (`check`), then
 //! generates code (`expand`) or, beside errors, impls that never run (`fallback`), so
-//! that a mistake is reported once and not as a cascade. What needs the role enum itself
-//! (every role assigned to a pool, every listed name a variant) is left to the compiler:
-//! the generated code has one pattern per listed role, on the user's own token, and a
-//! constant evaluated at compile time that names the first role no pool lists.
+//! that a mistake is reported once and not as a cascade: a check that depends on an
+//! attribute with a mistake (an unknown key, a misspelt `#[pools]` that rustc reports) is
+//! skipped. What needs the role enum itself (every role assigned to a pool, every listed
+//! name a variant, the enum a role enum at all) is left to the compiler: the generated
+//! code has one pattern per listed role, on the user's own token, one bound on the enum,
+//! and a constant evaluated at compile time that names every role no pool lists.
 #![forbid(unsafe_code)]
 
 mod ast;
@@ -356,8 +358,9 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 ///
 /// # Errors at compile time
 ///
-/// Each at the user's own token: a role no pool lists (`role `Critic` is not assigned to
-/// any pool`, at the `role = ...` path), a role listed twice (one error, at the second,
+/// Each at the user's own token: the roles no pool lists (one error naming them all,
+/// `roles `Critic` and `RewardModel` are not assigned to any pool`, at the `role = ...`
+/// path), a `role` that is no `#[derive(Role)]` enum (one error, naming it), a role listed twice (one error, at the second,
 /// naming the first's pool), a name that is no variant (rustc's E0599 with its
 /// similar-name hint), a literal `max_colocate_count` below the pool's worker groups, a
 /// literal `process_on_nodes` that is empty or holds a zero, more fixed node-slots over all
@@ -365,7 +368,10 @@ pub fn derive_role(input: TokenStream) -> TokenStream {
 /// count), a role written as a string (with the variant to write), a number that is not an
 /// integer literal (a const: the derive reads the attribute's tokens, not their values),
 /// unknown keys and values of the wrong type, a call of `Pools::fixed()` when a pool fixes
-/// no node-slots, and anything but a struct with named fields.
+/// no node-slots, and anything but a struct with named fields. An error has no echoes: with
+/// an unknown key in `#[pool(...)]` (`role(...)`), or a misspelt attribute (`#[pools]`,
+/// which rustc reports with its did-you-mean), the derive does not add that the pool
+/// hosts no role.
 ///
 /// ```compile_fail
 /// # use resource_pool::{PoolSpec, ResourcePools, Role};

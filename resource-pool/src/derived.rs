@@ -165,16 +165,160 @@ pub fn unwrap_manager<R>(
 }
 
 /// What `#[derive(Role)]` adds for `#[derive(ResourcePools)]`'s compile-time check.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a `#[derive(Role)]` enum",
-    label = "the `role` of `#[resource_pools]` must be a role enum",
-    note = "derive it: `#[derive(resource_pool::Role)]`"
-)]
+///
+/// A derived struct names this trait in one place only, through a trait of its own with a
+/// message of its own (`__ROLE_ENUM`, which builds a [`RoleEnum`]), so that a `role` that
+/// is no role enum is one error, which names neither this trait nor its implementors.
 pub trait RoleVariants: Role {
     /// `Role::ALL`.
     const ROLES: &'static [Self];
     /// The variants' identifiers, as in `Role::ALL`.
     const VARIANTS: &'static [&'static str];
-    /// For each variant, the message when no pool lists it.
-    const UNASSIGNED: &'static [&'static str];
+}
+
+/// What a derived struct uses of its role enum: built once, where the enum is checked to
+/// be one, so that nothing else the derive generates puts a bound on it (each would be a
+/// second error for a `role` that is no role enum).
+pub struct RoleEnum<R: 'static> {
+    /// `Role::ALL`.
+    pub roles: &'static [R],
+    /// The variants' identifiers, as in `Role::ALL`.
+    pub variants: &'static [&'static str],
+    /// [`manager`] for this enum.
+    #[allow(clippy::type_complexity)]
+    pub manager: fn(
+        Vec<ResourcePool>,
+        fn(R) -> Option<usize>,
+        &'static [PoolAttrs],
+    ) -> Result<ResourcePoolManager<R>, ManagerError>,
+}
+
+impl<R: RoleVariants> RoleEnum<R> {
+    /// The enum's.
+    pub const OF: RoleEnum<R> = RoleEnum {
+        roles: R::ROLES,
+        variants: R::VARIANTS,
+        manager: manager::<R>,
+    };
+}
+
+/// The length of [`unassigned_message`]: 0 when every role is assigned.
+pub const fn unassigned_len(variants: &[&str], unassigned: &[bool]) -> usize {
+    write_unassigned(variants, unassigned, &mut [])
+}
+
+/// The compile-time error naming every role no pool lists (`unassigned[i]` for
+/// `variants[i]`), as bytes of UTF-8: const code has no `format!`, so the message is
+/// written into an array of [`unassigned_len`] bytes. A panic's message is its text, so
+/// this makes one error however many roles are missing, where a panic per role would
+/// stop at the first.
+pub const fn unassigned_message<const LEN: usize>(
+    variants: &[&str],
+    unassigned: &[bool],
+) -> [u8; LEN] {
+    let mut message = [0; LEN];
+    write_unassigned(variants, unassigned, &mut message);
+    message
+}
+
+/// The error of [`unassigned_message`]'s bytes, `None` when there is none (every role
+/// is assigned). The test is here rather than in the generated code, where a comparison of
+/// the length with 0 is, to clippy, the user's comparison of a constant.
+pub const fn unassigned_error(message: &[u8]) -> Option<&str> {
+    match core::str::from_utf8(message) {
+        Ok(text) if text.is_empty() => None,
+        Ok(text) => Some(text),
+        Err(_) => Some("roles are not assigned to any pool"),
+    }
+}
+
+/// Writes the message into `out` (as far as it fits) and returns its length.
+const fn write_unassigned(variants: &[&str], unassigned: &[bool], out: &mut [u8]) -> usize {
+    let mut count = 0;
+    let mut i = 0;
+    while i < variants.len() && i < unassigned.len() {
+        if unassigned[i] {
+            count += 1;
+        }
+        i += 1;
+    }
+    if count == 0 {
+        return 0;
+    }
+    let mut len = push(out, 0, if count == 1 { "role " } else { "roles " });
+    let mut written = 0;
+    let mut i = 0;
+    while i < variants.len() && i < unassigned.len() {
+        if unassigned[i] {
+            if written > 0 {
+                len = push(out, len, if written + 1 == count { " and " } else { ", " });
+            }
+            len = push(out, len, "`");
+            len = push(out, len, variants[i]);
+            len = push(out, len, "`");
+            written += 1;
+        }
+        i += 1;
+    }
+    push(
+        out,
+        len,
+        if count == 1 {
+            " is not assigned to any pool: add it to the `roles(...)` of one `#[pool]`"
+        } else {
+            " are not assigned to any pool: add each to the `roles(...)` of one `#[pool]`"
+        },
+    )
+}
+
+/// Writes `text` at `at` in `out`, as far as it fits, and returns the end.
+const fn push(out: &mut [u8], at: usize, text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if at + i < out.len() {
+            out[at + i] = bytes[i];
+        }
+        i += 1;
+    }
+    at + bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(variants: &[&str], unassigned: &[bool]) -> String {
+        let mut out = vec![0; unassigned_len(variants, unassigned)];
+        write_unassigned(variants, unassigned, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_unassigned_message_names_every_missing_role() {
+        let variants = ["Actor", "Critic", "RewardModel", "Réf"];
+        assert_eq!(message(&variants, &[false; 4]), "");
+        assert_eq!(
+            message(&variants, &[false, true, false, false]),
+            "role `Critic` is not assigned to any pool: add it to the `roles(...)` of one `#[pool]`"
+        );
+        assert_eq!(
+            message(&variants, &[false, true, true, false]),
+            "roles `Critic` and `RewardModel` are not assigned to any pool: add each to the \
+             `roles(...)` of one `#[pool]`"
+        );
+        assert_eq!(
+            message(&variants, &[true, true, false, true]),
+            "roles `Actor`, `Critic` and `Réf` are not assigned to any pool: add each to the \
+             `roles(...)` of one `#[pool]`"
+        );
+        const BYTES: [u8; 81] = unassigned_message(&["A", "B"], &[false, true]);
+        assert_eq!(
+            unassigned_error(&BYTES),
+            Some(
+                "role `B` is not assigned to any pool: add it to the `roles(...)` of one `#[pool]`"
+            )
+        );
+        assert_eq!(unassigned_error(&[]), None);
+    }
 }

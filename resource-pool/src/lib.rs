@@ -97,8 +97,9 @@ pub mod __private {
     pub use serde;
 
     pub use crate::derived::{
-        PoolAttrs, RoleVariants, deserialize_pools, fixed_pools, load_pools_file, load_pools_str,
-        manager, unwrap_manager,
+        PoolAttrs, RoleEnum, RoleVariants, deserialize_pools, fixed_pools, load_pools_file,
+        load_pools_str, manager, unassigned_error, unassigned_len, unassigned_message,
+        unwrap_manager,
     };
     pub use crate::load::serialize_struct_pools as serialize_pools;
     pub use crate::role_error::{deserialize_role, parse_role};

@@ -208,6 +208,9 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
     }
     let mut role: Option<Path> = None;
     let mut role_seen = false;
+    // A key of `#[resource_pools(...)]` was unknown (or the attribute unreadable): that
+    // may be `role` misspelt, so its absence is not a mistake of its own.
+    let mut struct_attr_incomplete = false;
     for attr in &input.attrs {
         if attr.path().is_ident("pool") {
             cx.error_at(
@@ -215,7 +218,7 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
                 "`#[pool(...)]` describes one pool: put it on a field of the struct",
             );
         } else if attr.path().is_ident("resource_pools") {
-            parse_attr(cx, attr, |meta| {
+            let complete = parse_attr(cx, attr, |meta| {
                 if meta.path.is_ident("role") {
                     if role_seen {
                         cx.error_at(&meta.path, "`role` is set twice");
@@ -244,13 +247,17 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
                         }
                     }
                 } else {
+                    struct_attr_incomplete = true;
                     unknown_key(cx, &meta, "resource_pools", STRUCT_KEYS)?;
                 }
                 Ok(())
             });
+            struct_attr_incomplete |= !complete;
         }
     }
-    if !role_seen {
+    // Without `role`, a struct with an unknown key in `#[resource_pools(...)]` (`rol = ..`?)
+    // or a misspelt attribute (`#[resource_pool(...)]`) has that mistake's error only.
+    if !role_seen && !struct_attr_incomplete && !misspelt(cx, &input.attrs, "resource_pools") {
         cx.error_at(
             &input.ident,
             format!(
@@ -296,7 +303,7 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
                 ),
             );
         }
-        let mut roles_seen = false;
+        let mut keys = PoolKeys::default();
         for attr in &field.attrs {
             if attr.path().is_ident("resource_pools") {
                 cx.error_at(
@@ -309,11 +316,13 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
                 continue;
             }
             pool.span = attr.span();
-            parse_attr(cx, attr, |meta| {
-                pool_key(cx, &meta, &mut pool, &mut roles_seen)
-            });
+            let complete = parse_attr(cx, attr, |meta| pool_key(cx, &meta, &mut pool, &mut keys));
+            keys.incomplete |= !complete;
         }
-        if !roles_seen {
+        // Without `roles`, a pool with an unknown key (`role(...)`?) or a misspelt
+        // attribute (`#[pools(...)]`) has that mistake's error only: fixing it may well
+        // bring the roles.
+        if !keys.roles_seen && !keys.incomplete && !misspelt(cx, &field.attrs, "pool") {
             cx.error_at(
                 ident,
                 format!(
@@ -330,6 +339,35 @@ pub(crate) fn pools_struct<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<Pool
         role,
         pools,
     })
+}
+
+/// What reading a field's `#[pool(...)]` found beside the model's values.
+#[derive(Default)]
+struct PoolKeys {
+    roles_seen: bool,
+    /// A key was unknown, or the attribute unreadable past a mistake (already reported).
+    incomplete: bool,
+}
+
+/// Whether `attrs` has, instead of `#[expected]`, an attribute misspelling it (`#[pools]`
+/// for `#[pool]`): rustc reports that one ("cannot find attribute `pools`", with its own
+/// did-you-mean), so the derive fails without adding its consequences
+/// ([`Ctxt::failed_elsewhere`]). Only a near miss counts: another derive's helper (such as
+/// `#[serde]`) on a field without `#[pool]` leaves the pool without roles, which is ours
+/// to report. (Were a near miss the helper of another derive on the same struct, rustc
+/// would accept it and the struct would get the fallback's impls, which panic when called;
+/// no derive we know has a helper named so.)
+fn misspelt(cx: &Ctxt, attrs: &[Attribute], expected: &str) -> bool {
+    let found = attrs.iter().any(|attr| {
+        attr.path().get_ident().is_some_and(|name| {
+            let name = name.to_string();
+            name != expected && suggest::did_you_mean(&name, [expected]).is_some()
+        })
+    });
+    if found {
+        cx.failed_elsewhere();
+    }
+    found
 }
 
 /// Whether a field's type is written `PoolSpec` (or a path ending in it). The generated
@@ -381,7 +419,7 @@ fn pool_key(
     cx: &Ctxt,
     meta: &ParseNestedMeta,
     pool: &mut Pool,
-    roles_seen: &mut bool,
+    keys: &mut PoolKeys,
 ) -> syn::Result<()> {
     let path = &meta.path;
     let twice = |set: bool| {
@@ -397,8 +435,8 @@ fn pool_key(
         }
     };
     if path.is_ident("roles") {
-        twice(*roles_seen);
-        *roles_seen = true;
+        twice(keys.roles_seen);
+        keys.roles_seen = true;
         if !meta.input.peek(syn::token::Paren) {
             cx.error_at(
                 path,
@@ -548,6 +586,7 @@ fn pool_key(
         }
         pool.separate_worker_groups = Some(path.span());
     } else {
+        keys.incomplete = true;
         unknown_key(cx, meta, "pool", POOL_KEYS)?;
     }
     Ok(())

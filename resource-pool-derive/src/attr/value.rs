@@ -10,14 +10,19 @@ use crate::ast::Lit;
 use crate::ctxt::Ctxt;
 use crate::suggest;
 
-/// Runs `logic` over the keys of `#[name(...)]`, reporting a malformed attribute.
+/// Runs `logic` over the keys of `#[name(...)]`, reporting a malformed attribute; `false`
+/// when it is, and the keys after the mistake were not read.
 pub(super) fn parse_attr(
     cx: &Ctxt,
     attr: &Attribute,
     logic: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
-) {
-    if let Err(err) = attr.parse_nested_meta(logic) {
-        cx.push(err);
+) -> bool {
+    match attr.parse_nested_meta(logic) {
+        Ok(()) => true,
+        Err(err) => {
+            cx.push(err);
+            false
+        }
     }
 }
 
