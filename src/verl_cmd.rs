@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::check::suggest::{self, SuggestOptions, Suggestions};
-use resource_pool::check::verl_findings::{cluster_findings, detected_device, ray_findings};
+use resource_pool::check::verl_findings::{
+    cluster_findings, detected_device, ray_findings, unsaid_cluster_findings,
+};
 use resource_pool::check::{CheckOptions, CheckReport, check_with_cluster_findings};
 use resource_pool::config::OVERRIDES_NAME;
 use resource_pool::inventory::InventoryNote;
@@ -268,11 +270,9 @@ impl VerlLoad {
         // The cluster's findings worded in verl's settings (the settings' origin).
         let (report, found) =
             check_with_cluster_findings(&manager, &cluster, &loaded.settings, options);
-        findings.extend(
-            cluster_findings(&loaded.settings, accelerator, &cluster)
-                .into_iter()
-                .map(attach),
-        );
+        let verl_said = cluster_findings(&loaded.settings, accelerator, &cluster);
+        let found = unsaid_cluster_findings(found, &verl_said);
+        findings.extend(verl_said.into_iter().map(attach));
         findings.extend(said_by_the_cluster(found, &report));
         let (kept, verl) = ray_findings(&loaded.settings, &report, &cluster);
         findings.extend(kept.into_iter().map(|d| Finding::in_file(d, &source)));

@@ -23,6 +23,7 @@ pub mod ray_sim;
 pub mod source;
 #[cfg(test)]
 mod test_support;
+mod toml_duplicates;
 mod toml_walk;
 pub mod verl_roles;
 pub mod verl_settings;

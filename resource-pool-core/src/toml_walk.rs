@@ -21,7 +21,7 @@ pub(crate) type Value<'i> = toml::Spanned<DeValue<'i>>;
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum StructureError {
-    /// The file is not valid TOML (or repeats a key).
+    /// The file is not valid TOML.
     #[error("invalid TOML: {message}")]
     #[diagnostic(code(resource_pool::toml::syntax), help("fix the TOML syntax here"))]
     Syntax {
@@ -31,6 +31,27 @@ pub enum StructureError {
         #[label("here")]
         #[serde(skip)]
         span: SourceSpan,
+    },
+    /// A key or table defined twice (TOML defines each once). The parser's "duplicate
+    /// key", told with its first definition; its code stays the syntax error's.
+    #[error("invalid TOML: `{key}` is defined twice")]
+    #[diagnostic(
+        code(resource_pool::toml::syntax),
+        help(
+            "TOML defines each key and table once: keep one of the two, or merge the two tables' keys under one header"
+        )
+    )]
+    DuplicateKey {
+        /// The dotted key (or table), as a TOML reader would write it.
+        key: String,
+        /// The second definition.
+        #[label("defined again here")]
+        #[serde(skip)]
+        span: SourceSpan,
+        /// The first definition.
+        #[label("first defined here")]
+        #[serde(skip)]
+        first_span: SourceSpan,
     },
     /// A key that the format does not have.
     #[error("unknown key `{key}` in {table}")]
@@ -121,7 +142,10 @@ pub(crate) fn parse_text(text: &str) -> (toml::Spanned<DeTable<'_>>, Vec<Structu
             }
         })
         .collect();
-    (table, errors)
+    (
+        table,
+        crate::toml_duplicates::with_first_definitions(text, errors),
+    )
 }
 
 /// The entries of a table in file order (the parser sorts them by name).

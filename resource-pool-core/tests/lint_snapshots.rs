@@ -25,6 +25,11 @@ snapshot!(
     duplicate_key,
     "[pools.global_pool]\nprocess_on_nodes = [8]\nprocess_on_nodes = [4]\n"
 );
+// One error for a pool table written twice, at both headers, not one per repeated key.
+snapshot!(
+    duplicate_table,
+    "[pools.global_pool]\nprocess_on_nodes = [8]\n\n[pools.global_pool]\nprocess_on_nodes = [4]\n"
+);
 snapshot!(
     unknown_key,
     "[pools.global_pool]\nprocess_on_nodes = [8]\nacelerator = \"GPU\"\n\n[mapping]\nactor_rollout = \"global_pool\"\n"

@@ -229,6 +229,44 @@ fn uneven_nodes_and_nnodes_against_the_cluster() {
     assert_eq!((code, codes(&value)), (Some(0), vec![]));
 }
 
+/// One `trainer.nnodes` mistake is said once: `nnodes_vs_cluster` names the count, and the
+/// generic `too_few_nodes` does not repeat it; a CPU shortage on a node that holds every
+/// slot is `resource_runs_out`'s, not "at least 2 nodes" (QA N3).
+#[test]
+fn a_node_shortage_is_said_once() {
+    for (cluster, line) in [
+        (
+            THREE,
+            &["trainer.nnodes=4", "trainer.n_gpus_per_node=8"][..],
+        ),
+        (
+            "examples/clusters/cpu_starved.toml",
+            &["trainer.nnodes=6", "trainer.n_gpus_per_node=1"],
+        ),
+    ] {
+        let args: Vec<&str> = ["--cluster", cluster, "--"]
+            .iter()
+            .chain(line)
+            .copied()
+            .collect();
+        let (code, value) = json_of(&args);
+        let c = codes(&value);
+        assert_eq!(code, Some(1), "{line:?}");
+        assert!(
+            c.contains(&"resource_pool::verl::nnodes_vs_cluster"),
+            "{c:?}"
+        );
+        assert!(
+            c.contains(&"resource_pool::placement::resource_runs_out"),
+            "{c:?}"
+        );
+        assert!(
+            !c.contains(&"resource_pool::inventory::too_few_nodes"),
+            "{c:?}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------- launch lines as pasted
 
 /// The corpus: launch lines recorded from verl's example scripts (see its `about`).

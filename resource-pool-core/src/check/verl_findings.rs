@@ -2,7 +2,7 @@
 //! one node size, and a Ray hang told in verl's settings. Check depends on verl's settings
 //! here, never the reverse.
 
-use super::{CheckDiagnostic, CheckReport, LayoutOrigin, SlotSpans};
+use super::{CheckDiagnostic, CheckReport, ClusterFinding, LayoutOrigin, SlotSpans};
 use crate::model::{Accelerator, Cluster, Node, PoolId, names};
 use crate::ray_sim::{GroupFate, RayVerdict};
 use crate::source::Span;
@@ -122,6 +122,30 @@ pub fn cluster_findings(
         });
     }
     out
+}
+
+/// The cluster's findings ([`check_against_slots`](super::check_against_slots)) that
+/// verl's own findings (`verl`, from [`cluster_findings`]) do not already say: the generic
+/// `too_few_nodes` is dropped when `nnodes_vs_cluster` names the shortage with a count at
+/// least as large (`trainer.nnodes=6` on 1 node needs no "at least 2 nodes" after it).
+/// A larger bound is kept: the pools' own `nnodes` may ask for more than `trainer.nnodes`.
+pub fn unsaid_cluster_findings(
+    found: Vec<ClusterFinding>,
+    verl: &[VerlDiagnostic],
+) -> Vec<ClusterFinding> {
+    let nnodes = verl.iter().find_map(|d| match d {
+        VerlDiagnostic::NnodesExceedAlive { nnodes, .. } => Some(*nnodes),
+        _ => None,
+    });
+    found
+        .into_iter()
+        .filter(|f| match (f, nnodes) {
+            (ClusterFinding::TooFewAliveNodes { needed, .. }, Some(nnodes)) => {
+                i64::try_from(*needed).is_ok_and(|needed| needed > nnodes)
+            }
+            _ => true,
+        })
+        .collect()
 }
 
 /// Whether node-slots of `pools` (each a slot size and a count) fit, by accelerator count
@@ -279,7 +303,43 @@ impl SlotSpans for VerlSettings {
 
 #[cfg(test)]
 mod tests {
-    use super::fit_on_filled;
+    use super::{ClusterFinding, VerlDiagnostic, fit_on_filled, unsaid_cluster_findings};
+    use crate::check::LayoutOrigin;
+    use crate::verl_settings::{AliveNodes, OriginKind};
+
+    /// `too_few_nodes` after `nnodes_vs_cluster` says nothing new when its bound is at
+    /// most `trainer.nnodes`; a larger bound (pools of their own) and the other findings
+    /// stay, and without `nnodes_vs_cluster` nothing is dropped.
+    #[test]
+    fn too_few_nodes_is_not_said_twice() {
+        let too_few = |needed| ClusterFinding::TooFewAliveNodes {
+            alive: 3,
+            needed,
+            dead: 0,
+            listed_by: None,
+            origin: LayoutOrigin::Verl,
+        };
+        let missing = ClusterFinding::MissingResource {
+            resource: "x".into(),
+            slots: 1,
+        };
+        let nnodes = VerlDiagnostic::NnodesExceedAlive {
+            nnodes: 4,
+            alive: AliveNodes(3),
+            span: None,
+            origin: OriginKind::CommandLine,
+        };
+        let found = || vec![too_few(4), missing.clone()];
+        assert_eq!(
+            unsaid_cluster_findings(found(), std::slice::from_ref(&nnodes)),
+            std::slice::from_ref(&missing)
+        );
+        assert_eq!(unsaid_cluster_findings(found(), &[]), found());
+        assert_eq!(
+            unsaid_cluster_findings(vec![too_few(5)], &[nnodes]),
+            [too_few(5)]
+        );
+    }
 
     #[test]
     fn slots_fit_on_the_nodes_they_fill_by_count() {

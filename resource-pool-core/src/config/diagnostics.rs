@@ -386,8 +386,9 @@ impl ConfigDiagnostic {
     pub fn is_syntax(&self) -> bool {
         matches!(
             self,
-            ConfigDiagnostic::Structure(StructureError::Syntax { .. })
-                | ConfigDiagnostic::Yaml { .. }
+            ConfigDiagnostic::Structure(
+                StructureError::Syntax { .. } | StructureError::DuplicateKey { .. }
+            ) | ConfigDiagnostic::Yaml { .. }
         )
     }
 

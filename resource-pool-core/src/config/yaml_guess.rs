@@ -14,10 +14,12 @@ pub(crate) fn yaml_instead(
     source: &SourceFile,
     errors: &[StructureError],
 ) -> Option<ConfigDiagnostic> {
-    if !errors
-        .iter()
-        .any(|e| matches!(e, StructureError::Syntax { .. }))
-    {
+    if !errors.iter().any(|e| {
+        matches!(
+            e,
+            StructureError::Syntax { .. } | StructureError::DuplicateKey { .. }
+        )
+    }) {
         return None;
     }
     let text = source.base_text();

@@ -134,8 +134,9 @@ impl ClusterDiagnostic {
     pub fn is_syntax(&self) -> bool {
         matches!(
             self,
-            ClusterDiagnostic::Structure(StructureError::Syntax { .. })
-                | ClusterDiagnostic::JsonSyntax { .. }
+            ClusterDiagnostic::Structure(
+                StructureError::Syntax { .. } | StructureError::DuplicateKey { .. }
+            ) | ClusterDiagnostic::JsonSyntax { .. }
         )
     }
 }
