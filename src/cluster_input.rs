@@ -13,7 +13,7 @@ use resource_pool::inventory::kuberay::{KubeRayOptions, Replicas, kuberay_invent
 use resource_pool::inventory::slurm::parse_slurm_nodes;
 use resource_pool::inventory::{InventoryNote, SourceKind};
 use resource_pool::local_machine::{LocalMachine, LocalMachineError};
-use resource_pool::ray_http::{RaySource, TrustRoots, token_from_env};
+use resource_pool::ray_http::{RaySource, TimeoutSetting, TrustRoots, token_from_env};
 use resource_pool::source::SourceFile;
 use resource_pool::verl_settings::launch::is_dashboard_url;
 
@@ -191,6 +191,7 @@ pub fn read_cluster(args: &ClusterArgs, context: &Context) -> Result<ClusterInpu
         .with_token(token_from_env().map_err(bare)?)
         .with_trust_roots(trust)
         .with_timeout(Duration::from_millis(args.ray_timeout_ms))
+        .with_timeout_setting(TimeoutSetting::Flag)
         .with_max_body_bytes(args.ray_max_body);
     let read = source
         .load_with_version()

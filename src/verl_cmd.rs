@@ -396,31 +396,59 @@ struct LayoutError(resource_pool::ManagerError);
 /// as (itself, or the newest release not newer than it: `0.9.2.dev0` as 0.9.1), or the
 /// error for one that is no PEP 440 version or older than every release.
 pub fn verl_release(version: &str) -> Result<ReleaseRead, UnknownVersion> {
+    let known = || key_set().version_names().collect::<Vec<_>>().join(", ");
+    // An empty value (`--verl-version ''`, `verl_version=""`) names no version at all.
+    if version.trim().is_empty() {
+        return Err(UnknownVersion::Empty {
+            version: version.to_owned(),
+            known: known(),
+        });
+    }
     match release_for(version) {
         Some(release) => Ok(ReleaseRead {
             version: version.to_owned(),
             release,
             approximate: is_approximate(version, release),
         }),
-        None => Err(UnknownVersion {
+        None => Err(UnknownVersion::NotKnown {
             version: version.to_owned(),
-            known: key_set().version_names().collect::<Vec<_>>().join(", "),
+            known: known(),
         }),
     }
 }
 
-/// `--verl-version` names a release the key set does not hold.
+/// `--verl-version` names no release the key set holds.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
-#[error("verl {version} is not in resource-pool's key set; it knows verl {known}")]
-#[diagnostic(
-    code(resource_pool::verl::unknown_version),
-    help(
-        "pass a PEP 440 version from the oldest release listed on (a newer one, or a build from source such as 0.9.2.dev0, is judged as the newest release before it), or leave --verl-version out to judge keys against all"
-    )
-)]
-pub struct UnknownVersion {
-    version: String,
-    known: String,
+#[serde(untagged)]
+pub enum UnknownVersion {
+    /// A release the key set does not hold.
+    #[error("verl {version} is not in resource-pool's key set; it knows verl {known}")]
+    #[diagnostic(
+        code(resource_pool::verl::unknown_version),
+        help(
+            "pass a PEP 440 version from the oldest release listed on (a newer one, or a build from source such as 0.9.2.dev0, is judged as the newest release before it), or leave --verl-version out to judge keys against all"
+        )
+    )]
+    NotKnown {
+        /// The version as given.
+        version: String,
+        /// The releases known.
+        known: String,
+    },
+    /// An empty or blank value.
+    #[error("the verl version is empty; resource-pool knows verl {known}")]
+    #[diagnostic(
+        code(resource_pool::verl::empty_version),
+        help(
+            "pass the version of the verl you launch, such as 0.9.1, or leave --verl-version out to judge keys against every release known"
+        )
+    )]
+    Empty {
+        /// The value as given (empty, or blanks only).
+        version: String,
+        /// The releases known.
+        known: String,
+    },
 }
 
 /// A `--verl-version` read as a release of the key set; a warning when it is not that

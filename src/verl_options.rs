@@ -7,8 +7,8 @@
 use clap::CommandFactory;
 use miette::SourceSpan;
 use resource_pool::report::Finding;
-use resource_pool::verl_settings::VerlDiagnostic;
 use resource_pool::verl_settings::hydra::OverrideProblem;
+use resource_pool::verl_settings::{VerlDiagnostic, VerlLaunchDiagnostic};
 
 use super::Cli;
 use super::verl_cmd::VerlLoad;
@@ -62,11 +62,11 @@ fn option_named(word: &str) -> Option<(&str, bool)> {
 pub fn options_after_launch_line(load: &mut VerlLoad) {
     debug_assert_eq!(load.findings.len(), load.loaded.diagnostics.len());
     let not_an_override = |d: &VerlDiagnostic| match d {
-        VerlDiagnostic::OverrideSyntax {
+        VerlDiagnostic::Launch(VerlLaunchDiagnostic::OverrideSyntax {
             problem: OverrideProblem::NotAnOverride,
             text,
             span,
-        } => Some((text.clone(), *span)),
+        }) => Some((text.clone(), *span)),
         _ => None,
     };
     let words: Vec<Option<(String, SourceSpan)>> = load

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use resource_pool::Cluster;
 use resource_pool::inventory::cluster_file::{ClusterLimits, load_cluster};
 use resource_pool::inventory::{InventoryNote, SourceKind};
-use resource_pool::ray_http::RaySource;
+use resource_pool::ray_http::{RaySource, TimeoutSetting};
 use resource_pool::report::Finding;
 use resource_pool::source::{ReadError, ReadLimits, SourceFile};
 
@@ -96,7 +96,8 @@ impl ClusterSource {
             ClusterSource::Ray { url, timeout } => {
                 let source = RaySource::from_env(url)
                     .map_err(|e| ClusterFailure::Refused(vec![Finding::bare(e)]))?
-                    .with_timeout(*timeout);
+                    .with_timeout(*timeout)
+                    .with_timeout_setting(TimeoutSetting::PythonArgument);
                 let read = source.load_with_version().map_err(|error| {
                     let finding = Finding::bare(error);
                     if UNREACHABLE_CODES.contains(&finding.code().as_str()) {

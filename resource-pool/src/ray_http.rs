@@ -26,7 +26,7 @@ use resource_pool_core::inventory::ray_json::{self, DEFAULT_LIMIT, Endpoint};
 use resource_pool_core::inventory::{Inventory, InventoryError, InventorySource};
 
 use self::attempt::{Attempt, Phase};
-pub use self::error::{RayHttpError, TransportKind, UnreachableReason};
+pub use self::error::{RayHttpError, TimeoutSetting, TransportKind, UnreachableReason};
 pub use self::secret::{
     Secret, TOKEN_ENV_VARS, TOKEN_FILE_ENV_VARS, TokenSource, token_from_env, token_from_lookup,
 };
@@ -77,6 +77,7 @@ pub struct RaySource {
     /// `None`: each read may take what is left of the load's budget.
     read_timeout: Option<Duration>,
     timeout: Duration,
+    timeout_setting: TimeoutSetting,
     token: Option<Secret>,
     max_body_bytes: u64,
     limit: usize,
@@ -104,6 +105,7 @@ impl RaySource {
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             read_timeout: None,
             timeout: Self::DEFAULT_TIMEOUT,
+            timeout_setting: TimeoutSetting::default(),
             token: None,
             max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
             limit: DEFAULT_LIMIT,
@@ -149,6 +151,13 @@ impl RaySource {
     /// [`RayHttpError::Timeout`].
     pub fn with_timeout(mut self, timeout: Duration) -> RaySource {
         self.timeout = timeout;
+        self
+    }
+
+    /// Sets how the caller names the budget of [`RaySource::with_timeout`] (its flag, its
+    /// argument), for the help of [`RayHttpError::Timeout`]; by default the builder itself.
+    pub fn with_timeout_setting(mut self, setting: TimeoutSetting) -> RaySource {
+        self.timeout_setting = setting;
         self
     }
 
@@ -209,6 +218,7 @@ impl RaySource {
                 url,
                 budget: self.timeout,
                 phase: "the whole load".to_owned(),
+                setting: self.timeout_setting,
             });
         }
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -271,6 +281,7 @@ impl RaySource {
             connect_timeout: self.connect_timeout,
             read_timeout: self.read_timeout(),
             timeout: self.timeout,
+            timeout_setting: self.timeout_setting,
         }
     }
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use resource_pool::ray_http::{RaySource, Secret};
+use resource_pool::ray_http::{RaySource, Secret, TimeoutSetting};
 use resource_pool_core::inventory::{InventoryError, InventoryNote, InventorySource};
 use resource_pool_core::{Amount, Resources};
 
@@ -417,6 +417,25 @@ fn a_silent_server_times_out_within_the_budget() {
     let elapsed = start.elapsed();
     assert_eq!(code(&error), "resource_pool::ray::timeout");
     assert!(elapsed < Duration::from_millis(2500), "{elapsed:?}");
+    // The help names the budget as the caller sets it: Rust's builder by default, the
+    // command's flag or Python's argument as their front ends say.
+    assert!(
+        help(&error).contains("raise the timeout (`RaySource::with_timeout`)"),
+        "{}",
+        help(&error)
+    );
+    for (setting, words) in [
+        (TimeoutSetting::Flag, "(`--ray-timeout-ms`)"),
+        (TimeoutSetting::PythonArgument, "(`timeout=`, in seconds)"),
+    ] {
+        let error = RaySource::new(&server.url)
+            .expect("url")
+            .with_timeout(Duration::from_millis(300))
+            .with_timeout_setting(setting)
+            .load()
+            .expect_err("timeout");
+        assert!(help(&error).ends_with(words), "{}", help(&error));
+    }
 }
 
 #[test]

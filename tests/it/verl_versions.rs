@@ -104,6 +104,24 @@ fn a_build_from_source_or_a_newer_release_is_judged_as_the_newest_release_before
 }
 
 #[test]
+fn an_empty_verl_version_is_said_to_be_empty() {
+    for version in ["", "  "] {
+        let (code, value) = at(version);
+        assert_eq!(
+            (code, codes(&value)),
+            (Some(2), vec!["resource_pool::verl::empty_version"]),
+            "{version:?}"
+        );
+        let mut args = vec!["verl", "--verl-version", version, "--cluster", THREE, "--"];
+        args.extend_from_slice(LINE);
+        let output = run(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("the verl version is empty"), "{stderr}");
+        assert!(!stderr.contains("verl  is"), "{stderr}");
+    }
+}
+
+#[test]
 fn verl_yaml_pool_key_typo_points_into_the_yaml() {
     let dir = std::env::temp_dir().join(format!("rp-verl-typo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -444,6 +444,10 @@ def test_a_dashboard_that_never_answers_times_out_and_the_gil_is_free_meanwhile(
         server.close()
     assert 0.9 < took < 3.0, took
     assert raised.value.diagnostics[0]["code"] == "resource_pool::ray::timeout"
+    # The help names Python's own setting, not the command's flag.
+    help_ = raised.value.diagnostics[0]["help"]
+    assert "raise the timeout (`timeout=`, in seconds)" in help_, help_
+    assert "--ray-timeout-ms" not in help_, help_
     # The other thread ran all along (it could not, were the GIL held by the check).
     during = [t for t in ticks if start + 0.2 < t < start + took - 0.1]
     assert len(during) > 20, len(during)

@@ -149,6 +149,12 @@ def test_verl_version_must_be_a_known_release():
         rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version=0.9)
 
 
+def test_an_empty_verl_version_is_said_to_be_empty():
+    for empty in ["", "  "]:
+        with pytest.raises(rp.ArgumentError, match=r"^verl_version: the verl version is empty;"):
+            rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version=empty)
+
+
 @pytest.mark.parametrize("version, release", [("0.9.2.dev0", "0.9.1"), ("0.7.0.dev", "0.6.1"), ("1.0.0", "0.9.1")])
 def test_verl_version_of_a_build_from_source_or_a_newer_release_reads_as_a_known_one(version, release):
     # verl.__version__ of verl installed from git, or of a release newer than the key set:

@@ -10,7 +10,7 @@ use crate::verl_settings::keys::{DEVICE, KEYS, N_GPUS_PER_NODE, NNODES};
 use crate::verl_settings::releases::release;
 use crate::verl_settings::{
     AliveNodes, HangCause, HangRemedy, KeyValue, Listed, NodeSize, Placements, PoolPlacement,
-    VerlDiagnostic, VerlSettings,
+    VerlClusterDiagnostic, VerlDiagnostic, VerlSettings,
 };
 
 /// The device verl runs with on `cluster`, when it is not the settings': GPU bundles asked
@@ -40,12 +40,15 @@ pub fn detected_device(
     if npu_nodes == 0 || alive.iter().any(|n| declares(n, names::GPU)) {
         return None;
     }
-    Some(VerlDiagnostic::DeviceDetected {
-        value: settings.str(DEVICE).to_owned(),
-        nodes: AliveNodes(npu_nodes),
-        span: settings.span(DEVICE),
-        origin: settings.origin(DEVICE),
-    })
+    Some(
+        VerlClusterDiagnostic::DeviceDetected {
+            value: settings.str(DEVICE).to_owned(),
+            nodes: AliveNodes(npu_nodes),
+            span: settings.span(DEVICE),
+            origin: settings.origin(DEVICE),
+        }
+        .into(),
+    )
 }
 
 /// What the cluster says about verl's settings: nodes against `trainer.nnodes`, uneven
@@ -60,12 +63,15 @@ pub fn cluster_findings(
     let alive: Vec<_> = cluster.alive().collect();
     let nnodes = settings.int(NNODES);
     if nnodes > alive.len() as i64 {
-        out.push(VerlDiagnostic::NnodesExceedAlive {
-            nnodes,
-            alive: AliveNodes(alive.len()),
-            span: settings.span(NNODES),
-            origin: settings.origin(NNODES),
-        });
+        out.push(
+            VerlClusterDiagnostic::NnodesExceedAlive {
+                nnodes,
+                alive: AliveNodes(alive.len()),
+                span: settings.span(NNODES),
+                origin: settings.origin(NNODES),
+            }
+            .into(),
+        );
     }
     let name = match accelerator {
         Accelerator::Gpu => names::GPU,
@@ -105,21 +111,24 @@ pub fn cluster_findings(
         && !fit_on_filled(&filled, &pools)
     {
         counts.sort_unstable_by_key(|&(c, _)| std::cmp::Reverse(c));
-        out.push(VerlDiagnostic::UnevenNodes {
-            counts: Listed(
-                counts
-                    .iter()
-                    .take(6)
-                    .map(|&(accelerators, nodes)| NodeSize {
-                        accelerators,
-                        nodes,
-                    })
-                    .collect(),
-            ),
-            accelerator: name,
-            per_node: settings.int(N_GPUS_PER_NODE),
-            span: settings.span(N_GPUS_PER_NODE),
-        });
+        out.push(
+            VerlClusterDiagnostic::UnevenNodes {
+                counts: Listed(
+                    counts
+                        .iter()
+                        .take(6)
+                        .map(|&(accelerators, nodes)| NodeSize {
+                            accelerators,
+                            nodes,
+                        })
+                        .collect(),
+                ),
+                accelerator: name,
+                per_node: settings.int(N_GPUS_PER_NODE),
+                span: settings.span(N_GPUS_PER_NODE),
+            }
+            .into(),
+        );
     }
     out
 }
@@ -265,7 +274,7 @@ pub fn ray_findings(
     } else {
         HangRemedy::NodeSizedSlots
     };
-    let hang = VerlDiagnostic::RayHangs {
+    let hang = VerlClusterDiagnostic::RayHangs {
         settings: Listed(shown),
         placed: Placements(placed),
         pool: report.pools[slot.pool].name.clone(),
@@ -279,7 +288,8 @@ pub fn ray_findings(
         remedy,
         span: crate::check::SlotSpans::pool_span(settings, slot.pool)
             .map(|s| crate::source::to_source_span(&s)),
-    };
+    }
+    .into();
     (kept, vec![hang])
 }
 

@@ -2,203 +2,40 @@
 //! `#[error]`/`#[help]` texts format (and that serialise as the JSON `data` object). Spans
 //! are in the launch's span space (see [`SpanSpace`](super::SpanSpace)): the YAML first,
 //! then the command line.
+//!
+//! One enum, [`VerlDiagnostic`], in three parts: what was pasted (the launch line's words,
+//! its YAML and the configs it names: [`VerlLaunchDiagnostic`], in `launch_line`), the
+//! settings read from it (keys, values and what verl rejects: the variants here), and the
+//! layout on a cluster ([`VerlClusterDiagnostic`], in `on_cluster`). The parts are wrapped
+//! transparently: code, message, labels and JSON are the part's own.
 
 use miette::SourceSpan;
 use serde::Serialize;
 
 use super::fields::*;
-use super::hydra::OverrideProblem;
 use super::keys::Kind;
 use super::settings::OriginKind;
+
+mod launch_line;
+mod on_cluster;
+
+pub use launch_line::VerlLaunchDiagnostic;
+pub use on_cluster::VerlClusterDiagnostic;
 
 /// A problem of verl's settings, or of its layout on a cluster.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum VerlDiagnostic {
-    /// The YAML does not parse.
-    #[error("the YAML does not parse: {message}")]
-    #[diagnostic(
-        code(resource_pool::verl::yaml_syntax),
-        help("fix the YAML syntax; Hydra and verl would stop here too")
-    )]
-    YamlSyntax {
-        /// The parser's words.
-        message: String,
-        /// Where.
-        #[label("here")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
+    /// A problem of what was pasted: the launch line, its YAML, the configs it names.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Launch(VerlLaunchDiagnostic),
 
-    /// An override is malformed.
-    #[error("`{text}` {problem}")]
-    #[diagnostic(
-        code(resource_pool::verl::override_syntax),
-        help(
-            "write overrides as Hydra does: `key=value`, `+key=value` to add a key, `~key` to delete one"
-        )
-    )]
-    OverrideSyntax {
-        /// What is wrong.
-        problem: OverrideProblem,
-        /// The text at fault.
-        text: String,
-        /// The override.
-        #[label("on the command line")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// The launcher words are malformed.
-    #[error("{problem}")]
-    #[diagnostic(
-        code(resource_pool::verl::launch_syntax),
-        help(
-            "paste the line that starts verl: `python3 -m verl.trainer.main_ppo k=v ...`, optionally after `env VAR=...` or `ray job submit [options] --`"
-        )
-    )]
-    LaunchSyntax {
-        /// What is wrong.
-        problem: LaunchSyntax,
-        /// Where.
-        #[label("here")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// The shell's syntax at the end of a line held as words (`shlex.split(script)`):
-    /// `"$@"`, a redirection, a pipe; it and what follows are not read.
-    #[error("`{ignored}` is the shell's, not verl's: not read")]
-    #[diagnostic(
-        severity(Advice),
-        code(resource_pool::verl::shell_syntax),
-        help(
-            "resource-pool reads the words verl gets; what the shell does with the line (`\"$@\"`, redirections such as `2>&1`, a `| tee log` pipe) is left out from the first such word on"
-        )
-    )]
-    ShellSyntax {
-        /// The words not read, as written (at most 60 characters).
-        ignored: String,
-        /// Where.
-        #[label("not read")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// A word of the launch line that is not UTF-8, where the check reads it.
-    #[error(
-        "`{word}` is not UTF-8 (its bad bytes shown as `�`), and resource-pool reads this word"
-    )]
-    #[diagnostic(
-        code(resource_pool::verl::not_unicode),
-        help(
-            "write the entry point, Hydra's flags, `ray job submit`'s address and the overrides of the keys that size the pools in UTF-8; other words (a data path) may hold any bytes"
-        )
-    )]
-    NotUnicode {
-        /// The word, its bad bytes as U+FFFD (at most 60 characters).
-        word: String,
-        /// Where.
-        #[label("not UTF-8")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// A program that is no launcher understood.
-    #[error("`{word}` is neither a launcher resource-pool understands nor a Hydra override")]
-    #[diagnostic(
-        code(resource_pool::verl::unknown_launcher),
-        help(
-            "resource-pool reads `python3`/`python` (with `-m MODULE` or a script), `env VAR=...`, leading `VAR=value` words and `ray job submit [options] --`; paste verl's own command, or only its overrides"
-        )
-    )]
-    UnknownLauncher {
-        /// The word of the pasted line that is not understood.
-        word: String,
-        /// Where.
-        #[label("not understood")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// An entry point that does not build its pools as `verl.trainer.main_ppo` does.
-    #[error("`{entry}` does not build its pools the way verl.trainer.main_ppo does{why}")]
-    #[diagnostic(
-        code(resource_pool::verl::entry_point),
-        help(
-            "resource-pool builds the pools of {understood}; for another entry point, write its layout as a resource-pool config"
-        )
-    )]
-    EntryPoint {
-        /// The entry point as written.
-        entry: String,
-        /// What it does instead, when known.
-        why: EntryDifference,
-        /// The entry points understood.
-        understood: Listed<&'static str>,
-        /// Where.
-        #[label("entry point")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// `--config-name` names a config verl does not ship.
-    #[error("verl has no config `{name}` ({releases}); its trainer configs are {known}")]
-    #[diagnostic(
-        code(resource_pool::verl::unknown_config),
-        help(
-            "use one of verl's configs, or point --config-path at the folder that holds yours (or pass it with --config)"
-        )
-    )]
-    UnknownConfig {
-        /// The config name, as given.
-        name: String,
-        /// The releases looked in.
-        releases: Releases,
-        /// verl's trainer configs.
-        known: Listed<&'static str>,
-        /// Where.
-        #[label("--config-name")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// A config in the user's tree that could not be read: its keys cannot be judged.
-    #[error("the config `{path}` could not be read: the keys and defaults it adds are not judged")]
-    #[diagnostic(
-        severity(Warning),
-        code(resource_pool::verl::config_unread),
-        help(
-            "run resource-pool where verl runs (Hydra resolves a relative --config-path from the entry point's folder), or pass the file with --config"
-        )
-    )]
-    ConfigUnread {
-        /// The file looked for.
-        path: String,
-        /// `--config-path`.
-        #[label("--config-path")]
-        #[serde(skip)]
-        span: Option<SourceSpan>,
-    },
-
-    /// `hydra.searchpath` or `--config-dir` folders whose configs cannot be read.
-    #[error(
-        "{places} add configs resource-pool cannot read: keys that only they add are not judged"
-    )]
-    #[diagnostic(
-        severity(Warning),
-        code(resource_pool::verl::search_path_unread),
-        help("pass the config you compose with --config to have its keys judged")
-    )]
-    SearchPathUnread {
-        /// The search path entries.
-        places: Listed<String>,
-        /// Where.
-        #[label("search path")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
+    /// A problem of the layout on the cluster checked.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Cluster(VerlClusterDiagnostic),
 
     /// A defaults-list choice set to an option verl does not have.
     #[error(
@@ -560,103 +397,16 @@ pub enum VerlDiagnostic {
         /// Where it came from.
         origin: OriginKind,
     },
+}
 
-    /// More nodes asked for than the cluster has alive.
-    #[error("`trainer.nnodes={nnodes}` but the cluster has {alive}")]
-    #[diagnostic(
-        severity(Warning),
-        code(resource_pool::verl::nnodes_vs_cluster),
-        help(
-            "verl's node-slots can share a node only when one node holds several of them; start the missing nodes, or set `trainer.nnodes` to the alive nodes"
-        )
-    )]
-    NnodesExceedAlive {
-        /// `trainer.nnodes`.
-        nnodes: i64,
-        /// Alive nodes.
-        alive: AliveNodes,
-        /// `trainer.nnodes`.
-        #[label("{origin}")]
-        #[serde(skip)]
-        span: Option<SourceSpan>,
-        /// Where it came from.
-        origin: OriginKind,
-    },
+impl From<VerlLaunchDiagnostic> for VerlDiagnostic {
+    fn from(d: VerlLaunchDiagnostic) -> VerlDiagnostic {
+        VerlDiagnostic::Launch(d)
+    }
+}
 
-    /// GPU bundles asked on a cluster of NPUs only: verl 0.7 and later set `trainer.device`
-    /// from the machine they start on (`verl.utils.device.auto_set_device`), so on Ascend
-    /// they ask for NPUs.
-    #[error(
-        "`trainer.device={value}` asks for GPUs, but the cluster has {nodes} with NPUs and none with a GPU: checked with NPU bundles, as verl 0.7 and later run it there"
-    )]
-    #[diagnostic(
-        severity(Warning),
-        code(resource_pool::verl::device_detected),
-        help(
-            "verl 0.7 and later switch to `npu` by themselves where `torch_npu` is installed (`auto_set_device`); earlier releases ask for GPUs here and wait forever: write `trainer.device=npu`"
-        )
-    )]
-    DeviceDetected {
-        /// `trainer.device` as set (`cuda` by default).
-        value: String,
-        /// The alive nodes that declare NPUs.
-        nodes: AliveNodes,
-        /// `trainer.device`, when written.
-        #[label("{origin}")]
-        #[serde(skip)]
-        span: Option<SourceSpan>,
-        /// Where it came from.
-        origin: OriginKind,
-    },
-
-    /// Nodes with different accelerator counts, and pools that need more than the nodes
-    /// their sizes fill: verl's `[n] * nnodes` cannot say "8 here, 4 there".
-    #[error(
-        "the alive nodes have {counts} {accelerator}s, and verl's node-slots of `trainer.n_gpus_per_node={per_node}` need more nodes than those they fill"
-    )]
-    #[diagnostic(
-        severity(Warning),
-        code(resource_pool::verl::uneven_nodes),
-        help(
-            "verl gives every node one node-slot size and its workers one local world size (process_on_nodes[0], verl#1182), so a node whose count is not a multiple of it stays partly or wholly idle: choose a `trainer.n_gpus_per_node` that divides the node sizes the job needs, lower `trainer.nnodes` to the nodes it fills, or run on nodes of one size"
-        )
-    )]
-    UnevenNodes {
-        /// The distinct counts (the largest six), with their node counts.
-        counts: Listed<NodeSize>,
-        /// `GPU` or `NPU`.
-        accelerator: &'static str,
-        /// `trainer.n_gpus_per_node`.
-        per_node: i64,
-        /// `trainer.n_gpus_per_node`.
-        #[label("one size for every node")]
-        #[serde(skip)]
-        span: Option<SourceSpan>,
-    },
-
-    /// Ray, in verl's creation order, leaves a group pending forever.
-    #[error("with {settings}, Ray {placed}{pool}[{slot}] waits forever ({state}; {nearest})")]
-    #[diagnostic(code(resource_pool::verl::ray_hangs), help("{cause}; {remedy}"))]
-    RayHangs {
-        /// The settings that shape the pools.
-        settings: Listed<KeyValue>,
-        /// Where Ray puts the pools before one pends.
-        placed: Placements,
-        /// The pool that pends.
-        pool: String,
-        /// Its pending node-slot.
-        slot: usize,
-        /// Ray's scheduling state of the pending group.
-        state: String,
-        /// The nearest node and what it lacks (`nearest big: CPU 20 of 24`).
-        nearest: String,
-        /// Why.
-        cause: HangCause,
-        /// What to do.
-        remedy: HangRemedy,
-        /// The setting of the pool that pends.
-        #[label("{pool} pends")]
-        #[serde(skip)]
-        span: Option<SourceSpan>,
-    },
+impl From<VerlClusterDiagnostic> for VerlDiagnostic {
+    fn from(d: VerlClusterDiagnostic) -> VerlDiagnostic {
+        VerlDiagnostic::Cluster(d)
+    }
 }

@@ -67,6 +67,154 @@ impl std::fmt::Display for OverrideProblem {
     }
 }
 
+/// A value that Hydra reads as a sweep (its multirun's several values), not one value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SweepKind {
+    /// A comma list outside brackets and quotes: `1,2` (Hydra's simple choice sweep).
+    List,
+    /// One of Hydra's sweep functions: `choice(1,2)`, `range(1,3)`, `interval(0,1)`,
+    /// `glob(*)`.
+    Function,
+}
+
+/// Hydra's sweep functions (its extended override grammar).
+const SWEEP_FUNCTIONS: &[&str] = &["choice", "range", "interval", "glob"];
+
+/// Whether an override's value is a sweep, and of which kind. A quoted value is a string;
+/// a comma inside `[...]`, `{...}`, `(...)`, quotes or `${...}`, or after `\`, separates
+/// no runs.
+pub fn sweep_kind(value: &RawScalar) -> Option<SweepKind> {
+    if value.quoted {
+        return None;
+    }
+    let text = value.text.as_str();
+    if let Some((name, _)) = text.split_once('(')
+        && text.ends_with(')')
+        && SWEEP_FUNCTIONS.contains(&name.trim())
+    {
+        return Some(SweepKind::Function);
+    }
+    (top_level_items(text).len() > 1).then_some(SweepKind::List)
+}
+
+/// The items of `text` split at its commas outside brackets, parentheses, braces and
+/// quotes (a `\` escapes the character after it).
+fn top_level_items(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut quote, mut escaped, mut start) = (0usize, None, false, 0);
+    for (i, c) in text.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (c, quote) {
+            ('\\', _) => escaped = true,
+            (q, Some(open)) if q == open => quote = None,
+            (_, Some(_)) => {}
+            ('\'' | '"', None) => quote = Some(c),
+            ('[' | '(' | '{', None) => depth += 1,
+            (']' | ')' | '}', None) => depth = depth.saturating_sub(1),
+            (',', None) if depth == 0 => {
+                items.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&text[start..]);
+    items
+}
+
+/// One run's value of a sweep, when it is plain to see: a list's or `choice(...)`'s first
+/// item, `range(...)`'s start.
+pub fn first_run_value(text: &str, kind: SweepKind) -> Option<String> {
+    let first = match kind {
+        SweepKind::List => top_level_items(text).first().copied(),
+        SweepKind::Function => {
+            let (name, args) = text.strip_suffix(')')?.split_once('(')?;
+            let args = top_level_items(args);
+            if args.iter().any(|a| a.contains('=')) {
+                return None;
+            }
+            match (name.trim(), args.len()) {
+                ("choice", _) => args.first().copied(),
+                // `range(stop)` starts at 0.
+                ("range", 1) => Some("0"),
+                ("range", _) => args.first().copied(),
+                _ => None,
+            }
+        }
+    }?;
+    Some(first.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+/// Why a sweep is reported, and (with `#`, the help) what to do: the JSON has its `mode`
+/// and `kind`; the key and values only shape the words.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SweepRun {
+    /// Whether Hydra runs in multirun mode.
+    pub mode: SweepMode,
+    /// The sweep's form.
+    pub kind: SweepKind,
+    /// The dotted key.
+    #[serde(skip)]
+    pub key: String,
+    /// The sweep as written.
+    #[serde(skip)]
+    pub value: String,
+    /// One run's value, when plain to see.
+    #[serde(skip)]
+    pub one: Option<String>,
+}
+
+/// Hydra's run mode for a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SweepMode {
+    /// `-m`/`--multirun` (or `hydra.mode=MULTIRUN`): one run per value.
+    Multirun,
+    /// A single run: Hydra refuses a sweep.
+    SingleRun,
+}
+
+/// What happens; with `#` (`{run:#}`, the help), what to do.
+impl std::fmt::Display for SweepRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = &self.key;
+        let one = self.one.as_deref().unwrap_or("VALUE");
+        match (self.mode, self.kind) {
+            (SweepMode::Multirun, _) if f.alternate() => write!(
+                f,
+                "check each run on its own: pass one value instead of the sweep, for example `{key}={one}`, once per value"
+            ),
+            // A list or a string is no value of a key resource-pool reads (counts, switches).
+            (SweepMode::SingleRun, SweepKind::List)
+                if f.alternate() && super::keys::key_id(key).is_none() =>
+            {
+                write!(
+                f,
+                "for one run, pass one value (for example `{key}={one}`); for a list write `{key}=[{}]`, for a string quote it (`{key}='{}'`); to sweep, add `-m` and check each run on its own",
+                    self.value, self.value
+                )
+            }
+            (SweepMode::SingleRun, _) if f.alternate() => write!(
+                f,
+                "for one run, pass one value (for example `{key}={one}`); to sweep, add `-m` and check each run on its own"
+            ),
+            (SweepMode::Multirun, _) => f.write_str(
+                "with `--multirun`, Hydra starts one run per value, and resource-pool checks one run at a time",
+            ),
+            (SweepMode::SingleRun, SweepKind::List) => f.write_str(
+                "without `--multirun`, Hydra stops before verl starts (\"Ambiguous value for argument\")",
+            ),
+            (SweepMode::SingleRun, SweepKind::Function) => f.write_str(
+                "without `--multirun`, Hydra stops before verl starts (\"Sweep parameters ... requires --multirun\")",
+            ),
+        }
+    }
+}
+
 /// The command-line text the spans of [`parse_overrides`] point into.
 pub fn command_line(overrides: &[String]) -> String {
     overrides.join(" ")
@@ -208,6 +356,43 @@ mod tests {
         assert_eq!(e.len(), 3);
         assert_eq!(&line[e[0].span.clone()], "trainer.nnodes");
         assert_eq!(&line[e[2].span.clone()], "a..b");
+    }
+
+    fn scalar(text: &str, quoted: bool) -> RawScalar {
+        RawScalar {
+            text: text.to_owned(),
+            quoted,
+            span: 0..text.len(),
+        }
+    }
+
+    #[test]
+    fn sweeps_are_comma_lists_and_sweep_functions_outside_brackets_and_quotes() {
+        for (text, kind, one) in [
+            ("1,2", SweepKind::List, Some("1")),
+            ("fsdp,megatron,fsdp2", SweepKind::List, Some("fsdp")),
+            ("choice(2,4)", SweepKind::Function, Some("2")),
+            ("range(1,5)", SweepKind::Function, Some("1")),
+            ("range(4)", SweepKind::Function, Some("0")),
+            ("range(start=1,stop=3)", SweepKind::Function, None),
+            ("interval(0.1,1.0)", SweepKind::Function, None),
+            ("glob(*)", SweepKind::Function, None),
+        ] {
+            assert_eq!(sweep_kind(&scalar(text, false)), Some(kind), "{text}");
+            assert_eq!(first_run_value(text, kind).as_deref(), one, "{text}");
+        }
+        for text in [
+            "2",
+            "[1,2]",
+            "{a:1,b:2}",
+            "${oc.env:NNODES,2}",
+            "a\\,b",
+            "'a,b'x",
+            "sort([3,1])",
+        ] {
+            assert_eq!(sweep_kind(&scalar(text, false)), None, "{text}");
+        }
+        assert_eq!(sweep_kind(&scalar("1,2", true)), None);
     }
 
     proptest! {

@@ -1,7 +1,6 @@
 //! Judging override keys against verl's key set: for the launch's releases, trainer config
 //! and defaults-list choices, with the user's config and search path said when unread.
 
-use super::VerlDiagnostic;
 use super::fields::{Elsewhere, Listed, Place, Releases, Suggestion};
 use super::hydra::{Op, Override};
 use super::key_set::{self, KeySet, KeyStatus, ReleaseView};
@@ -9,6 +8,7 @@ use super::keys::{KEYS, key_id};
 use super::launch::Launch;
 use super::loading::{ConfigPlace, LaunchInfo, VerlOptions, config_name, config_place};
 use super::releases::REWARD_TWINS;
+use super::{VerlDiagnostic, VerlLaunchDiagnostic};
 use crate::source::Span;
 
 /// Judges override keys against verl's key set for the launch's releases, config and
@@ -53,18 +53,24 @@ impl Judge {
             ConfigPlace::UserDir(dir) => {
                 if options.config_file_unread {
                     judged = false;
-                    out.push(VerlDiagnostic::ConfigUnread {
-                        path: format!("{dir}/{config}.yaml"),
-                        span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
-                    });
+                    out.push(
+                        VerlLaunchDiagnostic::ConfigUnread {
+                            path: format!("{dir}/{config}.yaml"),
+                            span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
+                        }
+                        .into(),
+                    );
                 }
             }
             ConfigPlace::Package(package) => {
                 judged = false;
-                out.push(VerlDiagnostic::ConfigUnread {
-                    path: format!("{package}/{config}.yaml"),
-                    span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
-                });
+                out.push(
+                    VerlLaunchDiagnostic::ConfigUnread {
+                        path: format!("{package}/{config}.yaml"),
+                        span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
+                    }
+                    .into(),
+                );
             }
         }
         // A user's config composes one of verl's through its defaults list.
@@ -77,12 +83,15 @@ impl Judge {
                 Some((_, base)) => config = base.clone(),
                 None if matches!(config_place(launch), ConfigPlace::Verl) => {
                     if let Some(name) = &launch.config_name {
-                        out.push(VerlDiagnostic::UnknownConfig {
-                            name: config.clone(),
-                            releases: Releases(release_names(set, &releases)),
-                            known: Listed(verl_configs.clone()),
-                            span: line_span(&name.span),
-                        });
+                        out.push(
+                            VerlLaunchDiagnostic::UnknownConfig {
+                                name: config.clone(),
+                                releases: Releases(release_names(set, &releases)),
+                                known: Listed(verl_configs.clone()),
+                                span: line_span(&name.span),
+                            }
+                            .into(),
+                        );
                     }
                     config = "ppo_trainer".to_owned();
                 }
@@ -136,19 +145,25 @@ impl Judge {
                     .collect();
                 if !foreign.is_empty() {
                     judged = false;
-                    out.push(VerlDiagnostic::SearchPathUnread {
-                        places: Listed(foreign),
-                        span: line_span(&o.span),
-                    });
+                    out.push(
+                        VerlLaunchDiagnostic::SearchPathUnread {
+                            places: Listed(foreign),
+                            span: line_span(&o.span),
+                        }
+                        .into(),
+                    );
                 }
             }
         }
         if let Some(dir) = &launch.config_dir {
             judged = false;
-            out.push(VerlDiagnostic::SearchPathUnread {
-                places: Listed(vec![dir.value.clone()]),
-                span: line_span(&dir.span),
-            });
+            out.push(
+                VerlLaunchDiagnostic::SearchPathUnread {
+                    places: Listed(vec![dir.value.clone()]),
+                    span: line_span(&dir.span),
+                }
+                .into(),
+            );
         }
         let mut unjudged = Vec::new();
         let mut views = Vec::new();

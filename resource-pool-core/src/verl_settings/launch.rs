@@ -155,6 +155,8 @@ pub struct Launch {
     pub config_path: Option<FlagValue>,
     /// `--config-dir` / `-cd`: a folder added to the search path.
     pub config_dir: Option<FlagValue>,
+    /// `--multirun` / `-m`: Hydra starts one run per value of each sweep (`a=1,2`).
+    pub multirun: Option<Span>,
     /// The words after the launcher and Hydra's flags: overrides, with their start offsets.
     pub overrides: Vec<(String, usize)>,
     /// What is wrong with the launcher words.
@@ -462,8 +464,11 @@ fn read_launch(all: &[String]) -> Launch {
                 value,
                 span: value_span,
             });
-        } else if matches!(flag, "--multirun" | "-m" | "--resolve") {
-            // Hydra's run modes: no config of theirs.
+        } else if matches!(flag, "--multirun" | "-m") {
+            // Hydra's run mode: a sweep is several runs rather than Hydra's error.
+            launch.multirun = Some(span(i));
+        } else if flag == "--resolve" {
+            // Hydra's `--resolve` (of `--cfg`'s printing): no config of its own.
         } else {
             launch.overrides.push((w.clone(), starts[i]));
         }
@@ -507,6 +512,28 @@ mod tests {
         let (text, at) = &l.overrides[0];
         assert_eq!(&l.line[*at..*at + text.len()], "trainer.nnodes=2");
         assert!(l.problems.is_empty());
+        assert_eq!(l.multirun, None);
+    }
+
+    #[test]
+    fn hydras_multirun_flag_after_the_entry_point_is_kept_not_pythons_m() {
+        for (line, flag) in [
+            (
+                "python3 -m verl.trainer.main_ppo -m trainer.nnodes=1,2",
+                "-m",
+            ),
+            (
+                "python3 -m verl.trainer.main_ppo trainer.nnodes=1,2 --multirun",
+                "--multirun",
+            ),
+            ("-m trainer.nnodes=1,2", "-m"),
+        ] {
+            let l = parse_launch(&words(line));
+            let span = l.multirun.clone().unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(&l.line[span], flag, "{line}");
+            let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
+            assert_eq!(overrides, ["trainer.nnodes=1,2"], "{line}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::fields::{EntryDifference, Found, Listed, NotReadWhy, Place, TypeFix, TypeFixHow};
-use super::hydra::{Op, Override, parse_words};
+use super::hydra::{Op, Override, SweepMode, SweepRun, first_run_value, parse_words, sweep_kind};
 use super::judge::Judge;
 use super::key_set::KeySet;
 use super::keys::*;
@@ -14,7 +14,7 @@ use super::releases::{Release, release};
 use super::rules::rules;
 use super::settings::{Origin, Setting, VerlSettings};
 use super::yaml::{RawScalar, read_yaml};
-use super::{LoadedVerl, SpanSpace, VerlDiagnostic, any_error};
+use super::{LoadedVerl, SpanSpace, VerlDiagnostic, VerlLaunchDiagnostic, any_error};
 use crate::source::{Span, to_source_span};
 
 /// How to read a launch.
@@ -199,25 +199,35 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
                 yaml_key_spans = values.key_spans;
                 yaml_defaults = values.defaults;
             }
-            Err(error) => diagnostics.push(VerlDiagnostic::YamlSyntax {
-                message: error.message,
-                span: to_source_span(&error.span),
-            }),
+            Err(error) => diagnostics.push(
+                VerlLaunchDiagnostic::YamlSyntax {
+                    message: error.message,
+                    span: to_source_span(&error.span),
+                }
+                .into(),
+            ),
         }
     }
     let (parsed, errors) = parse_words(&launch.overrides);
     for e in errors {
-        diagnostics.push(VerlDiagnostic::OverrideSyntax {
-            problem: e.problem,
-            text: e.text,
-            span: line_span(&e.span),
-        });
+        diagnostics.push(
+            VerlLaunchDiagnostic::OverrideSyntax {
+                problem: e.problem,
+                text: e.text,
+                span: line_span(&e.span),
+            }
+            .into(),
+        );
     }
+    // A sweep is no value of one run: its choice is no option of verl's either.
+    let is_sweep = |o: &Override| o.value.as_ref().and_then(sweep_kind).is_some();
+    let one_run: Vec<Override> = parsed.iter().filter(|o| !is_sweep(o)).cloned().collect();
+    let multirun = multirun(launch, &parsed);
     let mut judge = Judge::new(
         launch,
         options,
         &yaml_defaults,
-        &parsed,
+        &one_run,
         &mut info,
         &line_span,
         &mut diagnostics,
@@ -228,6 +238,15 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     judge.yaml_keys = yaml_keys;
     let release = options.verl_version.as_deref().and_then(release);
     for o in &parsed {
+        if let Some(value) = &o.value
+            && let Some(kind) = sweep_kind(value)
+        {
+            diagnostics.extend(sweep(o, value, kind, multirun.as_ref(), &line_span));
+            if !judge.is_choice(o) && !o.key.starts_with("hydra.") {
+                judge.judge(o, &line_span, &mut diagnostics);
+            }
+            continue;
+        }
         if judge.is_choice(o) || o.key.starts_with("hydra.") {
             continue;
         }
@@ -330,6 +349,52 @@ fn not_read(
     })
 }
 
+/// Where Hydra is told to multirun: `-m`/`--multirun`, or `hydra.mode=MULTIRUN` (Hydra
+/// 1.2 and later).
+fn multirun(launch: &Launch, overrides: &[Override]) -> Option<Span> {
+    launch.multirun.clone().or_else(|| {
+        overrides
+            .iter()
+            .find(|o| {
+                o.key == "hydra.mode" && o.value.as_ref().is_some_and(|v| v.text == "MULTIRUN")
+            })
+            .map(|o| o.span.clone())
+    })
+}
+
+/// A sweep's diagnostic: without multirun Hydra stops, whatever the key; with it, each run
+/// is checked on its own when the key is one resource-pool reads (a sweep of another key
+/// leaves every run's pools as they are).
+fn sweep(
+    o: &Override,
+    value: &RawScalar,
+    kind: super::hydra::SweepKind,
+    multirun: Option<&Span>,
+    line_span: &dyn Fn(&Span) -> miette::SourceSpan,
+) -> Option<VerlDiagnostic> {
+    let mode = match multirun {
+        Some(_) if key_id(&o.key).is_none() => return None,
+        Some(_) => SweepMode::Multirun,
+        None => SweepMode::SingleRun,
+    };
+    Some(
+        VerlLaunchDiagnostic::Sweep {
+            key: o.key.clone(),
+            value: shown(&value.text),
+            run: SweepRun {
+                mode,
+                kind,
+                key: o.key.clone(),
+                value: value.text.clone(),
+                one: first_run_value(&value.text, kind),
+            },
+            span: line_span(&value.span),
+            multirun: multirun.map(line_span),
+        }
+        .into(),
+    )
+}
+
 fn launch_diagnostics(
     launch: &Launch,
     info: &mut LaunchInfo,
@@ -340,34 +405,41 @@ fn launch_diagnostics(
     use super::launch::LaunchProblem;
     for problem in &launch.problems {
         out.push(match problem {
-            LaunchProblem::UnknownLauncher(span) => VerlDiagnostic::UnknownLauncher {
+            LaunchProblem::UnknownLauncher(span) => VerlLaunchDiagnostic::UnknownLauncher {
                 word: launch.line[span.clone()].chars().take(60).collect(),
                 span: line_span(span),
-            },
-            LaunchProblem::RaySubmitWithoutEntrypoint(span) => VerlDiagnostic::LaunchSyntax {
+            }
+            .into(),
+            LaunchProblem::RaySubmitWithoutEntrypoint(span) => VerlLaunchDiagnostic::LaunchSyntax {
                 problem: LaunchSyntax::RaySubmitWithoutEntrypoint,
                 span: line_span(span),
-            },
-            LaunchProblem::InlineCode(span) => VerlDiagnostic::LaunchSyntax {
+            }
+            .into(),
+            LaunchProblem::InlineCode(span) => VerlLaunchDiagnostic::LaunchSyntax {
                 problem: LaunchSyntax::InlineCode,
                 span: line_span(span),
-            },
-            LaunchProblem::MissingValue(span) => VerlDiagnostic::LaunchSyntax {
+            }
+            .into(),
+            LaunchProblem::MissingValue(span) => VerlLaunchDiagnostic::LaunchSyntax {
                 problem: LaunchSyntax::MissingValue,
                 span: line_span(span),
-            },
-            LaunchProblem::NoProgram(span) => VerlDiagnostic::LaunchSyntax {
+            }
+            .into(),
+            LaunchProblem::NoProgram(span) => VerlLaunchDiagnostic::LaunchSyntax {
                 problem: LaunchSyntax::NoProgram,
                 span: line_span(span),
-            },
-            LaunchProblem::ShellSyntax(span) => VerlDiagnostic::ShellSyntax {
+            }
+            .into(),
+            LaunchProblem::ShellSyntax(span) => VerlLaunchDiagnostic::ShellSyntax {
                 ignored: shown(&launch.line[span.clone()]),
                 span: line_span(span),
-            },
-            LaunchProblem::NotUnicode(span) => VerlDiagnostic::NotUnicode {
+            }
+            .into(),
+            LaunchProblem::NotUnicode(span) => VerlLaunchDiagnostic::NotUnicode {
                 word: shown(&launch.line[span.clone()]),
                 span: line_span(span),
-            },
+            }
+            .into(),
         });
     }
     if let Some(entry) = &launch.entry {
@@ -397,12 +469,13 @@ fn entry_error(
     why: Option<&'static str>,
     line_span: &dyn Fn(&Span) -> miette::SourceSpan,
 ) -> VerlDiagnostic {
-    VerlDiagnostic::EntryPoint {
+    VerlLaunchDiagnostic::EntryPoint {
         entry: entry.text.chars().take(120).collect(),
         why: EntryDifference(why),
         understood: Listed(UNDERSTOOD.iter().map(|u| u.module).collect()),
         span: line_span(&entry.span),
     }
+    .into()
 }
 
 fn apply_override(

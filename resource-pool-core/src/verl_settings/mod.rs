@@ -44,7 +44,7 @@ mod settings;
 pub mod version;
 pub mod yaml;
 
-pub use diagnostics::VerlDiagnostic;
+pub use diagnostics::{VerlClusterDiagnostic, VerlDiagnostic, VerlLaunchDiagnostic};
 pub use fields::{
     AliveNodes, Elsewhere, EntryDifference, Found, HangCause, HangRemedy, KeyValue, LaunchSyntax,
     Listed, NodeSize, Placements, PoolPlacement, Releases, Suggestion, TypeFix, TypeFixHow,

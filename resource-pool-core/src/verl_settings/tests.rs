@@ -706,3 +706,93 @@ fn a_config_given_as_data_is_not_the_yaml() {
     assert!(help.starts_with("write it without quotes"), "{help}");
     assert_eq!(labels, ["set in the YAML@23+3"]);
 }
+
+#[test]
+fn a_hydra_sweep_is_one_sweep_diagnostic_not_a_wrong_type() {
+    use miette::Diagnostic;
+    let [py, m, main] = ["python3", "-m", "verl.trainer.main_ppo"];
+    // With `-m`: several runs, checked one at a time, on the sweep of a key that sizes the
+    // pools; labels on the value and on the flag.
+    let loaded = load(None, &[py, m, main, "-m", "trainer.nnodes=1,2"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::sweep"]);
+    assert!(loaded.layout.is_none());
+    let (message, help, labels, json) = wrong_type_words(&loaded);
+    assert_eq!(
+        message,
+        "`trainer.nnodes=1,2` is a Hydra sweep: with `--multirun`, Hydra starts one run per value, and resource-pool checks one run at a time"
+    );
+    assert!(help.contains("for example `trainer.nnodes=1`"), "{help}");
+    assert_eq!(labels, ["a sweep@52+3", "multirun@34+2"]);
+    assert_eq!(
+        json,
+        serde_json::json!({"key": "trainer.nnodes", "value": "1,2",
+            "run": {"mode": "multirun", "kind": "list"}})
+    );
+    // `--multirun`, `hydra.mode=MULTIRUN` and the sweep functions alike.
+    for line in [
+        &[
+            py,
+            m,
+            main,
+            "--multirun",
+            "trainer.n_gpus_per_node=choice(4,8)",
+        ][..],
+        &[
+            py,
+            m,
+            main,
+            "hydra.mode=MULTIRUN",
+            "trainer.nnodes=range(1,3)",
+        ],
+    ] {
+        assert_eq!(
+            codes(&load(None, line)),
+            ["resource_pool::verl::sweep"],
+            "{line:?}"
+        );
+    }
+    // A multirun's sweep of a key that does not size the pools leaves each run's pools as
+    // they are; its choice is no option of verl's to judge.
+    let loaded = load(
+        None,
+        &[
+            py,
+            m,
+            main,
+            "-m",
+            "data.train_batch_size=256,512",
+            "model_engine=fsdp,megatron",
+        ],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    assert!(loaded.layout.is_some());
+    // Without `-m`, Hydra stops on any sweep: the help says how to write one run, a list or
+    // a string (not for a count, which is neither).
+    let loaded = load(None, &[py, m, main, "data.train_batch_size=256,512"]);
+    let d = &loaded.diagnostics[0];
+    assert_eq!(codes(&loaded), ["resource_pool::verl::sweep"]);
+    assert!(
+        d.to_string().contains("\"Ambiguous value for argument\""),
+        "{d}"
+    );
+    let help = d.help().unwrap().to_string();
+    assert!(help.contains("`data.train_batch_size=[256,512]`"), "{help}");
+    let loaded = load(None, &[py, m, main, "trainer.nnodes=1,2"]);
+    let help = loaded.diagnostics[0].help().unwrap().to_string();
+    assert!(
+        !help.contains("[1,2]") && help.contains("add `-m`"),
+        "{help}"
+    );
+    // Quoted, bracketed or interpolated commas are one value.
+    for value in [
+        "trainer.nnodes=[1,2]",
+        "trainer.nnodes='1,2'",
+        "trainer.nnodes=${oc.env:N,2}",
+    ] {
+        assert!(
+            !codes(&load(None, &[py, m, main, value]))
+                .contains(&"resource_pool::verl::sweep".to_owned()),
+            "{value}"
+        );
+    }
+}

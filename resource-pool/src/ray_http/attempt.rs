@@ -31,6 +31,7 @@ pub(super) struct Attempt<'a> {
     pub connect_timeout: Duration,
     pub read_timeout: Duration,
     pub timeout: Duration,
+    pub timeout_setting: super::TimeoutSetting,
     /// When the whole read must end: a look-up made to word an error keeps to it too.
     pub deadline: Instant,
 }
@@ -134,6 +135,7 @@ impl Attempt<'_> {
             url: url.clone(),
             budget,
             phase: phase.to_owned(),
+            setting: self.timeout_setting,
         };
         match error {
             ureq::Error::Timeout(which) => {

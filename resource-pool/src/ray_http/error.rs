@@ -7,6 +7,31 @@ use std::time::Duration;
 use super::secret::TokenSource;
 use super::tls::TlsProblem;
 
+/// How the caller of a [`RaySource`](super::RaySource) sets the budget of a load: the
+/// words the timeout's help names it by, in the front end's own terms
+/// ([`RaySource::with_timeout_setting`](super::RaySource::with_timeout_setting)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TimeoutSetting {
+    /// Rust code: [`RaySource::with_timeout`](super::RaySource::with_timeout).
+    #[default]
+    Builder,
+    /// The command line: `--ray-timeout-ms`.
+    Flag,
+    /// Python: the `timeout=` argument, in seconds.
+    PythonArgument,
+}
+
+impl std::fmt::Display for TimeoutSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TimeoutSetting::Builder => "`RaySource::with_timeout`",
+            TimeoutSetting::Flag => "`--ray-timeout-ms`",
+            TimeoutSetting::PythonArgument => "`timeout=`, in seconds",
+        })
+    }
+}
+
 /// Why the dashboard could not be read.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
 #[serde(untagged)]
@@ -60,7 +85,7 @@ pub enum RayHttpError {
     #[diagnostic(
         code(resource_pool::ray::timeout),
         help(
-            "the head may be overloaded or the address may be filtered by a firewall; retry, or raise the timeout (`--ray-timeout-ms`; Python: `timeout=`)"
+            "the head may be overloaded or the address may be filtered by a firewall; retry, or raise the timeout ({setting})"
         )
     )]
     Timeout {
@@ -70,6 +95,9 @@ pub enum RayHttpError {
         budget: Duration,
         /// What was going on: connecting, reading, the whole load.
         phase: String,
+        /// How the caller sets the budget, for the help's words.
+        #[serde(skip)]
+        setting: TimeoutSetting,
     },
     /// The dashboard wants a token, or refused the one sent.
     #[error(

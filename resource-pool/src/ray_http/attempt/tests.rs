@@ -16,6 +16,7 @@ fn attempt<'a>(base_url: &'a str, url: &'a str, host: &'a str) -> Attempt<'a> {
         connect_timeout: Duration::from_secs(3),
         read_timeout: Duration::from_secs(5),
         timeout: Duration::from_secs(10),
+        timeout_setting: crate::ray_http::TimeoutSetting::default(),
         deadline: std::time::Instant::now() + Duration::from_secs(10),
     }
 }
