@@ -267,6 +267,79 @@ fn a_node_shortage_is_said_once() {
     }
 }
 
+#[test]
+fn the_rollouts_parallel_size_must_divide_actor_rollouts_pool() {
+    // verl's ActorRolloutRefWorker asserts it at start-up; the check still runs (verl
+    // builds the pools), and the suggestion keeps the size.
+    let tp3 = "actor_rollout_ref.rollout.tensor_model_parallel_size=3";
+    let (code, value) = json_of(&["--cluster", THREE, "--", "trainer.nnodes=1", tp3]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        codes(&value),
+        ["resource_pool::verl::rollout_parallel_size"]
+    );
+    let d = &value["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["data"]["divisor"], 3);
+    assert_eq!(d["data"]["world_size"], 8);
+    assert_eq!(
+        d["data"]["key"],
+        "actor_rollout_ref.rollout.tensor_model_parallel_size"
+    );
+    assert!(value["feasible"].as_bool().expect("checked"));
+    // verl's default size (2) against one GPU per node-slot: labelled on that key.
+    let (code, value) = json_of(&["--cluster", THREE, "--", "trainer.n_gpus_per_node=1"]);
+    assert_eq!(code, Some(1));
+    let d = &value["diagnostics"][0];
+    assert_eq!(d["code"], "resource_pool::verl::rollout_parallel_size");
+    assert_eq!(d["data"]["key"], "trainer.n_gpus_per_node");
+    assert_eq!(d["data"]["divisor"], 2);
+}
+
+#[test]
+fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
+    // One node of 8 GPUs and 16 CPUs holds at most 5 GPUs at verl's 3 CPUs per GPU.
+    const ONE: &str = "tests/data/verl/one_node_8g16c.toml";
+    let suggested = |line: &[&str]| {
+        let args: Vec<&str> = ["--cluster", ONE, "--"]
+            .iter()
+            .chain(line)
+            .copied()
+            .collect();
+        let (_, value) = json_of(&args);
+        (
+            codes(&value)
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>(),
+            value["suggestions"].clone(),
+        )
+    };
+    // A size of 8: 4 GPUs would fit, but verl refuses a pool 8 does not divide, and no
+    // layout it accepts fits: none is suggested, and it says so.
+    let (codes, found) = suggested(&[
+        "trainer.n_gpus_per_node=8",
+        "trainer.nnodes=2",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=8",
+    ]);
+    assert_eq!(found, json!([]));
+    assert!(
+        codes.contains(&"resource_pool::suggest::none_fits".to_owned()),
+        "{codes:?}"
+    );
+    // A size of 3: one node-slot of 3, not the 4 that 3 does not divide.
+    let (_, found) = suggested(&[
+        "trainer.n_gpus_per_node=8",
+        "trainer.nnodes=1",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=3",
+    ]);
+    assert_eq!(found[0]["overrides"], json!(["trainer.n_gpus_per_node=3"]));
+    assert_eq!(found[0]["pools"]["global_pool"], json!([3]));
+    // verl's default size of 2 keeps the 4.
+    let (_, found) = suggested(&["trainer.n_gpus_per_node=8", "trainer.nnodes=1"]);
+    assert_eq!(found[0]["overrides"], json!(["trainer.n_gpus_per_node=4"]));
+}
+
 // ---------------------------------------------------------------- launch lines as pasted
 
 /// The corpus: launch lines recorded from verl's example scripts (see its `about`).

@@ -143,7 +143,9 @@ pub fn unsaid_cluster_findings(
     verl: &[VerlDiagnostic],
 ) -> Vec<ClusterFinding> {
     let nnodes = verl.iter().find_map(|d| match d {
-        VerlDiagnostic::NnodesExceedAlive { nnodes, .. } => Some(*nnodes),
+        VerlDiagnostic::Cluster(VerlClusterDiagnostic::NnodesExceedAlive { nnodes, .. }) => {
+            Some(*nnodes)
+        }
         _ => None,
     });
     found
@@ -313,7 +315,10 @@ impl SlotSpans for VerlSettings {
 
 #[cfg(test)]
 mod tests {
-    use super::{ClusterFinding, VerlDiagnostic, fit_on_filled, unsaid_cluster_findings};
+    use super::{
+        ClusterFinding, VerlClusterDiagnostic, VerlDiagnostic, fit_on_filled,
+        unsaid_cluster_findings,
+    };
     use crate::check::LayoutOrigin;
     use crate::verl_settings::{AliveNodes, OriginKind};
 
@@ -333,12 +338,12 @@ mod tests {
             resource: "x".into(),
             slots: 1,
         };
-        let nnodes = VerlDiagnostic::NnodesExceedAlive {
+        let nnodes = VerlDiagnostic::Cluster(VerlClusterDiagnostic::NnodesExceedAlive {
             nnodes: 4,
             alive: AliveNodes(3),
             span: None,
             origin: OriginKind::CommandLine,
-        };
+        });
         let found = || vec![too_few(4), missing.clone()];
         assert_eq!(
             unsaid_cluster_findings(found(), std::slice::from_ref(&nnodes)),

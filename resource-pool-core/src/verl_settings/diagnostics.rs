@@ -397,6 +397,44 @@ pub enum VerlDiagnostic {
         /// Where it came from.
         origin: OriginKind,
     },
+
+    /// The rollout's parallel sizes do not divide the pool actor_rollout runs on: each
+    /// actor_rollout worker asserts it at start-up (see `rollout.rs`).
+    #[error(
+        "the rollout's {divisor_name} {divisor} ({sizes}) does not divide the {world_size} accelerators of `{pool}`, where actor_rollout runs: verl stops at start-up (\"rollout world_size: {world_size} is not divisible by {divisor_name}: {divisor}\")"
+    )]
+    #[diagnostic(
+        code(resource_pool::verl::rollout_parallel_size),
+        help(
+            "make `{per_node_key}` × `{nodes_key}` a multiple of {divisor}, or set `{tp_key}` (times the rollout's data and pipeline parallel sizes, where set) to a divisor of {world_size}"
+        )
+    )]
+    RolloutIndivisible {
+        /// The rollout's sizes that multiply into verl's divisor, each as verl reads it.
+        sizes: Listed<KeyValue>,
+        /// Their product.
+        divisor: u64,
+        /// verl's name of it (`infer_tp` in 0.5.0, `infer_world_size` later).
+        divisor_name: &'static str,
+        /// The accelerators of actor_rollout's pool (verl's rollout `world_size`).
+        world_size: u64,
+        /// That pool.
+        pool: String,
+        /// The key of that pool's accelerators per node-slot.
+        per_node_key: &'static str,
+        /// The key of that pool's node-slots.
+        nodes_key: &'static str,
+        /// The rollout's tensor parallel size.
+        tp_key: &'static str,
+        /// The key labelled: a rollout size when written, else the pool's.
+        key: &'static str,
+        /// Its value.
+        #[label("{origin}")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+        /// Where it came from.
+        origin: OriginKind,
+    },
 }
 
 impl From<VerlLaunchDiagnostic> for VerlDiagnostic {

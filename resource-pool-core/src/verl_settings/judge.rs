@@ -4,7 +4,7 @@
 use super::fields::{Elsewhere, Listed, Place, Releases, Suggestion};
 use super::hydra::{Op, Override};
 use super::key_set::{self, KeySet, KeyStatus, ReleaseView};
-use super::keys::{KEYS, key_id};
+use super::keys::{KEYS, key_id, sizes_pools};
 use super::launch::Launch;
 use super::loading::{ConfigPlace, LaunchInfo, VerlOptions, config_name, config_place};
 use super::releases::REWARD_TWINS;
@@ -298,8 +298,8 @@ impl Judge {
         {
             return None;
         }
-        let suggestion =
-            key_set::suggest(self.set, &self.views, key).filter(|s| key_id(s).is_some())?;
+        let suggestion = key_set::suggest(self.set, &self.views, key)
+            .filter(|s| key_id(s).is_some_and(sizes_pools))?;
         Some(VerlDiagnostic::PoolKeyTypo {
             key: key.chars().take(200).collect(),
             suggestion,
@@ -347,7 +347,7 @@ impl Judge {
         };
         // A pool key itself (one another release has, under `--verl-version`) is no typo.
         if let Some(s) = suggestion
-            && key_id(s).is_some()
+            && key_id(s).is_some_and(sizes_pools)
             && key_id(key).is_none()
         {
             out.push(VerlDiagnostic::PoolKeyTypo {

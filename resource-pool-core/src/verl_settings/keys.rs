@@ -1,4 +1,5 @@
-//! The verl settings that decide the resource pools: their dotted keys, types and verl's
+//! The verl settings that decide the resource pools, and the rollout's parallel sizes that
+//! must divide the pool `actor_rollout` runs on: their dotted keys, types and verl's
 //! defaults. These are the only values read; every other key of verl's config is only
 //! judged for existence, against [`super::key_set`]. The key constants are public and
 //! stable: other modules (and suggested layouts written as overrides) name keys by them.
@@ -154,6 +155,19 @@ keys! {
     DISTILL_ENABLE = "distillation.enabled": Bool = DefaultValue::Bool(false);
     DISTILL_GPUS = "distillation.n_gpus_per_node": Int = DefaultValue::Int(8);
     DISTILL_NNODES = "distillation.nnodes": Int = DefaultValue::Int(0);
+    ROLLOUT_TP = "actor_rollout_ref.rollout.tensor_model_parallel_size": Int = DefaultValue::Int(2);
+    ROLLOUT_DP = "actor_rollout_ref.rollout.data_parallel_size": Int = DefaultValue::Int(1);
+    ROLLOUT_PP = "actor_rollout_ref.rollout.pipeline_model_parallel_size": Int = DefaultValue::Int(1);
+}
+
+/// The rollout's parallel sizes: read to check them against the pool actor_rollout runs on
+/// ([`super::rollout`]), not to size a pool.
+pub const ROLLOUT_KEYS: [KeyId; 3] = [ROLLOUT_TP, ROLLOUT_DP, ROLLOUT_PP];
+
+/// Whether a key sizes or creates a pool (every key of [`KEYS`] but [`ROLLOUT_KEYS`]): a
+/// typo of one builds other pools than meant.
+pub fn sizes_pools(key: KeyId) -> bool {
+    !ROLLOUT_KEYS.contains(&key)
 }
 
 /// The key of that dotted path.

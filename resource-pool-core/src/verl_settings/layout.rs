@@ -5,6 +5,9 @@ use super::settings::VerlSettings;
 use super::{GLOBAL_POOL, REWARD_POOL, TEACHER_POOL};
 use crate::model::{PoolSpec, ResourcePool};
 
+/// The pool verl runs actor_rollout (or actor_rollout_ref) on: always global_pool.
+pub const ACTOR_ROLLOUT_POOL: &str = GLOBAL_POOL;
+
 /// The pools and mapping verl builds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerlLayout {
@@ -41,7 +44,7 @@ pub(super) fn layout(s: &VerlSettings) -> Option<VerlLayout> {
         } else {
             "actor_rollout"
         },
-        GLOBAL_POOL,
+        ACTOR_ROLLOUT_POOL,
     )];
     mapping.push(("critic", GLOBAL_POOL));
     if s.bool(s.reward_model_key()) {

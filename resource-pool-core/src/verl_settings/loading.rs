@@ -294,7 +294,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     }
     let mut settings = VerlSettings {
         space,
-        ..VerlSettings::for_release(release)
+        ..VerlSettings::for_release(release, &info.config)
     };
     let mut ids: Vec<KeyId> = raw.keys().copied().collect();
     ids.sort_unstable();
@@ -307,6 +307,11 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     let layout = (!any_error(&diagnostics))
         .then(|| layout(&settings))
         .flatten();
+    // verl builds these pools and stops only when its workers start: the layout is kept,
+    // so that the check (and a suggestion) still see it.
+    if let Some(layout) = &layout {
+        diagnostics.extend(super::rollout::check(&settings, layout));
+    }
     LoadedVerl {
         settings,
         diagnostics,

@@ -7,7 +7,7 @@
 //! [`yaml`] the YAML, [`key_set`] holds every key of verl's config per release (a fact
 //! table generated from verl's wheels), [`keys`] the keys that size the pools, `loading`
 //! applies it all in Hydra's order, `rules` checks what verl rejects, `layout` builds the
-//! pools; verl's findings about a cluster live in [`crate::check::verl_findings`].
+//! pools, [`rollout`] checks the rollout's parallel sizes against them; verl's findings about a cluster live in [`crate::check::verl_findings`].
 //!
 //! The rules follow verl's `verl/trainer/main_ppo.py` (`TaskRunner`) and
 //! `ppo_trainer.yaml`, see [`VERL_VERSION`]:
@@ -39,6 +39,7 @@ pub mod launch;
 mod layout;
 mod loading;
 pub mod releases;
+pub mod rollout;
 mod rules;
 mod settings;
 pub mod version;
@@ -49,7 +50,7 @@ pub use fields::{
     AliveNodes, Elsewhere, EntryDifference, Found, HangCause, HangRemedy, KeyValue, LaunchSyntax,
     Listed, NodeSize, Placements, PoolPlacement, Releases, Suggestion, TypeFix, TypeFixHow,
 };
-pub use layout::VerlLayout;
+pub use layout::{ACTOR_ROLLOUT_POOL, VerlLayout};
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl, user_config_file};
 pub use settings::{Origin, OriginKind, PoolKeys, Setting, VerlSettings};
 

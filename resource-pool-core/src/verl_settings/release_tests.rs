@@ -265,3 +265,34 @@ fn yaml_keys_near_a_pool_key_are_typos() {
     );
     assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
 }
+
+#[test]
+fn each_release_divides_by_its_own_rollout_size() {
+    // verl 0.5.0 divides by the tensor parallel size alone, and its Megatron config's is 1
+    // (its FSDP config's 2); later releases multiply in the data and pipeline sizes.
+    let one_gpu = ["trainer.n_gpus_per_node=1"];
+    fn megatron<'a>(line: &[&'a str]) -> Vec<&'a str> {
+        let mut words = vec!["--config-name=ppo_megatron_trainer"];
+        words.extend(line);
+        words
+    }
+    assert!(codes(&load_at("0.5.0", None, &megatron(&one_gpu))).is_empty());
+    assert_eq!(
+        codes(&load_at("0.5.0", None, &one_gpu)),
+        ["resource_pool::verl::rollout_parallel_size"]
+    );
+    assert_eq!(
+        codes(&load_at("0.6.0", None, &megatron(&one_gpu))),
+        ["resource_pool::verl::rollout_parallel_size"]
+    );
+    let dp = ["actor_rollout_ref.rollout.data_parallel_size=3"];
+    assert_eq!(
+        codes(&load_at("0.9.1", None, &dp)),
+        ["resource_pool::verl::rollout_parallel_size"]
+    );
+    let settings = &load_at("0.6.0", None, &dp).settings;
+    assert_eq!(
+        crate::verl_settings::rollout::rollout_world(settings),
+        Some(6)
+    );
+}

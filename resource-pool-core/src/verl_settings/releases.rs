@@ -29,6 +29,38 @@ pub enum RewardKeys {
     Newer,
 }
 
+/// What the actor_rollout workers divide their pool's accelerators by at start-up (its
+/// `_build_rollout`, or `engine_workers.py`'s rollout set-up): an `assert` that stops verl
+/// when the pool's size is no multiple of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RolloutWorld {
+    /// `rollout.tensor_model_parallel_size` alone ("rollout world_size: N is not divisible
+    /// by infer_tp: T"; verl 0.5.0's `fsdp_workers.py` and `megatron_workers.py`).
+    Tp,
+    /// `tensor_model_parallel_size × data_parallel_size × pipeline_model_parallel_size`
+    /// ("... is not divisible by infer_world_size: W"; 0.6.0 on, `fsdp_workers.py`,
+    /// `megatron_workers.py`, and `engine_workers.py` from 0.7.0).
+    TpDpPp,
+}
+
+impl RolloutWorld {
+    /// The keys whose values multiply into the size verl divides by.
+    pub fn keys(self) -> &'static [KeyId] {
+        match self {
+            RolloutWorld::Tp => &[ROLLOUT_TP],
+            RolloutWorld::TpDpPp => &[ROLLOUT_TP, ROLLOUT_DP, ROLLOUT_PP],
+        }
+    }
+
+    /// verl's name of that size in its assertion's message.
+    pub fn name(self) -> &'static str {
+        match self {
+            RolloutWorld::Tp => "infer_tp",
+            RolloutWorld::TpDpPp => "infer_world_size",
+        }
+    }
+}
+
 /// One release's facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Release {
@@ -40,6 +72,9 @@ pub struct Release {
     pub teacher_pool: bool,
     /// Whether `main` calls `auto_set_device` (`trainer.device=npu` where `torch_npu` is).
     pub auto_device: bool,
+    /// What the rollout's parallel sizes multiply into, which must divide actor_rollout's
+    /// pool.
+    pub rollout_world: RolloutWorld,
     /// The files of the wheel that show the row.
     pub evidence: &'static str,
 }
@@ -52,12 +87,13 @@ const V08: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl; T
 const V09: &str = "verl/trainer/main_ppo.py (main: no migrate_legacy_reward_impl), verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, trainer.use_v1=True by default), verl/trainer/main_ppo_v0.py (TaskRunner.init_resource_pool_mgr)";
 
 macro_rules! release {
-    ($v:literal, $reward:ident, teacher $t:literal, auto_device $a:literal, $evidence:expr) => {
+    ($v:literal, $reward:ident, teacher $t:literal, auto_device $a:literal, rollout $w:ident, $evidence:expr) => {
         Release {
             version: $v,
             reward: RewardKeys::$reward,
             teacher_pool: $t,
             auto_device: $a,
+            rollout_world: RolloutWorld::$w,
             evidence: $evidence,
         }
     };
@@ -65,14 +101,14 @@ macro_rules! release {
 
 /// Every release of the key set, oldest first.
 pub const RELEASES: &[Release] = &[
-    release!("0.5.0", NoPool, teacher false, auto_device false, V05),
-    release!("0.6.0", Legacy, teacher false, auto_device false, V06),
-    release!("0.6.1", Legacy, teacher false, auto_device false, V06),
-    release!("0.7.0", Legacy, teacher false, auto_device true, V06),
-    release!("0.7.1", NewerMigrated, teacher false, auto_device true, V071),
-    release!("0.8.0", NewerMigrated, teacher true, auto_device true, V08),
-    release!("0.9.0", Newer, teacher true, auto_device true, V09),
-    release!("0.9.1", Newer, teacher true, auto_device true, V09),
+    release!("0.5.0", NoPool, teacher false, auto_device false, rollout Tp, V05),
+    release!("0.6.0", Legacy, teacher false, auto_device false, rollout TpDpPp, V06),
+    release!("0.6.1", Legacy, teacher false, auto_device false, rollout TpDpPp, V06),
+    release!("0.7.0", Legacy, teacher false, auto_device true, rollout TpDpPp, V06),
+    release!("0.7.1", NewerMigrated, teacher false, auto_device true, rollout TpDpPp, V071),
+    release!("0.8.0", NewerMigrated, teacher true, auto_device true, rollout TpDpPp, V08),
+    release!("0.9.0", Newer, teacher true, auto_device true, rollout TpDpPp, V09),
+    release!("0.9.1", Newer, teacher true, auto_device true, rollout TpDpPp, V09),
 ];
 
 /// The row of a release.
@@ -97,6 +133,7 @@ impl Release {
         let newer = REWARD_TWINS.iter().any(|&(_, n)| n == key);
         match key {
             DISTILL_ENABLE | DISTILL_GPUS | DISTILL_NNODES => self.teacher_pool,
+            ROLLOUT_DP | ROLLOUT_PP => self.rollout_world.keys().contains(&key),
             _ if legacy => match self.reward {
                 // 0.5.0 reads only the switch of the reward model.
                 RewardKeys::NoPool => key == RM_ENABLE,

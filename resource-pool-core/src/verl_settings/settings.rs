@@ -105,11 +105,12 @@ impl Default for VerlSettings {
 }
 
 impl VerlSettings {
-    /// The defaults of `release`'s own config (from [`super::key_set`]: verl 0.6.x has
-    /// `reward_model.n_gpus_per_node: 0`, later releases 8), or the newest release's
-    /// ([`KEYS`]) without one. A null there (0.7.1+'s legacy reward keys) keeps the
-    /// newest default: verl reads it as not set.
-    pub fn for_release(release: Option<&'static Release>) -> VerlSettings {
+    /// The defaults of `release`'s own trainer config `config` (from [`super::key_set`]:
+    /// verl 0.6.x has `reward_model.n_gpus_per_node: 0`, later releases 8; verl 0.5.0's
+    /// `ppo_megatron_trainer` has a rollout tensor parallel size of 1, its `ppo_trainer` 2),
+    /// or the newest release's ([`KEYS`]) without one. A null there (0.7.1+'s legacy
+    /// reward keys) keeps the newest default: verl reads it as not set.
+    pub fn for_release(release: Option<&'static Release>, config: &str) -> VerlSettings {
         let mut settings = VerlSettings {
             release,
             ..VerlSettings::default()
@@ -119,8 +120,10 @@ impl VerlSettings {
         };
         let set = super::key_set::key_set();
         for (composition, path, text) in &set.defaults {
-            let version = set.compositions[*composition].version;
-            if set.versions[version].0 != release.version {
+            let composition = &set.compositions[*composition];
+            if set.versions[composition.version].0 != release.version
+                || composition.config != config
+            {
                 continue;
             }
             let Some(id) = key_id(path) else { continue };

@@ -796,3 +796,76 @@ fn a_hydra_sweep_is_one_sweep_diagnostic_not_a_wrong_type() {
         );
     }
 }
+
+#[test]
+fn the_rollout_sizes_must_divide_actor_rollouts_pool() {
+    use crate::check::suggest::LayoutTerms;
+    use miette::Diagnostic;
+    // verl's defaults: 8 GPUs, a tensor parallel size of 2.
+    let loaded = load(None, &[]);
+    assert!(!codes(&loaded).contains(&"resource_pool::verl::rollout_parallel_size".into()));
+    assert_eq!(loaded.settings.multiple(0), 2);
+    // A size of 3 on 8 GPUs: verl's assertion, labelled on the size; the layout is kept
+    // (verl builds it, and stops when its workers start).
+    let line = [
+        "trainer.n_gpus_per_node=8",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=3",
+    ];
+    let loaded = load(None, &line);
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::rollout_parallel_size"]
+    );
+    assert!(loaded.layout.is_some());
+    let d = &loaded.diagnostics[0];
+    let VerlDiagnostic::RolloutIndivisible {
+        divisor,
+        world_size,
+        key,
+        span,
+        ..
+    } = d
+    else {
+        panic!("{d:?}")
+    };
+    assert_eq!((*divisor, *world_size), (3, 8));
+    assert_eq!(*key, KEYS[ROLLOUT_TP].path);
+    let text = hydra::command_line(&args(&line));
+    let span = span.unwrap();
+    let base = loaded.settings.space.command_line_base();
+    assert_eq!(&text[span.offset() - base..][..span.len()], "3");
+    assert!(d.help().unwrap().to_string().contains("a multiple of 3"));
+    assert_eq!(loaded.settings.multiple(0), 3);
+    // The data and pipeline parallel sizes multiply in (verl 0.6.0 on): 2 × 2 × 1 = 4
+    // divides 8, 2 × 3 does not; labelled on the first size written.
+    let loaded = load(None, &["actor_rollout_ref.rollout.data_parallel_size=2"]);
+    assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+    let loaded = load(
+        None,
+        &["actor_rollout_ref.rollout.pipeline_model_parallel_size=3"],
+    );
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::rollout_parallel_size"]
+    );
+    // verl's default size against a pool written smaller: labelled on the pool's size.
+    let loaded = load(None, &["trainer.n_gpus_per_node=1"]);
+    let Some(VerlDiagnostic::RolloutIndivisible { key, origin, .. }) = loaded.diagnostics.first()
+    else {
+        panic!("{:?}", loaded.diagnostics)
+    };
+    assert_eq!(
+        (*key, *origin),
+        (KEYS[N_GPUS_PER_NODE].path, OriginKind::CommandLine)
+    );
+    // Over several node-slots: 2 × 3 = 6 GPUs hold two replicas of 3.
+    let loaded = load(
+        None,
+        &[
+            "trainer.n_gpus_per_node=3",
+            "trainer.nnodes=2",
+            "actor_rollout_ref.rollout.tensor_model_parallel_size=3",
+        ],
+    );
+    assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+}

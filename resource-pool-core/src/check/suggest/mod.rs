@@ -19,6 +19,11 @@
 //!   `k` is at most the alive nodes that hold one node-slot of `s`, since verl's `nnodes`
 //!   counts machines: a suggestion never brings verl's own `nnodes_vs_cluster` warning.
 //!
+//! A pool may also have to keep a multiple ([`LayoutTerms::multiple`]: verl's rollout
+//! replica size for the pool actor_rollout runs on): its accelerators stay a multiple of
+//! it, a spread's `s` is a multiple or a divisor of it, and its multiples and divisors are
+//! tried as `s` too.
+//!
 //! # The order
 //!
 //! The suggestion is the first layout in this order that Ray, simulated in verl's order
@@ -69,16 +74,17 @@
 //! undecided (Ray's tie-break bound) says how many ([`Suggestion::undecided`]). The answer
 //! is never a layout that was not checked.
 
+mod choices;
 mod diagnostic;
 mod search;
 mod space;
 mod terms;
 
+pub use choices::{PoolChoice, Reshape};
 #[cfg(test)]
 pub(crate) use diagnostic::python_spec;
 pub use diagnostic::{Edit, Holders, LayoutText, SuggestDiagnostic, Unit};
 pub use search::search;
-pub use space::{PoolChoice, Reshape};
 pub use terms::{LayoutTerms, OverrideStyle, shell_word};
 
 use std::fmt;
@@ -315,6 +321,7 @@ pub fn suggest(
 ) -> Suggestions {
     let pools = &report.pools;
     let reshape: Vec<Reshape> = (0..pools.len()).map(|p| terms.reshape(p)).collect();
+    let multiples: Vec<u64> = (0..pools.len()).map(|p| terms.multiple(p)).collect();
     let asked = pools.iter().map(ResourcePool::world_size).sum();
     let busy = cluster.has_totals()
         && cluster
@@ -329,7 +336,14 @@ pub fn suggest(
         Budget::new(options.max_steps, options.budget)
     };
     let mut now_budget = now_share;
-    let (result, stats) = search::search_within(pools, &reshape, cluster, options, &mut now_budget);
+    let (result, stats) = search::search_within(
+        pools,
+        &reshape,
+        &multiples,
+        cluster,
+        options,
+        &mut now_budget,
+    );
     budget.steps = now_budget.steps;
     answers.push(Answer {
         when: When::Now,
@@ -337,7 +351,8 @@ pub fn suggest(
         stats,
     });
     if let Some(idle) = &idle {
-        let (result, stats) = search::search_within(pools, &reshape, idle, options, &mut budget);
+        let (result, stats) =
+            search::search_within(pools, &reshape, &multiples, idle, options, &mut budget);
         answers.push(Answer {
             when: When::Idle,
             result,

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use super::space::{PoolChoice, Reshape, Space, Walk};
+use super::choices::{PoolChoice, Reshape};
+use super::space::{Space, Walk};
 use super::{Budget, SearchResult, SearchStats, SuggestOptions, Suggestion};
 use crate::model::{Cluster, PoolSpec, ResourcePool, node_slots};
 use crate::placement::{PlacementOptions, PlacementOutcome, Witness, check_placement};
@@ -23,7 +24,7 @@ pub fn search(
     options: &SuggestOptions,
 ) -> (SearchResult, SearchStats) {
     let mut budget = Budget::new(options.max_steps, options.budget);
-    search_within(pools, reshape, cluster, options, &mut budget)
+    search_within(pools, reshape, &[], cluster, options, &mut budget)
 }
 
 /// What became of one layout.
@@ -33,9 +34,12 @@ enum Verdict {
     Undecided,
 }
 
+/// [`search`], with `multiples[i]` the number pool `i`'s accelerators must be a multiple
+/// of (1 when not listed; [`super::LayoutTerms::multiple`]).
 pub(super) fn search_within(
     pools: &[ResourcePool],
     reshape: &[Reshape],
+    multiples: &[u64],
     cluster: &Cluster,
     options: &SuggestOptions,
     budget: &mut Budget,
@@ -43,7 +47,9 @@ pub(super) fn search_within(
     let start = std::time::Instant::now();
     let steps_before = budget.steps;
     let mut stats = SearchStats::default();
-    let result = run(pools, reshape, cluster, options, budget, &mut stats);
+    let result = run(
+        pools, reshape, multiples, cluster, options, budget, &mut stats,
+    );
     stats.steps = budget.steps.saturating_sub(steps_before);
     stats.elapsed = start.elapsed();
     stats.exhausted = budget.exhausted;
@@ -53,12 +59,13 @@ pub(super) fn search_within(
 fn run(
     pools: &[ResourcePool],
     reshape: &[Reshape],
+    multiples: &[u64],
     cluster: &Cluster,
     options: &SuggestOptions,
     budget: &mut Budget,
     stats: &mut SearchStats,
 ) -> SearchResult {
-    let space = Space::new(pools, reshape, cluster, budget);
+    let space = Space::new(pools, reshape, multiples, cluster, budget);
     let undecided_result = |stats: &SearchStats| SearchResult::Undecided {
         tried: stats.infeasible + stats.simulated,
     };

@@ -1,322 +1,12 @@
-//! The layouts a suggestion is chosen from: every pool's choices, bounded by what the
-//! cluster can hold of that pool alone, and the layouts of one total in the search order.
+//! The layouts a suggestion is chosen from: the pools' choices ([`super::choices`])
+//! combined, and the layouts of one total in the search order.
 
 use std::collections::HashMap;
 
 use super::Budget;
+use super::choices::{Choices, PoolChoice, Reshape, gcd};
 use crate::model::{Cluster, ResourceName, ResourcePool};
 use crate::placement::fill_vector;
-
-/// How a pool may change in a suggested layout (see the module docs of
-/// [`super`](crate::check::suggest)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reshape {
-    /// Keep the node-slot sizes; lose node-slots from the end.
-    Trim,
-    /// `size × count` becomes `s × k`: `s` a divisor of `size`, `s·k ≤ size·count`.
-    Split,
-    /// verl's `n_gpus_per_node × nnodes`, where `nnodes` counts machines (more node-slots
-    /// than alive nodes is verl's own `nnodes_vs_cluster` warning): `size × count` becomes
-    /// `s × k` with `s·k ≤ size·count`, `s` a divisor of `size` or a power of two (verl's
-    /// `n_gpus_per_node` need not divide the one written, but its parallel groups want
-    /// even sizes) and `k` at most the alive nodes that hold one node-slot of `s`.
-    Spread,
-}
-
-impl Reshape {
-    /// Whether it is a split (`size × count` → `s × k`), spread or not.
-    pub fn splits(self) -> bool {
-        matches!(self, Reshape::Split | Reshape::Spread)
-    }
-}
-
-/// What one pool becomes in a suggested layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PoolChoice {
-    /// Accelerators over its node-slots.
-    pub accelerators: u64,
-    /// Its node-slot size: `s` of a split, the first slot's size of a trim.
-    pub size: u32,
-    /// Its node-slots: the first `count` of the list (trim), or `count` of `size` (split).
-    pub count: u32,
-    /// How it was reshaped.
-    pub reshape: Reshape,
-    /// Whether it differs from the pool as written.
-    pub changed: bool,
-}
-
-impl PoolChoice {
-    /// The node-slots of this choice for a pool written as `original`.
-    pub fn process_on_nodes(&self, original: &[u32]) -> Vec<u32> {
-        match self.reshape {
-            Reshape::Trim => original.iter().copied().take(self.count as usize).collect(),
-            Reshape::Split | Reshape::Spread => vec![self.size; self.count as usize],
-        }
-    }
-}
-
-/// How many slots of `demand` a node of `cap` holds (`u64::MAX` for a demand of nothing).
-fn copies(demand: &[u64], cap: &[u64]) -> u64 {
-    demand
-        .iter()
-        .zip(cap)
-        .filter(|(d, _)| **d > 0)
-        .map(|(d, c)| c / d)
-        .min()
-        .unwrap_or(u64::MAX)
-}
-
-/// Copies of `size` bundles of `bundle` that the node classes hold, each class alone
-/// (saturating); one per node at most when `one_per_node`.
-fn room(bundle: &[u64], size: u32, classes: &[(Vec<u64>, u64)], one_per_node: bool) -> u64 {
-    let demand: Vec<u64> = bundle
-        .iter()
-        .map(|b| b.saturating_mul(u64::from(size)))
-        .collect();
-    classes.iter().fold(0u64, |sum, (cap, count)| {
-        let per_node = copies(&demand, cap);
-        let per_node = if one_per_node {
-            per_node.min(1)
-        } else {
-            per_node
-        };
-        sum.saturating_add(per_node.saturating_mul(*count))
-    })
-}
-
-/// The largest power of two a [`Reshape::Spread`] tries beyond the divisors of the size
-/// written.
-const MAX_SPREAD_SIZE: u32 = 256;
-
-/// The divisors of `n`, ascending.
-fn divisors(n: u32) -> Vec<u32> {
-    let mut small = Vec::new();
-    let mut large = Vec::new();
-    let mut d = 1u32;
-    while u64::from(d) * u64::from(d) <= u64::from(n) {
-        if n.is_multiple_of(d) {
-            small.push(d);
-            if d != n / d {
-                large.push(n / d);
-            }
-        }
-        d += 1;
-    }
-    large.reverse();
-    small.extend(large);
-    small
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-/// The choices of a pool that keeps its slot sizes: its prefixes, up to the longest whose
-/// slots pass the per-size bound (for each size, the slots at least as large number no
-/// more than the copies of it the nodes hold).
-fn trim_choices(
-    slots: &[u32],
-    bundle: &[u64],
-    classes: &[(Vec<u64>, u64)],
-    budget: &mut Budget,
-) -> Vec<PoolChoice> {
-    let mut sizes: Vec<u32> = slots.to_vec();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let rooms: Vec<u64> = sizes
-        .iter()
-        .map(|&s| room(bundle, s, classes, false))
-        .collect();
-    let mut need = vec![0u64; sizes.len()];
-    let mut out = Vec::new();
-    let mut accelerators = 0u64;
-    for (k, &x) in slots.iter().enumerate() {
-        if !budget.tick(1) {
-            break;
-        }
-        let at = sizes.partition_point(|&s| s <= x);
-        let mut fits = true;
-        for (n, r) in need[..at].iter_mut().zip(&rooms) {
-            *n += 1;
-            fits &= *n <= *r;
-        }
-        if !fits {
-            break;
-        }
-        accelerators = accelerators.saturating_add(u64::from(x));
-        out.push(PoolChoice {
-            accelerators,
-            size: slots[0],
-            count: (k + 1) as u32,
-            reshape: Reshape::Trim,
-            changed: k + 1 != slots.len(),
-        });
-    }
-    out
-}
-
-/// One pool's choices. A trimmed pool's are listed (at most its node-slots); a split
-/// pool's are `s × k` for every divisor `s` and `k` up to a bound per size, computed when
-/// asked (a pool of 100,000 nodes has millions of them, and the search looks at a few).
-#[derive(Clone, Debug)]
-enum Choices {
-    /// Prefixes of the list, accelerators descending (each total once).
-    Listed(Vec<PoolChoice>),
-    /// `size × count` as written; `sizes`: each divisor `s` (descending) that fits some
-    /// node, and the most slots of `s` the nodes hold (at most what keeps `s·k` within
-    /// `size·count`).
-    Split {
-        size: u32,
-        count: u32,
-        sizes: Vec<(u32, u64)>,
-        /// [`Reshape::Split`] or [`Reshape::Spread`].
-        reshape: Reshape,
-    },
-}
-
-impl Choices {
-    fn split(
-        size: u32,
-        count: usize,
-        bundle: &[u64],
-        classes: &[(Vec<u64>, u64)],
-        reshape: Reshape,
-    ) -> Choices {
-        let asked = u64::from(size).saturating_mul(count as u64);
-        let spread = reshape == Reshape::Spread;
-        let mut candidates = divisors(size);
-        if spread {
-            // verl's `n_gpus_per_node` need not divide the one written: `nnodes=6,
-            // n_gpus_per_node=1` on one 8-GPU node of 16 CPUs becomes one node-slot of 4. The
-            // powers of two are tried, not every count: verl splits its world into
-            // tensor-parallel groups (2 by default) and its batches by the world size, which
-            // an odd count like 5 breaks. Larger slots fit fewer nodes, so the sizes stop at
-            // the first that fits none.
-            let most = u32::try_from(asked)
-                .unwrap_or(u32::MAX)
-                .min(MAX_SPREAD_SIZE);
-            candidates.extend(
-                std::iter::successors(Some(1u32), |s| s.checked_mul(2))
-                    .take_while(|&s| s <= most && room(bundle, s, classes, true) > 0),
-            );
-            candidates.sort_unstable();
-            candidates.dedup();
-        }
-        let mut sizes: Vec<(u32, u64)> = candidates
-            .into_iter()
-            .map(|s| {
-                // A count past the nodes' copies fits no cluster state this one can be in.
-                let most = (asked / u64::from(s))
-                    .min(room(bundle, s, classes, spread))
-                    .min(u64::from(u32::MAX));
-                (s, most)
-            })
-            .filter(|&(_, most)| most > 0)
-            .collect();
-        sizes.reverse();
-        Choices::Split {
-            size,
-            count: u32::try_from(count).unwrap_or(u32::MAX),
-            sizes,
-            reshape,
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        match self {
-            Choices::Listed(list) => list.is_empty(),
-            Choices::Split { sizes, .. } => sizes.is_empty(),
-        }
-    }
-
-    /// The most accelerators of a choice (0 when there is none).
-    fn most(&self) -> u64 {
-        self.at_most(u64::MAX).unwrap_or(0)
-    }
-
-    /// The fewest accelerators of a choice (0 when there is none).
-    fn least(&self) -> u64 {
-        match self {
-            Choices::Listed(list) => list.last().map_or(0, |c| c.accelerators),
-            Choices::Split { sizes, .. } => {
-                sizes.iter().map(|&(s, _)| u64::from(s)).min().unwrap_or(0)
-            }
-        }
-    }
-
-    /// Every choice's accelerators are a multiple of it (0 when there is no choice).
-    fn step(&self) -> u64 {
-        match self {
-            Choices::Listed(list) => list.iter().fold(0, |g, c| gcd(g, c.accelerators)),
-            Choices::Split { sizes, .. } => sizes.iter().fold(0, |g, &(s, _)| gcd(g, u64::from(s))),
-        }
-    }
-
-    /// The most accelerators of a choice that has at most `x`.
-    fn at_most(&self, x: u64) -> Option<u64> {
-        match self {
-            Choices::Listed(list) => {
-                let i = list.partition_point(|c| c.accelerators > x);
-                list.get(i).map(|c| c.accelerators)
-            }
-            Choices::Split { sizes, .. } => sizes
-                .iter()
-                .filter(|&&(s, _)| u64::from(s) <= x)
-                .map(|&(s, most)| u64::from(s) * most.min(x / u64::from(s)))
-                .max(),
-        }
-    }
-
-    /// Whether some choice of `a` accelerators is the pool as written.
-    fn keeps(&self, a: u64) -> bool {
-        match self {
-            Choices::Listed(list) => list
-                .first()
-                .is_some_and(|c| !c.changed && c.accelerators == a),
-            Choices::Split {
-                size, count, sizes, ..
-            } => {
-                u64::from(*size) * u64::from(*count) == a
-                    && sizes
-                        .iter()
-                        .any(|&(s, most)| s == *size && most >= u64::from(*count))
-            }
-        }
-    }
-
-    /// Appends the choices of exactly `a` accelerators, larger slots first.
-    fn with(&self, a: u64, out: &mut Vec<PoolChoice>) {
-        match self {
-            Choices::Listed(list) => {
-                let i = list.partition_point(|c| c.accelerators > a);
-                out.extend(list[i..].iter().take_while(|c| c.accelerators == a));
-            }
-            Choices::Split {
-                size,
-                count,
-                sizes,
-                reshape,
-            } => {
-                for &(s, most) in sizes {
-                    let k = a / u64::from(s);
-                    if a.is_multiple_of(u64::from(s)) && k >= 1 && k <= most {
-                        out.push(PoolChoice {
-                            accelerators: a,
-                            size: s,
-                            count: k as u32,
-                            reshape: *reshape,
-                            changed: s != *size || k != u64::from(*count),
-                        });
-                    }
-                }
-            }
-        }
-    }
-}
 
 /// How a walk over the layouts of one total ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -359,10 +49,12 @@ pub(super) struct Space {
 
 impl Space {
     /// The space of `pools` on `cluster`: interns the demanded resources and the alive
-    /// nodes' free amounts once, then bounds every pool's choices.
+    /// nodes' free amounts once, then bounds every pool's choices. `multiples[i]`: pool
+    /// `i`'s accelerators must be a multiple of it (1 when not listed).
     pub fn new(
         pools: &[ResourcePool],
         reshape: &[Reshape],
+        multiples: &[u64],
         cluster: &Cluster,
         budget: &mut Budget,
     ) -> Space {
@@ -407,22 +99,20 @@ impl Space {
             .zip(&bundles)
             .enumerate()
             .map(|(i, (pool, bundle))| {
-                let slots = &pool.spec.process_on_nodes;
                 let split = reshape
                     .get(i)
                     .copied()
                     .filter(|r| r.splits() && pool.spec.is_even());
+                let multiple = multiples.get(i).copied().unwrap_or(1);
                 budget.tick(classes.len() as u64);
-                match slots.first() {
-                    Some(&size) if let Some(split) = split => {
-                        Choices::split(size, slots.len(), bundle, &classes, split)
-                    }
-                    _ => {
-                        let mut list = trim_choices(slots, bundle, &classes, budget);
-                        list.reverse();
-                        Choices::Listed(list)
-                    }
-                }
+                Choices::new(
+                    &pool.spec.process_on_nodes,
+                    split,
+                    multiple,
+                    bundle,
+                    &classes,
+                    budget,
+                )
             })
             .collect();
         let p = choices.len();
@@ -601,25 +291,5 @@ impl Space {
                 .sum();
             need <= u128::from(self.free[r])
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn divisors_in_order() {
-        assert_eq!(divisors(8), [1, 2, 4, 8]);
-        assert_eq!(divisors(12), [1, 2, 3, 4, 6, 12]);
-        assert_eq!(divisors(1), [1]);
-        assert_eq!(divisors(7), [1, 7]);
-    }
-
-    #[test]
-    fn copies_are_the_tightest_resource() {
-        assert_eq!(copies(&[2, 3], &[9, 9]), 3);
-        assert_eq!(copies(&[0, 4], &[0, 9]), 2);
-        assert_eq!(copies(&[0, 0], &[1, 1]), u64::MAX);
     }
 }

@@ -2,15 +2,16 @@
 //! pools may be reordered, and the overrides to paste (a config's `--set`, verl's Hydra
 //! overrides through the public keys of [`crate::verl_settings::keys`]).
 
-use super::space::{PoolChoice, Reshape};
+use super::choices::{PoolChoice, Reshape};
 use crate::check::{NoSpans, SlotSpans};
 use crate::config::write::toml_key;
 use crate::config::{PoolDefaults, SlotSource};
 use crate::load::LoadedConfig;
 use crate::model::PoolId;
 use crate::source::Span;
-use crate::verl_settings::VerlSettings;
 use crate::verl_settings::keys::{KEYS, KeyId};
+use crate::verl_settings::rollout::rollout_world;
+use crate::verl_settings::{ACTOR_ROLLOUT_POOL, VerlSettings};
 
 /// How the overrides of a suggestion are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -49,6 +50,12 @@ pub trait LayoutTerms: SlotSpans {
     /// sizes it); layouts whose split is two keys say which of them change.
     fn edit_spans(&self, pool: PoolId, choice: &PoolChoice) -> Vec<Span> {
         slot_edit_span(self, pool, choice)
+    }
+
+    /// A number pool `pool`'s accelerators must be a multiple of in any suggested layout
+    /// (verl's rollout replica size for the pool actor_rollout runs on); 1 by default.
+    fn multiple(&self, _pool: PoolId) -> u64 {
+        1
     }
 }
 
@@ -180,6 +187,18 @@ fn split_keys(config: &LoadedConfig, pool: PoolId, choice: &PoolChoice) -> Optio
 impl LayoutTerms for VerlSettings {
     fn reshape(&self, _: PoolId) -> Reshape {
         Reshape::Spread
+    }
+    /// The rollout's replica size for the pool actor_rollout runs on: a layout it does not
+    /// divide stops verl at start-up (`rollout_parallel_size`).
+    fn multiple(&self, pool: PoolId) -> u64 {
+        let actor_rollout = self
+            .pool_keys()
+            .get(pool)
+            .is_some_and(|p| p.name == ACTOR_ROLLOUT_POOL);
+        actor_rollout
+            .then(|| rollout_world(self))
+            .flatten()
+            .unwrap_or(1)
     }
     fn reorderable(&self) -> bool {
         false

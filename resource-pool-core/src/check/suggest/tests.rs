@@ -82,6 +82,57 @@ fn a_spread_asks_for_a_node_slot_per_node_at_most() {
 }
 
 #[test]
+fn a_spread_keeps_the_rollout_replicas_whole() {
+    // verl's `n_gpus_per_node=8 nnodes=2` with a rollout tensor parallel size of 8, on one
+    // node of 8 GPUs and 16 CPUs (5 GPUs at 3 CPUs each): 4 GPUs fit, but verl refuses a
+    // pool that 8 does not divide, and two node-slots of 4 need two nodes. Nothing fits.
+    let cluster = Cluster::new(vec![node("a", 8, 16)]);
+    let verl_pool = |slots: Vec<u32>| {
+        vec![ResourcePool::new(
+            "global_pool",
+            PoolSpec {
+                max_colocate_count: 3,
+                ..PoolSpec::with_slots(slots)
+            },
+        )]
+    };
+    let in_multiples = |p: &[ResourcePool], multiples: &[u64]| {
+        let options = SuggestOptions::default();
+        let mut budget = Budget::new(options.max_steps, options.budget);
+        search::search_within(
+            p,
+            &[Reshape::Spread],
+            multiples,
+            &cluster,
+            &options,
+            &mut budget,
+        )
+        .0
+    };
+    let p = verl_pool(vec![8, 8]);
+    assert_eq!(in_multiples(&p, &[8]), SearchResult::NoneFits);
+    // verl's default of 2 keeps the 4.
+    assert_eq!(found(&in_multiples(&p, &[2])), [vec![4]]);
+    // A size of 3: a node-slot of 3, though no power of two nor divisor of 8.
+    let p = verl_pool(vec![8]);
+    assert_eq!(found(&in_multiples(&p, &[3])), [vec![3]]);
+    // Several node-slots: their total is the multiple, not each slot (two of 3 for 6).
+    let cluster = Cluster::new(vec![node("a", 4, 64), node("b", 4, 64)]);
+    let p = pools(&[("global_pool", vec![8, 8])]);
+    let options = SuggestOptions::default();
+    let mut budget = Budget::new(options.max_steps, options.budget);
+    let (result, _) = search::search_within(
+        &p,
+        &[Reshape::Spread],
+        &[6],
+        &cluster,
+        &options,
+        &mut budget,
+    );
+    assert_eq!(found(&result), [vec![3, 3]]);
+}
+
+#[test]
 fn a_layout_ray_leaves_undecided_is_counted_not_taken() {
     // {GPU 2, CPU 6} then {GPU 8, CPU 8} on node-a {8, 12} and node-b {4, 24}: the first
     // group scores the same on both nodes, and on node-a the second pends. With one
