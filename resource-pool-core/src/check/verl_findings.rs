@@ -199,7 +199,7 @@ fn fit_on_filled(nodes: &[(u64, usize)], pools: &[(u64, u64)]) -> bool {
 }
 
 /// The check's Ray findings in verl's terms: the generic `ray::hangs` and
-/// `ray::depends_on_ties` diagnostics are replaced by [`VerlDiagnostic::RayHangs`], which
+/// `ray::depends_on_ties` diagnostics are replaced by [`VerlClusterDiagnostic::RayHangs`], which
 /// names the settings and where Ray puts each pool. Returns the check diagnostics kept and
 /// the verl ones.
 pub fn ray_findings(
