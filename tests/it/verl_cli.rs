@@ -297,6 +297,50 @@ fn the_rollouts_parallel_size_must_divide_actor_rollouts_pool() {
 }
 
 #[test]
+fn a_rollout_replica_over_several_nodes_must_take_whole_nodes() {
+    // Three node-slots of 4 GPUs hold two replicas of 2 × 3 = 6 GPUs, but verl's rollout
+    // replica asserts that one larger than a node is a multiple of it: verl stops at
+    // start-up, though the pools place.
+    let line = [
+        "--cluster",
+        THREE,
+        "--",
+        "trainer.nnodes=3",
+        "trainer.n_gpus_per_node=4",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
+        "actor_rollout_ref.rollout.data_parallel_size=3",
+    ];
+    let (code, value) = json_of(&line);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        codes(&value),
+        ["resource_pool::verl::rollout_replica_nodes"]
+    );
+    let d = &value["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["data"]["replica"], 6);
+    assert_eq!(d["data"]["per_node"], 4);
+    assert_eq!(d["data"]["per_node_key"], "trainer.n_gpus_per_node");
+    assert_eq!(
+        d["data"]["key"],
+        "actor_rollout_ref.rollout.tensor_model_parallel_size"
+    );
+    assert!(value["feasible"].as_bool().expect("checked"));
+    // verl 0.6.x builds the replicas only in async mode, its default being sync.
+    let mut at_06: Vec<&str> = vec!["--verl-version", "0.6.0"];
+    at_06.extend(line);
+    let (_, value) = json_of(&at_06);
+    assert!(codes(&value).is_empty(), "{:?}", codes(&value));
+    at_06.push("actor_rollout_ref.rollout.mode=async");
+    let (code, value) = json_of(&at_06);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        codes(&value),
+        ["resource_pool::verl::rollout_replica_nodes"]
+    );
+}
+
+#[test]
 fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
     // One node of 8 GPUs and 16 CPUs holds at most 5 GPUs at verl's 3 CPUs per GPU.
     const ONE: &str = "tests/data/verl/one_node_8g16c.toml";

@@ -435,6 +435,40 @@ pub enum VerlDiagnostic {
         /// Where it came from.
         origin: OriginKind,
     },
+
+    /// A rollout replica larger than a node that is no multiple of the node's size: verl's
+    /// rollout replicas assert it when they are built at start-up (see `rollout.rs`).
+    #[error(
+        "a rollout replica of {replica} accelerators ({sizes}) is larger than `{per_node_key}` = {per_node} and no multiple of it: verl stops at start-up (\"world_size {replica} must be divisible by gpus_per_node {per_node}\")"
+    )]
+    #[diagnostic(
+        code(resource_pool::verl::rollout_replica_nodes),
+        help(
+            "a replica over several nodes must take whole nodes: set `{tp_key}` (times the rollout's data and pipeline parallel sizes, where set) to at most {per_node} or a multiple of it, or `{per_node_key}` to a divisor of {replica}"
+        )
+    )]
+    RolloutReplicaNodes {
+        /// The rollout's sizes that multiply into a replica, each as verl reads it.
+        sizes: Listed<KeyValue>,
+        /// Their product (the replica's `world_size`).
+        replica: u64,
+        /// The accelerators per node verl gives the replicas (`gpus_per_node`).
+        per_node: u64,
+        /// The key verl reads that from (`trainer.n_gpus_per_node`, or from 0.7.1
+        /// `actor_rollout_ref.rollout.n_gpus_per_node`).
+        per_node_key: &'static str,
+        /// The rollout's tensor parallel size.
+        tp_key: &'static str,
+        /// The key labelled: a rollout size when written, else the per-node key when
+        /// written, else the rollout's mode when written.
+        key: &'static str,
+        /// Its value.
+        #[label("{origin}")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+        /// Where it came from.
+        origin: OriginKind,
+    },
 }
 
 impl From<VerlLaunchDiagnostic> for VerlDiagnostic {

@@ -1,5 +1,5 @@
-//! The verl settings that decide the resource pools, and the rollout's parallel sizes that
-//! must divide the pool `actor_rollout` runs on: their dotted keys, types and verl's
+//! The verl settings that decide the resource pools, and the rollout's settings that must
+//! fit the pool `actor_rollout` runs on: their dotted keys, types and verl's
 //! defaults. These are the only values read; every other key of verl's config is only
 //! judged for existence, against [`super::key_set`]. The key constants are public and
 //! stable: other modules (and suggested layouts written as overrides) name keys by them.
@@ -158,11 +158,23 @@ keys! {
     ROLLOUT_TP = "actor_rollout_ref.rollout.tensor_model_parallel_size": Int = DefaultValue::Int(2);
     ROLLOUT_DP = "actor_rollout_ref.rollout.data_parallel_size": Int = DefaultValue::Int(1);
     ROLLOUT_PP = "actor_rollout_ref.rollout.pipeline_model_parallel_size": Int = DefaultValue::Int(1);
+    ROLLOUT_MODE = "actor_rollout_ref.rollout.mode": Str = DefaultValue::Str("async");
+    // verl's default is `${oc.select:trainer.n_gpus_per_node,8}`: unless it is set, the
+    // rollout's replicas take `trainer.n_gpus_per_node` (see `rollout::replica_per_node`);
+    // 8 is that interpolation's fallback.
+    ROLLOUT_GPUS = "actor_rollout_ref.rollout.n_gpus_per_node": Int = DefaultValue::Int(8);
 }
 
-/// The rollout's parallel sizes: read to check them against the pool actor_rollout runs on
-/// ([`super::rollout`]), not to size a pool.
-pub const ROLLOUT_KEYS: [KeyId; 3] = [ROLLOUT_TP, ROLLOUT_DP, ROLLOUT_PP];
+/// The rollout's keys: read to check the rollout against the pool actor_rollout runs on
+/// ([`super::rollout`]: its parallel sizes, and its replicas' mode and node size), not to
+/// size a pool.
+pub const ROLLOUT_KEYS: [KeyId; 5] = [
+    ROLLOUT_TP,
+    ROLLOUT_DP,
+    ROLLOUT_PP,
+    ROLLOUT_MODE,
+    ROLLOUT_GPUS,
+];
 
 /// Whether a key sizes or creates a pool (every key of [`KEYS`] but [`ROLLOUT_KEYS`]): a
 /// typo of one builds other pools than meant.

@@ -538,6 +538,12 @@ fn resolve(
         .and_then(|t| t.strip_suffix('}'))
         .filter(|_| !scalar.quoted || scalar.text.starts_with("${"))
     {
+        // `${oc.select:KEY,FALLBACK}` is KEY (verl's config has every key read): verl's own
+        // default of the rollout's `n_gpus_per_node`, which a copied config keeps.
+        let inner = inner
+            .trim()
+            .strip_prefix("oc.select:")
+            .map_or(inner, |select| select.split(',').next().unwrap_or(select));
         let target = key_id(inner.trim()).filter(|&t| t != id && KEYS[t].kind == key.kind);
         let resolved = match target {
             Some(t) if depth < 8 => match resolve(t, raw, yaml_origin, diagnostics, depth + 1) {

@@ -296,3 +296,69 @@ fn each_release_divides_by_its_own_rollout_size() {
         Some(6)
     );
 }
+
+#[test]
+fn each_release_builds_its_rollout_replicas_by_its_own_rule() {
+    use crate::verl_settings::rollout::replica_per_node;
+    // A replica of 4 × 3 = 12 on 3 nodes of 8: 24 GPUs divide by 12, but the replica spans
+    // nodes without taking whole ones.
+    let line = [
+        "trainer.nnodes=3",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=4",
+        "actor_rollout_ref.rollout.data_parallel_size=3",
+    ];
+    let with = |extra: &'static str| {
+        let mut words = line.to_vec();
+        words.push(extra);
+        words
+    };
+    let replica = ["resource_pool::verl::rollout_replica_nodes"];
+    // 0.5.0 has no replicas (and divides by the tensor parallel size alone: 12 of 24).
+    let tp12 = [
+        "trainer.nnodes=3",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=12",
+    ];
+    assert!(codes(&load_at("0.5.0", None, &tp12)).is_empty());
+    // 0.6.x builds them only in async mode, its config's default being sync.
+    for version in ["0.6.0", "0.6.1"] {
+        let loaded = load_at(version, None, &line);
+        assert!(codes(&loaded).is_empty(), "{version}");
+        assert_eq!(replica_per_node(&loaded.settings), None);
+        let loaded = load_at(version, None, &with("actor_rollout_ref.rollout.mode=async"));
+        assert_eq!(codes(&loaded), replica, "{version}");
+        let Some(VerlDiagnostic::RolloutReplicaNodes {
+            key, per_node_key, ..
+        }) = loaded.diagnostics.first()
+        else {
+            panic!("{:?}", loaded.diagnostics)
+        };
+        assert_eq!(*per_node_key, KEYS[N_GPUS_PER_NODE].path);
+        assert_eq!(*key, KEYS[ROLLOUT_TP].path);
+    }
+    // 0.7.0 builds them whatever the mode, over the trainer's nodes.
+    assert_eq!(
+        codes(&load_at(
+            "0.7.0",
+            None,
+            &with("actor_rollout_ref.rollout.mode=sync")
+        )),
+        replica
+    );
+    // 0.7.1 on: over the rollout's own n_gpus_per_node, the trainer's unless set.
+    for version in ["0.7.1", "0.8.0", "0.9.0", "0.9.1"] {
+        let loaded = load_at(version, None, &line);
+        assert_eq!(codes(&loaded), replica, "{version}");
+        assert_eq!(
+            replica_per_node(&loaded.settings),
+            Some((N_GPUS_PER_NODE, 8)),
+            "{version}"
+        );
+        let loaded = load_at(
+            version,
+            None,
+            &with("actor_rollout_ref.rollout.n_gpus_per_node=4"),
+        );
+        assert!(codes(&loaded).is_empty(), "{version}: {:?}", codes(&loaded));
+        assert_eq!(replica_per_node(&loaded.settings), Some((ROLLOUT_GPUS, 4)));
+    }
+}

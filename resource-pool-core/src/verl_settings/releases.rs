@@ -61,6 +61,45 @@ impl RolloutWorld {
     }
 }
 
+/// Whether verl builds its rollout replicas at start-up, and which key gives them their
+/// node size. Each replica (`RolloutReplica.__init__`, `verl/workers/rollout/replica.py`)
+/// asserts that its size (`tensor_model_parallel_size × data_parallel_size ×
+/// pipeline_model_parallel_size`), when larger than `gpus_per_node`, is a multiple of it
+/// ("world_size W must be divisible by gpus_per_node G"): a replica over several nodes takes
+/// whole nodes. The replicas are built, one per `world_size // W` of the actor_rollout
+/// worker group, by the `AgentLoopManager` that `RayPPOTrainer.init_workers`
+/// (`verl/trainer/ppo/ray_trainer.py`) creates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RolloutReplicas {
+    /// None: 0.5.0 has no `replica.py`, and its async servers assert nothing of the kind.
+    None,
+    /// Only with `actor_rollout_ref.rollout.mode=async` (the config's default is `sync`):
+    /// `init_workers` creates the `AgentLoopManager` only then; `gpus_per_node` is
+    /// `trainer.n_gpus_per_node` (`agent_loop.py`, `_initialize_llm_servers`; 0.6.0, 0.6.1).
+    AsyncMode,
+    /// Always: `init_workers` creates the `AgentLoopManager` whatever the mode ("mode is
+    /// always \"async\" since sync mode is deprecated"); `gpus_per_node` is
+    /// `trainer.n_gpus_per_node` (0.7.0).
+    Always,
+    /// Always, with `gpus_per_node` = `actor_rollout_ref.rollout.n_gpus_per_node`, whose
+    /// default is `${oc.select:trainer.n_gpus_per_node,8}` (`agent_loop.py` in 0.7.1,
+    /// `verl/workers/rollout/llm_server.py`'s `LLMServerManager` from 0.8.0; 0.8.0 on
+    /// refuses any mode but `async`).
+    AlwaysRolloutNodes,
+}
+
+impl RolloutReplicas {
+    /// The key whose value verl passes as the replicas' `gpus_per_node`, when it builds
+    /// them.
+    pub fn per_node_key(self) -> Option<KeyId> {
+        match self {
+            RolloutReplicas::None => None,
+            RolloutReplicas::AsyncMode | RolloutReplicas::Always => Some(N_GPUS_PER_NODE),
+            RolloutReplicas::AlwaysRolloutNodes => Some(ROLLOUT_GPUS),
+        }
+    }
+}
+
 /// One release's facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Release {
@@ -75,6 +114,8 @@ pub struct Release {
     /// What the rollout's parallel sizes multiply into, which must divide actor_rollout's
     /// pool.
     pub rollout_world: RolloutWorld,
+    /// Whether its rollout replicas are built at start-up, over nodes of which size.
+    pub rollout_replicas: RolloutReplicas,
     /// The files of the wheel that show the row.
     pub evidence: &'static str,
 }
@@ -87,13 +128,14 @@ const V08: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl; T
 const V09: &str = "verl/trainer/main_ppo.py (main: no migrate_legacy_reward_impl), verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, trainer.use_v1=True by default), verl/trainer/main_ppo_v0.py (TaskRunner.init_resource_pool_mgr)";
 
 macro_rules! release {
-    ($v:literal, $reward:ident, teacher $t:literal, auto_device $a:literal, rollout $w:ident, $evidence:expr) => {
+    ($v:literal, $reward:ident, teacher $t:literal, auto_device $a:literal, rollout $w:ident, replicas $r:ident, $evidence:expr) => {
         Release {
             version: $v,
             reward: RewardKeys::$reward,
             teacher_pool: $t,
             auto_device: $a,
             rollout_world: RolloutWorld::$w,
+            rollout_replicas: RolloutReplicas::$r,
             evidence: $evidence,
         }
     };
@@ -101,14 +143,14 @@ macro_rules! release {
 
 /// Every release of the key set, oldest first.
 pub const RELEASES: &[Release] = &[
-    release!("0.5.0", NoPool, teacher false, auto_device false, rollout Tp, V05),
-    release!("0.6.0", Legacy, teacher false, auto_device false, rollout TpDpPp, V06),
-    release!("0.6.1", Legacy, teacher false, auto_device false, rollout TpDpPp, V06),
-    release!("0.7.0", Legacy, teacher false, auto_device true, rollout TpDpPp, V06),
-    release!("0.7.1", NewerMigrated, teacher false, auto_device true, rollout TpDpPp, V071),
-    release!("0.8.0", NewerMigrated, teacher true, auto_device true, rollout TpDpPp, V08),
-    release!("0.9.0", Newer, teacher true, auto_device true, rollout TpDpPp, V09),
-    release!("0.9.1", Newer, teacher true, auto_device true, rollout TpDpPp, V09),
+    release!("0.5.0", NoPool, teacher false, auto_device false, rollout Tp, replicas None, V05),
+    release!("0.6.0", Legacy, teacher false, auto_device false, rollout TpDpPp, replicas AsyncMode, V06),
+    release!("0.6.1", Legacy, teacher false, auto_device false, rollout TpDpPp, replicas AsyncMode, V06),
+    release!("0.7.0", Legacy, teacher false, auto_device true, rollout TpDpPp, replicas Always, V06),
+    release!("0.7.1", NewerMigrated, teacher false, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V071),
+    release!("0.8.0", NewerMigrated, teacher true, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V08),
+    release!("0.9.0", Newer, teacher true, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V09),
+    release!("0.9.1", Newer, teacher true, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V09),
 ];
 
 /// The row of a release.
@@ -134,6 +176,7 @@ impl Release {
         match key {
             DISTILL_ENABLE | DISTILL_GPUS | DISTILL_NNODES => self.teacher_pool,
             ROLLOUT_DP | ROLLOUT_PP => self.rollout_world.keys().contains(&key),
+            ROLLOUT_GPUS => self.rollout_replicas.per_node_key() == Some(ROLLOUT_GPUS),
             _ if legacy => match self.reward {
                 // 0.5.0 reads only the switch of the reward model.
                 RewardKeys::NoPool => key == RM_ENABLE,

@@ -447,6 +447,18 @@ fn pool_key_defaults_are_the_newest_verls() {
         };
         assert_eq!(key.nullable, value == "null", "{}", key.path);
         let value = newest(key.path, true).unwrap();
+        // `${oc.select:KEY,FALLBACK}` (the rollout's n_gpus_per_node) follows KEY, which
+        // the code reads in its place; the table holds the fallback.
+        if let Some(select) = value
+            .strip_prefix("${oc.select:")
+            .and_then(|v| v.strip_suffix('}'))
+        {
+            assert_eq!(key.path, KEYS[ROLLOUT_GPUS].path);
+            let (followed, fallback) = select.split_once(',').unwrap();
+            assert_eq!(followed, KEYS[N_GPUS_PER_NODE].path);
+            assert_eq!(key.default.value().to_string(), fallback, "{}", key.path);
+            continue;
+        }
         assert_eq!(key.default.value().to_string(), value, "{}", key.path);
     }
 }
@@ -868,4 +880,85 @@ fn the_rollout_sizes_must_divide_actor_rollouts_pool() {
         ],
     );
     assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+}
+
+#[test]
+fn a_rollout_replica_over_several_nodes_takes_whole_nodes() {
+    // 3 nodes of 8 GPUs hold two replicas of 4 × 3 = 12, but a replica larger than a node
+    // must be a multiple of it (verl's `RolloutReplica`): verl stops at start-up.
+    let line = [
+        "trainer.nnodes=3",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=4",
+        "actor_rollout_ref.rollout.data_parallel_size=3",
+    ];
+    let loaded = load(None, &line);
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::rollout_replica_nodes"]
+    );
+    assert!(loaded.layout.is_some());
+    let d = &loaded.diagnostics[0];
+    let VerlDiagnostic::RolloutReplicaNodes {
+        replica,
+        per_node,
+        per_node_key,
+        key,
+        span,
+        ..
+    } = d
+    else {
+        panic!("{d:?}")
+    };
+    assert_eq!((*replica, *per_node), (12, 8));
+    // The rollout's own n_gpus_per_node follows the trainer's unless it is set.
+    assert_eq!(*per_node_key, KEYS[N_GPUS_PER_NODE].path);
+    assert_eq!(*key, KEYS[ROLLOUT_TP].path);
+    let text = hydra::command_line(&args(&line));
+    let span = span.unwrap();
+    let base = loaded.settings.space.command_line_base();
+    assert_eq!(&text[span.offset() - base..][..span.len()], "4");
+    // A replica within a node, or over whole nodes, is verl's: 12 on nodes of 12 (the
+    // rollout's own node size, set), 16 on nodes of 8.
+    let mut twelve = line.to_vec();
+    twelve.push("actor_rollout_ref.rollout.n_gpus_per_node=12");
+    assert!(codes(&load(None, &twelve)).is_empty());
+    let sixteen = [
+        "trainer.nnodes=2",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=16",
+    ];
+    assert!(codes(&load(None, &sixteen)).is_empty());
+    // verl's own default of that key (a copied config keeps it) is the trainer's.
+    let mut select = line.to_vec();
+    select.push("actor_rollout_ref.rollout.n_gpus_per_node=${oc.select:trainer.n_gpus_per_node,8}");
+    let loaded = load(None, &select);
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::rollout_replica_nodes"]
+    );
+    let Some(VerlDiagnostic::RolloutReplicaNodes {
+        per_node_key,
+        per_node,
+        ..
+    }) = loaded.diagnostics.first()
+    else {
+        panic!("{:?}", loaded.diagnostics)
+    };
+    assert_eq!((*per_node_key, *per_node), (KEYS[ROLLOUT_GPUS].path, 8));
+    // Without a release, a mode written as `sync` is a line for verl 0.6, which builds no
+    // replicas then.
+    let mut sync = line.to_vec();
+    sync.push("actor_rollout_ref.rollout.mode=sync");
+    assert!(codes(&load(None, &sync)).is_empty());
+    // A pool the rollout does not divide is verl's first assertion, and the only one said.
+    let loaded = load(
+        None,
+        &[
+            "trainer.nnodes=2",
+            "actor_rollout_ref.rollout.tensor_model_parallel_size=12",
+        ],
+    );
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::rollout_parallel_size"]
+    );
 }
