@@ -29,6 +29,7 @@
 //! [`SourceFile::with_layer`](crate::source::SourceFile::with_layer) of the YAML and the
 //! command line shows each label in its text.
 
+mod config_file;
 mod diagnostics;
 mod fields;
 pub mod hydra;
@@ -45,13 +46,14 @@ mod settings;
 pub mod version;
 pub mod yaml;
 
+pub use config_file::user_config_file;
 pub use diagnostics::{VerlClusterDiagnostic, VerlDiagnostic, VerlLaunchDiagnostic};
 pub use fields::{
     AliveNodes, Elsewhere, EntryDifference, Found, HangCause, HangRemedy, KeyValue, LaunchSyntax,
     Listed, NodeSize, Placements, PoolPlacement, Releases, Suggestion, TypeFix, TypeFixHow,
 };
 pub use layout::{ACTOR_ROLLOUT_POOL, VerlLayout};
-pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl, user_config_file};
+pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl};
 pub use settings::{Origin, OriginKind, PoolKeys, Setting, VerlSettings};
 
 /// The name a verl config given as data is shown by (Python's resolved `DictConfig` or
