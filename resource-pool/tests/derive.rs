@@ -204,16 +204,36 @@ fn the_slot_limit_names_the_large_pool_not_the_one_that_passes_it() {
     assert_eq!(pool, "global_pool");
     let label = miette::Diagnostic::labels(problem).unwrap().next().unwrap();
     assert_eq!(label.offset(), text.find("1000000").unwrap());
-    // serde names it too, and the help names no knob a derived struct lacks unsaid.
-    let serde_err = toml::from_str::<Pools>(text).unwrap_err().to_string();
-    assert!(
-        serde_err.contains("the largest is pool `global_pool`, with 1000000"),
-        "{serde_err}"
-    );
-    assert!(
-        serde_err.contains("a derived pool struct's loaders and serde keep the default"),
-        "{serde_err}"
-    );
+    // serde points at the same value, in a trainer's config too (`reward_pool`, not
+    // read yet, counts its one node-slot at least), and the help names no knob a derived
+    // struct lacks unsaid.
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Trainer {
+        pools: Pools,
+    }
+    let nested = "[trainer.pools.global_pool]\ngpus_per_node = 8\nnnodes = 1000000\n";
+    for (text, err) in [
+        (text, toml::from_str::<Pools>(text).unwrap_err()),
+        (
+            nested,
+            toml::from_str::<std::collections::BTreeMap<String, Trainer>>(nested).unwrap_err(),
+        ),
+    ] {
+        assert_eq!(&text[err.span().unwrap()], "1000000", "{err}");
+        assert!(
+            err.message().starts_with(
+                "`nnodes`: pool `global_pool` brings the node-slots to at least 1000001, over \
+                 the limit of 1000000"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.message()
+                .contains("a derived pool struct's loaders and serde keep the default"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

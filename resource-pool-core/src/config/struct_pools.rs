@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use miette::{Diagnostic, LabeledSpan};
+
 use super::{ConfigDiagnostic, PoolDefaults};
 use crate::source::SourceFile;
 
@@ -22,25 +24,66 @@ pub struct PoolField {
 ///
 /// It displays as one line that names the first error (`2 errors in `pools.toml`: pool
 /// `global_pool` has no node-slot, and 1 more`), so that through `Box<dyn Error>` or
-/// anyhow the cause shows. It has no `source()`: miette's graphical handler prints the
-/// source chain beside the `diagnostics` it already shows, which would repeat one.
+/// anyhow the cause shows. As a [`miette::Diagnostic`] it is that first error (its code,
+/// labels and help, under that line) with every other problem related: a handler shows
+/// each problem once. It has no `source()`: miette's graphical handler prints the source
+/// chain beside the problems it already shows, which would repeat one.
 ///
 /// `Serialize` writes `diagnostics` only, each as its data fields (see
-/// [`ConfigDiagnostic`]); the codes are [`Diagnostic::code`](miette::Diagnostic::code).
-#[derive(Clone, Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+/// [`ConfigDiagnostic`]); the codes are [`Diagnostic::code`].
+#[derive(Clone, Debug, thiserror::Error, serde::Serialize)]
 #[error("{} in `{}`{}", problems(.diagnostics), .source_file.name(), first(.diagnostics))]
-#[diagnostic(
-    code(resource_pool::config::invalid),
-    help("fix the problems listed below")
-)]
 pub struct ConfigErrors {
     /// The file.
-    #[source_code]
     #[serde(skip)]
     pub source_file: SourceFile,
-    /// Every problem, errors and warnings.
-    #[related]
+    /// Every problem, errors and warnings, in the file's order.
     pub diagnostics: Vec<ConfigDiagnostic>,
+}
+
+impl ConfigErrors {
+    /// The first error: the one the line names and the diagnostic shows as its own.
+    fn first_error(&self) -> Option<&ConfigDiagnostic> {
+        self.diagnostics.iter().find(|d| d.is_error())
+    }
+}
+
+/// The first error's code, help and labels; the others related. Without an error (which
+/// a loader does not return), the line alone with every diagnostic related.
+impl Diagnostic for ConfigErrors {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        match self.first_error() {
+            Some(first) => first.code(),
+            None => Some(Box::new("resource_pool::config::invalid")),
+        }
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.first_error()?.help()
+    }
+
+    fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.first_error()?.url()
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source_file)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.first_error()?.labels()
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        let first = self.diagnostics.iter().position(ConfigDiagnostic::is_error);
+        let others = self
+            .diagnostics
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| Some(*i) != first)
+            .map(|(_, d)| d as &dyn Diagnostic);
+        Some(Box::new(others))
+    }
 }
 
 /// The warnings of a file that loaded (uneven node-slots, ...), with the file to show

@@ -43,6 +43,13 @@ impl SlotTally {
         self.total
     }
 
+    /// The pool with the most node-slots counted (the first of equals), and its count.
+    pub fn largest(&self) -> Option<(&str, u64)> {
+        self.largest
+            .as_ref()
+            .map(|(name, count, _)| (name.as_str(), *count))
+    }
+
     /// The pools counted so far were read from another text: their spans do not point
     /// into the next one's (serde reads each pool table as a text of its own).
     pub fn forget_spans(&mut self) {

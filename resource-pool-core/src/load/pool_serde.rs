@@ -16,6 +16,11 @@
 //! again. An error whose every label lies on the new line is that value's; the only rule
 //! that could still be satisfied by a later key (half a `gpus_per_node`/`nnodes` pair)
 //! waits for the table's end, like the rules about the table as a whole.
+//!
+//! The node-slot limit over all pools is checked where a pool's count is read (`nnodes`,
+//! `process_on_nodes`; or the other half of the pair when it comes after `nnodes`), so
+//! that its error is at that value too: the pools read before count what they have, the
+//! pools still to read one each (the fewest a pool has).
 
 use std::fmt;
 
@@ -25,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::count_arrays::CountArrays;
 use crate::config::write::toml_key;
-use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, PoolField};
+use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, PoolField, SlotSource};
 use crate::file_keys::{KeyDoc, POOL_KEYS};
 use crate::lint::{ConfigLimits, SlotTally, lint_pool};
 use crate::model::{Amount, PoolSpec, Resources};
@@ -56,7 +61,7 @@ impl<'de> Deserialize<'de> for PoolSpec {
         let defaults = PoolDefaults::default();
         let mut slots = SlotTally::default();
         let doc =
-            PoolTable::new(UNNAMED_POOL, &defaults, 1, &mut slots).deserialize(deserializer)?;
+            PoolTable::new(UNNAMED_POOL, &defaults, 1, &mut slots, 0).deserialize(deserializer)?;
         built(&doc, &defaults)
     }
 }
@@ -160,8 +165,16 @@ impl<'de> Visitor<'de> for StructPools<'_> {
             if docs[index].is_some() {
                 return Err(de::Error::duplicate_field(field.name));
             }
-            let table =
-                PoolTable::new(field.name, &field.defaults, field.worker_groups, &mut slots);
+            // The pools still to come, this one aside: written or left out, each has a
+            // node-slot at least.
+            let after = docs.iter().filter(|doc| doc.is_none()).count() - 1;
+            let table = PoolTable::new(
+                field.name,
+                &field.defaults,
+                field.worker_groups,
+                &mut slots,
+                after as u64,
+            );
             docs[index] = Some(map.next_value_seed(table)?);
         }
         let limits = ConfigLimits::default();
@@ -176,6 +189,7 @@ impl<'de> Visitor<'de> for StructPools<'_> {
                         ..PoolDoc::default()
                     };
                     let mut out = Vec::new();
+                    let before = slots.clone();
                     lint_pool(
                         &doc,
                         &field.defaults,
@@ -184,8 +198,13 @@ impl<'de> Visitor<'de> for StructPools<'_> {
                         &mut slots,
                         &mut out,
                     );
-                    if let Some(error) = out.iter().find(|d| d.is_error()) {
+                    if let Some(error) = out.iter().find(|d| own_error(d)) {
                         return Err(de::Error::custom(message(None, error)));
+                    }
+                    // No value to point at: the error is at the pools' table.
+                    let count = slots.total() - before.total();
+                    if let Some(text) = over_limit(field.name, count, &before, 0) {
+                        return Err(de::Error::custom(text));
                     }
                     doc
                 }
@@ -243,6 +262,11 @@ struct PoolTable<'a> {
     worker_groups: u32,
     /// Node-slots of the pools read before, against the limit; advanced by this pool's.
     slots_so_far: &'a mut SlotTally,
+    /// The pools still to read after this one, which count one node-slot each against
+    /// the limit (the fewest a pool has): so a pool's value that makes the total too
+    /// large is found while the format is at it, even when a pool after it (an
+    /// attribute's, left out of the file) is what passes the limit.
+    pools_after: u64,
     /// The table so far as TOML text, after [`HEADER`].
     text: String,
     /// The keys so far, with the byte range of each one's line in `text`.
@@ -255,12 +279,14 @@ impl<'a> PoolTable<'a> {
         defaults: &'a PoolDefaults,
         worker_groups: u32,
         slots_so_far: &'a mut SlotTally,
+        pools_after: u64,
     ) -> PoolTable<'a> {
         PoolTable {
             name,
             defaults,
             worker_groups,
             slots_so_far,
+            pools_after,
             text: HEADER.to_owned(),
             lines: Vec::new(),
         }
@@ -293,6 +319,12 @@ impl<'a> PoolTable<'a> {
             &mut diagnostics,
         );
         (doc, diagnostics)
+    }
+
+    /// The error of this pool's node-slots, `count`, when they bring the pools over the
+    /// limit.
+    fn over_limit(&self, count: u64) -> Option<String> {
+        over_limit(self.name, count, self.slots_so_far, self.pools_after)
     }
 
     /// The key of the line an offset is on.
@@ -340,9 +372,14 @@ impl<'de> Visitor<'de> for PoolTable<'_> {
         }
         let mut slots = self.slots_so_far.clone();
         let (doc, diagnostics) = self.read(&mut slots);
-        if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
+        if let Some(error) = diagnostics.iter().find(|d| own_error(d)) {
             let key = first_offset(error).and_then(|offset| self.key_at(offset));
             return Err(de::Error::custom(message(key, error)));
+        }
+        // Node-slots that no value gave (the attribute's): the error is at the table.
+        // Those of a value passed its check already, and pass again.
+        if let Some(text) = self.over_limit(slots.total() - self.slots_so_far.total()) {
+            return Err(de::Error::custom(text));
         }
         // The next pool is read from a text of its own.
         slots.forget_spans();
@@ -372,13 +409,28 @@ impl<'de> DeserializeSeed<'de> for PoolValue<'_, '_> {
         let line = start..table.text.len();
         table.lines.push((self.key, line.clone()));
         let mut slots = table.slots_so_far.clone();
-        let (_, diagnostics) = table.read(&mut slots);
+        let (doc, diagnostics) = table.read(&mut slots);
         let own = diagnostics
             .iter()
-            .filter(|d| d.is_error() && !waits_for_more_keys(d))
+            .filter(|d| own_error(d) && !waits_for_more_keys(d))
             .find(|d| labels(d).all(|offset| line.contains(&offset)) && labels(d).next().is_some());
-        match own {
-            Some(error) => Err(de::Error::custom(message(Some(self.key), error))),
+        if let Some(error) = own {
+            return Err(de::Error::custom(message(Some(self.key), error)));
+        }
+        // The value that completes the pool's count is where the limit is passed: the
+        // count's own (toml reads `gpus_per_node` before `nnodes`), or in a format that
+        // keeps the text's order the other half of the pair, as the reader counts a
+        // half pair as none. The message names the count's key.
+        if !matches!(self.key, "process_on_nodes" | "gpus_per_node" | "nnodes") {
+            return Ok(());
+        }
+        let (count_key, count) = match doc.slot_source(table.defaults) {
+            SlotSource::List(items) => ("process_on_nodes", items.len() as u64),
+            SlotSource::Repeat { count, .. } => ("nnodes", u64::from(count)),
+            SlotSource::Defaults(_) | SlotSource::Missing => return Ok(()),
+        };
+        match table.over_limit(count) {
+            Some(text) => Err(de::Error::custom(format!("`{count_key}`: {text}"))),
             None => Ok(()),
         }
     }
@@ -388,6 +440,80 @@ impl<'de> DeserializeSeed<'de> for PoolValue<'_, '_> {
 /// `gpus_per_node`/`nnodes` pair, whose other half may come next.
 fn waits_for_more_keys(diagnostic: &ConfigDiagnostic) -> bool {
     matches!(diagnostic, ConfigDiagnostic::IncompleteSlotForm { .. })
+}
+
+/// An error of the lint that serde reports as it is: all but the slot limit, which
+/// [`over_limit`] words for the value being read (the lint's names the largest pool at a
+/// span serde cannot point at, in another pool's text).
+fn own_error(diagnostic: &ConfigDiagnostic) -> bool {
+    diagnostic.is_error() && !matches!(diagnostic, ConfigDiagnostic::TooManySlots { .. })
+}
+
+/// The error of pool `pool`, whose `count` node-slots bring the pools over the limit after
+/// those counted `before` and with one for each of `pools_after` still to read; `None`
+/// under the limit. It names the largest pool when that is an earlier one, as the lint's
+/// [`ConfigDiagnostic::TooManySlots`] does, and has its help.
+fn over_limit(pool: &str, count: u64, before: &SlotTally, pools_after: u64) -> Option<String> {
+    let limit = ConfigLimits::default().max_slots;
+    let total = before
+        .total()
+        .saturating_add(count)
+        .saturating_add(pools_after);
+    if total <= limit {
+        return None;
+    }
+    let this = if pool == UNNAMED_POOL {
+        "this pool".to_owned()
+    } else {
+        format!("pool `{pool}`")
+    };
+    let mut out = if total == count {
+        format!("{this} asks for {count} node-slots, more than the limit of {limit}")
+    } else {
+        let mut parts = vec![format!("its own {count}")];
+        if before.total() > 0 {
+            parts.push(format!("{} of the pools before it", before.total()));
+        }
+        match pools_after {
+            0 => {}
+            1 => parts.push("at least one for the pool not read yet".to_owned()),
+            n => parts.push(format!(
+                "at least one for each of the {n} pools not read yet"
+            )),
+        }
+        let last = parts.pop().unwrap_or_default();
+        let parts = if parts.is_empty() {
+            last
+        } else {
+            format!("{} and {last}", parts.join(", "))
+        };
+        let at_least = if pools_after > 0 { "at least " } else { "" };
+        format!(
+            "{this} brings the node-slots to {at_least}{total}, over the limit of {limit} \
+             ({parts})"
+        )
+    };
+    // The first of equals is the largest, as the lint counts.
+    let (largest, most) = match before.largest() {
+        Some((name, most)) if most >= count => (name, most),
+        _ => (pool, count),
+    };
+    if largest != pool {
+        out.push_str(&format!("; the largest is pool `{largest}`, with {most}"));
+    }
+    // The lint's diagnostic for the same limit, for its help: one source of the remedies.
+    let diagnostic = ConfigDiagnostic::TooManySlots {
+        pool: largest.to_owned(),
+        count: most,
+        total,
+        limit,
+        span: (0..0).into(),
+    };
+    if let Some(help) = miette::Diagnostic::help(&diagnostic) {
+        out.push_str("; ");
+        out.push_str(&help.to_string().replace('\n', " "));
+    }
+    Some(out)
 }
 
 /// The offsets of a diagnostic's labels.

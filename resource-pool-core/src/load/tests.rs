@@ -147,3 +147,38 @@ fn a_derived_structs_problems_are_in_file_order() {
     assert_eq!(offsets.len(), 3, "{:?}", errors.diagnostics);
     assert!(offsets.is_sorted(), "{offsets:?}: {:?}", errors.diagnostics);
 }
+
+#[test]
+fn a_derived_structs_errors_render_each_problem_once() {
+    use crate::config::{PoolDefaults, PoolField};
+    let text = "[global_pool]\nprocess_on_nodes = []\nmax_colocate_count = 0\n";
+    let field = PoolField {
+        name: "global_pool",
+        defaults: PoolDefaults::default(),
+        worker_groups: 1,
+    };
+    let errors = super::load_struct_pools(&SourceFile::new("pools.toml", text), &[field])
+        .expect_err("two problems");
+    // The line names the first problem, for `Box<dyn Error>` and anyhow ...
+    assert_eq!(
+        errors.to_string(),
+        "2 errors in `pools.toml`: pool `global_pool` has no node-slot, and 1 more"
+    );
+    // ... and miette shows it once: under that line, with its own label and help.
+    let mut out = String::new();
+    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .with_width(100)
+        .render_report(&mut out, &errors)
+        .unwrap();
+    assert_eq!(out.matches("has no node-slot").count(), 1, "{out}");
+    assert_eq!(
+        out.matches("has max_colocate_count = 0").count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.starts_with("resource_pool::config::empty_process_on_nodes\n"),
+        "{out}"
+    );
+    insta::assert_snapshot!("derived_struct_errors", out);
+}

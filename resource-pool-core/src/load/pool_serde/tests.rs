@@ -454,3 +454,88 @@ fn a_table_with_both_forms_may_fail_first_on_one_forms_values() {
         ])
     );
 }
+
+#[test]
+fn the_slot_limit_fails_at_the_count_that_passes_it() {
+    // (the text, the value the error is at, what it says)
+    let cases = [
+        // `reward_pool`, left out, has one node-slot at least: `global_pool`'s count
+        // passes the limit (a file of its own gets the same error at the same value).
+        (
+            "[global_pool]\ngpus_per_node = 8\nnnodes = 1000000\n",
+            "1000000",
+            "`nnodes`: pool `global_pool` brings the node-slots to at least 1000001, over \
+             the limit of 1000000 (its own 1000000 and at least one for the pool not read \
+             yet); is this a typo?",
+        ),
+        // The pool that passes the limit is a small one: the large one is named.
+        (
+            "[global_pool]\ngpus_per_node = 8\nnnodes = 999999\n[reward_pool]\n\
+             process_on_nodes = [8, 8]\n",
+            "[8, 8]",
+            "`process_on_nodes`: pool `reward_pool` brings the node-slots to 1000001, over \
+             the limit of 1000000 (its own 2 and 999999 of the pools before it); the \
+             largest is pool `global_pool`, with 999999; is this a typo?",
+        ),
+    ];
+    for (text, value, expected) in cases {
+        let err = struct_from_toml(text).unwrap_err();
+        let span = err.span().expect("toml gives the span");
+        assert_eq!(&text[span], value, "{err}");
+        assert!(err.message().starts_with(expected), "{err}");
+    }
+    // toml reads tables by name; JSON in the text's order.
+    let json = r#"{"reward_pool": {"process_on_nodes": [8, 8]},
+                   "global_pool": {"gpus_per_node": 8, "nnodes": 999999}}"#;
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    let err = deserialize_struct_pools(&mut deserializer, "Pools", &struct_fields()).unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "`nnodes`: pool `global_pool` brings the node-slots to 1000001, over the limit \
+             of 1000000 (its own 999999 and 2 of the pools before it); is this a typo?"
+        ),
+        "{err}"
+    );
+    // Just past the value.
+    let line = json.lines().nth(err.line() - 1).unwrap();
+    assert_eq!(err.column(), line.find("}}").unwrap() + 1, "{err}");
+    // `nnodes` first: the pair is complete at `gpus_per_node`, and the message names the
+    // count's key.
+    let json = r#"{"nnodes": 2000000, "gpus_per_node": 8}"#;
+    let err = serde_json::from_str::<PoolSpec>(json).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("`nnodes`: this pool asks for 2000000 node-slots, more than the limit"),
+        "{err}"
+    );
+    assert_eq!(err.column(), json.find('}').unwrap() + 1, "{err}");
+    let text = "gpus_per_node = 8\nnnodes = 2000000\n";
+    let err = toml::from_str::<PoolSpec>(text).unwrap_err();
+    assert_eq!(&text[err.span().unwrap()], "2000000", "{err}");
+    assert!(
+        err.message()
+            .starts_with("`nnodes`: this pool asks for 2000000 node-slots, more than the limit"),
+        "{err}"
+    );
+    // Node-slots that no value gives (three of an attribute's) pass the limit at their
+    // table, or at the pools' table when the pool is left out.
+    let mut fields = struct_fields();
+    fields[1].defaults.process_on_nodes = Some(vec![4; 3]);
+    let expected = "pool `reward_pool` brings the node-slots to 1000001, over the limit of \
+                    1000000 (its own 3 and 999998 of the pools before it); the largest is \
+                    pool `global_pool`, with 999998; is this a typo?";
+    for (text, at) in [
+        (
+            "[global_pool]\ngpus_per_node = 8\nnnodes = 999998\n[reward_pool]\naccelerator = \"NPU\"\n",
+            "[reward_pool]",
+        ),
+        ("[global_pool]\ngpus_per_node = 8\nnnodes = 999998\n", ""),
+    ] {
+        let deserializer = toml::de::Deserializer::parse(text).unwrap();
+        let Err(err) = deserialize_struct_pools(deserializer, "Pools", &fields) else {
+            panic!("{text} loads")
+        };
+        assert_eq!(&text[err.span().unwrap()], at, "{err}");
+        assert!(err.message().starts_with(expected), "{err}");
+    }
+}
