@@ -388,9 +388,8 @@ pub(crate) fn integer_amount(digits: &str, radix: u32) -> Result<Amount, AmountE
     match i128::from_str_radix(digits, radix) {
         Ok(n) if n < 0 => Err(AmountError::Negative),
         Ok(n) => u64::try_from(n)
-            .ok()
-            .and_then(Amount::from_whole)
-            .ok_or(AmountError::TooLarge),
+            .map_err(|_| AmountError::TooLarge)
+            .and_then(Amount::from_whole),
         Err(_) => Err(AmountError::TooLarge),
     }
 }

@@ -131,7 +131,7 @@ pub fn fixed_pools<const N: usize>(attrs: &[PoolAttrs]) -> [PoolSpec; N] {
 /// pool is: the model's own (`ResourcePoolManager::new`), and the attribute's worker groups,
 /// each of which needs one CPU per bundle. A count of 0 is the model's `ZeroColocate`, not
 /// a count below the groups: the file's lint tells them apart the same way.
-pub fn manager<R: RoleVariants>(
+pub(crate) fn manager<R: RoleVariants>(
     pools: Vec<ResourcePool>,
     pool_of: fn(R) -> Option<usize>,
     attrs: &'static [PoolAttrs],
@@ -184,7 +184,7 @@ pub struct RoleEnum<R: 'static> {
     pub roles: &'static [R],
     /// The variants' identifiers, as in `Role::ALL`.
     pub variants: &'static [&'static str],
-    /// [`manager`] for this enum.
+    /// `try_into_manager` for this enum (the crate-private `manager`).
     #[allow(clippy::type_complexity)]
     pub manager: fn(
         Vec<ResourcePool>,

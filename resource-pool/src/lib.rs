@@ -76,8 +76,9 @@ pub use resource_pool_core::{
 #[doc(hidden)]
 pub use resource_pool_core::fuzzing;
 pub use resource_pool_core::model::{
-    Accelerator, Amount, Cluster, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, Node, NodeSlot, PoolId,
-    PoolSpec, ResourceName, ResourcePool, ResourcePoolManager, Resources, Role, RoleKey, RoleName,
+    Accelerator, Amount, AmountError, Cluster, DEFAULT_MAX_COLOCATE_COUNT, ManagerError, Node,
+    NodeSlot, PoolId, PoolSpec, ResourceName, ResourcePool, ResourcePoolManager, Resources, Role,
+    RoleKey, RoleName,
 };
 
 pub use derived::LoadPoolsError;
@@ -98,8 +99,7 @@ pub mod __private {
 
     pub use crate::derived::{
         PoolAttrs, RoleEnum, RoleVariants, deserialize_pools, fixed_pools, load_pools_file,
-        load_pools_str, manager, unassigned_error, unassigned_len, unassigned_message,
-        unwrap_manager,
+        load_pools_str, unassigned_error, unassigned_len, unassigned_message, unwrap_manager,
     };
     pub use crate::load::serialize_struct_pools as serialize_pools;
     pub use crate::role_error::{deserialize_role, parse_role};

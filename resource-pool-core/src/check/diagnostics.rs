@@ -239,6 +239,41 @@ pub enum CheckDiagnostic {
         /// Branches followed.
         branches: usize,
     },
+
+    /// Nodes of the cluster share an id (a cluster built in code: the cluster files and
+    /// the inventories refuse it as they read). Diagnostics, the plan and the JSON name
+    /// nodes by id, so they could not tell these apart.
+    #[error("{} of the cluster share the id `{id}`", listed("node", .nodes))]
+    #[diagnostic(
+        code(resource_pool::cluster::duplicate_node),
+        help(
+            "give every node its own id (Ray's node id, a host name): the check's findings and plan name nodes by it"
+        )
+    )]
+    DuplicateNode {
+        /// The id they share.
+        id: String,
+        /// The nodes that have it, by their index in the cluster's `nodes`, in order.
+        nodes: Vec<usize>,
+    },
+
+    /// Nodes of the cluster have an empty id (a cluster built in code); see
+    /// [`CheckDiagnostic::DuplicateNode`].
+    #[error(
+        "{} of the cluster {} an empty id",
+        listed("node", .nodes),
+        verb(.nodes.len(), "has", "have")
+    )]
+    #[diagnostic(
+        code(resource_pool::cluster::empty_node_id),
+        help(
+            "give every node its own id (Ray's node id, a host name): the check's findings and plan name nodes by it"
+        )
+    )]
+    EmptyNodeId {
+        /// The nodes, by their index in the cluster's `nodes`, in order.
+        nodes: Vec<usize>,
+    },
 }
 
 impl CheckDiagnostic {
@@ -456,18 +491,19 @@ impl fmt::Display for Worded<'_> {
 
 /// `node-slot 0`, `node-slots 0, 1`, or the first eight and `and N more`.
 fn slots_text(slots: &[usize]) -> String {
-    let list: Vec<String> = slots.iter().take(SHOWN).map(usize::to_string).collect();
-    let more = slots.len().saturating_sub(SHOWN);
+    listed("node-slot", slots)
+}
+
+/// `noun 0`, `nouns 0, 1`, or the first eight and `and N more`.
+fn listed(noun_: &str, indices: &[usize]) -> String {
+    let list: Vec<String> = indices.iter().take(SHOWN).map(usize::to_string).collect();
+    let more = indices.len().saturating_sub(SHOWN);
     let more = if more > 0 {
         format!(" and {more} more")
     } else {
         String::new()
     };
-    format!(
-        "{} {}{more}",
-        noun(slots.len(), "node-slot"),
-        list.join(", ")
-    )
+    format!("{} {}{more}", noun(indices.len(), noun_), list.join(", "))
 }
 
 /// ` (busy now: ...)` or ` (never: ...)`, from the idle check.

@@ -6,6 +6,7 @@ mod cluster_findings;
 #[cfg(test)]
 mod count_wording_tests;
 mod diagnostics;
+mod node_ids;
 mod origin_terms;
 mod placement_findings;
 mod ray_advice;
@@ -168,7 +169,8 @@ pub fn check_with_cluster_findings<R: RoleKey>(
     let (instance, cluster_findings) =
         read_input(&slots, cluster, options.listed_by, spans.origin());
     let placement = placement::check_placement_of(&instance, &slots, cluster, &options.placement);
-    let mut diagnostics = Vec::new();
+    // First: they explain why the findings after them may name nodes ambiguously.
+    let mut diagnostics = node_ids::findings(cluster);
     match &placement.outcome {
         PlacementOutcome::Feasible(_) => {}
         PlacementOutcome::Infeasible(found) => {

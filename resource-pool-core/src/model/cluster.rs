@@ -8,7 +8,8 @@ use super::resources::Resources;
 /// One node of a cluster, as Ray sees it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Node {
-    /// The node's id (Ray's node id, or any unique name).
+    /// The node's id (Ray's node id, or any unique name): not empty, and no other
+    /// node's (see [`Cluster::new`]).
     pub id: String,
     /// Its address, when known.
     pub address: Option<String>,
@@ -134,6 +135,13 @@ pub struct Cluster {
 impl Cluster {
     /// A cluster of these nodes; nodes with equal resources share them
     /// ([`Cluster::share_equal_resources`]).
+    ///
+    /// Give every node its own, non-empty id: findings and plans name nodes by it. This
+    /// does not fail; the check reports an id two nodes share
+    /// ([`CheckDiagnostic::DuplicateNode`](crate::check::CheckDiagnostic::DuplicateNode))
+    /// or an empty one
+    /// ([`CheckDiagnostic::EmptyNodeId`](crate::check::CheckDiagnostic::EmptyNodeId)) as
+    /// an error, as the cluster files refuse them.
     pub fn new(nodes: Vec<Node>) -> Cluster {
         let mut cluster = Cluster { nodes };
         cluster.share_equal_resources();

@@ -56,18 +56,20 @@ impl Amount {
         self.0
     }
 
-    /// A whole number of resource units, or `None` past [`Amount::MAX_WHOLE`].
-    pub const fn from_whole(whole: u64) -> Option<Amount> {
+    /// A whole number of resource units (`8` GPUs), or [`AmountError::TooLarge`] past
+    /// [`Amount::MAX_WHOLE`]. Every constructor from a number returns a `Result` with
+    /// the [`AmountError`] that says why the number is no amount.
+    pub const fn from_whole(whole: u64) -> Result<Amount, AmountError> {
         match whole.checked_mul(Self::SCALE) {
-            Some(units) => Some(Amount(units)),
-            None => None,
+            Some(units) => Ok(Amount(units)),
+            None => Err(AmountError::TooLarge),
         }
     }
 
     /// A signed whole number, as TOML integers come.
     pub fn from_i64(value: i64) -> Result<Amount, AmountError> {
         let whole = u64::try_from(value).map_err(|_| AmountError::Negative)?;
-        Amount::from_whole(whole).ok_or(AmountError::TooLarge)
+        Amount::from_whole(whole)
     }
 
     /// A floating-point amount, as TOML floats and Ray's JSON come. It must be finite, not
@@ -440,10 +442,25 @@ mod tests {
     }
 
     #[test]
+    fn whole_amounts_fail_as_the_other_constructors_do() {
+        // One error type for every constructor from a number: `?` works on them all.
+        let whole = |n: u64| -> Result<Amount, AmountError> { Amount::from_whole(n) };
+        assert_eq!(whole(8), Amount::from_i64(8));
+        assert_eq!(
+            whole(Amount::MAX_WHOLE).map(Amount::units),
+            Ok(Amount::MAX_WHOLE * Amount::SCALE)
+        );
+        assert_eq!(whole(Amount::MAX_WHOLE + 1), Err(AmountError::TooLarge));
+        assert_eq!(whole(u64::MAX), Err(AmountError::TooLarge));
+        const EIGHT: Result<Amount, AmountError> = Amount::from_whole(8);
+        assert_eq!(EIGHT, Ok(Amount::from_units(80_000)));
+    }
+
+    #[test]
     fn amounts_print_like_people_write_them() {
         assert_eq!(
             Amount::from_whole(8).map(|a| a.to_string()).as_deref(),
-            Some("8")
+            Ok("8")
         );
         assert_eq!(Amount::EPSILON.to_string(), "0.0001");
         assert_eq!(Amount::from_units(15_000).to_string(), "1.5");

@@ -353,7 +353,7 @@ impl ClusterSpec {
 }
 
 fn whole(n: u32) -> Amount {
-    Amount::from_whole(u64::from(n)).unwrap_or_else(|| unreachable!("a u32 is a whole amount"))
+    Amount::from_whole(u64::from(n)).unwrap_or_else(|_| unreachable!("a u32 is a whole amount"))
 }
 
 #[cfg(test)]

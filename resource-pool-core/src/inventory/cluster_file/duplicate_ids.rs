@@ -19,7 +19,7 @@ const ID_PROBES: usize = 16;
 const BATCH: usize = 16;
 
 /// Each node whose id a node before it has, with the first of those, in node order.
-pub(super) fn first_uses(nodes: &[Node]) -> Vec<(usize, usize)> {
+pub(crate) fn first_uses(nodes: &[Node]) -> Vec<(usize, usize)> {
     first_uses_by_index(nodes).unwrap_or_else(|Crowded| first_uses_by_std(nodes))
 }
 

@@ -25,7 +25,7 @@
 mod byte_search;
 mod diagnostics;
 mod document;
-mod duplicate_ids;
+pub(crate) mod duplicate_ids;
 mod hash_index;
 mod json_reader;
 mod node_entry;

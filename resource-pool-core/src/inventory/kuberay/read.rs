@@ -328,7 +328,12 @@ impl Reader {
             }
             match param.as_str() {
                 "num-cpus" | "num-gpus" => {
-                    match text.trim().parse::<u64>().ok().and_then(Amount::from_whole) {
+                    match text
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                        .and_then(|n| Amount::from_whole(n).ok())
+                    {
                         Some(amount) if param == "num-cpus" => out.num_cpus = Some(amount),
                         Some(amount) => out.num_gpus = Some(amount),
                         None => bad(

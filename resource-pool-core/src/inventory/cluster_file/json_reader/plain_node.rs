@@ -257,7 +257,7 @@ impl<'i> Scanner<'i> {
                 .iter()
                 .fold(0, |value, digit| value * 10 + u64::from(digit - b'0'));
             self.pos += digits;
-            return Amount::from_whole(value);
+            return Amount::from_whole(value).ok();
         }
         if !matches!(self.peek(), Some(b'-' | b'0'..=b'9')) {
             return None;
