@@ -108,6 +108,8 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             ..RaySimOptions::default()
         },
         listed_by: input.listed_by,
+        // Every cluster input comes from a reader, which refuses a repeated or empty id.
+        node_ids_checked: true,
     };
     let ray_version = input.ray_version;
     let held = input.notes;

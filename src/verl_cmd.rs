@@ -115,6 +115,8 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         },
         ray: RaySimOptions::default(),
         listed_by: input.listed_by,
+        // Every cluster input comes from a reader, which refuses a repeated or empty id.
+        node_ids_checked: true,
     };
     let ray_version = input.ray_version;
     let run = settings.check(input.cluster, &input.notes, &options);

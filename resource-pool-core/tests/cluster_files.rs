@@ -56,6 +56,10 @@ snapshot!(
     "[[nodes]]\nid = \"a\"\navailable = { GPU = 8 }\n\n[[nodes]]\nid = \"a\"\navailable = { GPU = 4 }\n"
 );
 snapshot!(
+    empty_node_id,
+    "[[nodes]]\nid = \"\"\navailable = { GPU = 8 }\n\n[[nodes]]\nid = \"b\"\navailable = { GPU = 8 }\n\n[[nodes]]\nid = \"\"\navailable = { GPU = 4 }\n"
+);
+snapshot!(
     missing_keys,
     "[[nodes]]\naddress = \"10.0.0.1\"\n\n[[nodes]]\nid = \"b\"\n"
 );
@@ -73,6 +77,10 @@ json_snapshot!(
     "{\"nodes\": [{\"id\": \"a\", \"id\": \"b\"}]}"
 );
 json_snapshot!(json_not_an_object, "[{\"id\": \"a\"}]");
+json_snapshot!(
+    json_empty_node_id,
+    "{\"nodes\": [\n  {\"id\": \"\", \"available\": {\"GPU\": 8}},\n  {\"id\": \"b\", \"available\": {\"GPU\": 8}}\n]}\n"
+);
 json_snapshot!(
     json_problems,
     "{\"nodes\": [\n  {\"id\": \"a\", \"available\": {\"GPU\": -8, \"CPU\": \"96\", \"x\": 1e-5}, \"label\": {}},\n  {\"address\": \"10.0.0.1\", \"alive\": null},\n  {\"id\": \"c\", \"available\": {\"GPU\": 8}, \"total\": {\"GPU\": 4}},\n  {\"id\": \"c\", \"available\": {}},\n  7\n], \"nods\": []}\n"

@@ -130,6 +130,8 @@ fn check(
                 input.notes,
                 &CheckOptions {
                     listed_by: input.listed_by,
+                    // Every cluster input comes from a reader, which refuses a repeated or empty id.
+                    node_ids_checked: true,
                     ..CheckOptions::default()
                 },
             );
@@ -302,6 +304,8 @@ fn verl_check(
                 &input.inventory_notes,
                 &CheckOptions {
                     listed_by: input.listed_by,
+                    // Every cluster input comes from a reader, which refuses a repeated or empty id.
+                    node_ids_checked: true,
                     ..CheckOptions::default()
                 },
             );

@@ -12,7 +12,8 @@ use crate::inventory::cluster_file::duplicate_ids;
 use crate::model::Cluster;
 
 /// The cluster's empty ids (one finding), then each shared id (one finding each, in the
-/// order of its first use).
+/// order of its first use). A reader's cluster needs no second look
+/// ([`CheckOptions::node_ids_checked`](super::CheckOptions::node_ids_checked)).
 pub(super) fn findings(cluster: &Cluster) -> Vec<CheckDiagnostic> {
     let mut found = Vec::new();
     let empty: Vec<usize> = (cluster.nodes.iter().enumerate())
@@ -127,5 +128,13 @@ mod tests {
         );
         let empty = Cluster::new(vec![node("", 8, 32), node("b", 8, 32)]);
         assert!(!manager.check(&empty).passes());
+        // A reader's cluster (its ids refused as read) is not looked at again.
+        let read = super::super::CheckOptions {
+            node_ids_checked: true,
+            ..Default::default()
+        };
+        let check = |cluster| super::super::check(manager, cluster, &super::super::NoSpans, &read);
+        assert!(check(&shared).diagnostics.is_empty());
+        assert!(check(&empty).diagnostics.is_empty());
     }
 }

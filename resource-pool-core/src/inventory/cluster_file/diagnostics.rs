@@ -63,6 +63,19 @@ pub enum ClusterDiagnostic {
         span: SourceSpan,
     },
 
+    /// A node's id is empty: findings and plans name nodes by it.
+    #[error("a node's id is empty")]
+    #[diagnostic(
+        code(resource_pool::cluster::empty_node_id),
+        help("give every node its own, non-empty id")
+    )]
+    EmptyId {
+        /// The empty id.
+        #[label("empty id")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// Two nodes share an id.
     #[error("node id `{id}` is used twice")]
     #[diagnostic(

@@ -37,6 +37,9 @@ pub(super) struct NodeReader {
     errors: Vec<ClusterDiagnostic>,
     /// More available than in total, by node (in node order).
     over_total: Vec<(usize, ClusterDiagnostic)>,
+    /// The nodes whose id is empty, in node order: noted as they are pushed, where the id
+    /// is at hand, rather than in a second pass over 100,000 nodes.
+    empty_ids: Vec<usize>,
     read: Read,
     /// Some entry did not make a node.
     unreadable: bool,
@@ -55,6 +58,7 @@ impl NodeReader {
             spans: Vec::new(),
             errors: Vec::new(),
             over_total: Vec::new(),
+            empty_ids: Vec::new(),
             read: Read::new(format),
             unreadable: false,
             within: None,
@@ -84,6 +88,9 @@ impl NodeReader {
             return;
         };
         self.check_totals(&node, &id_span, item);
+        if node.id.is_empty() {
+            self.empty_ids.push(self.nodes.len());
+        }
         self.nodes.push(node);
         self.spans.push(NodeSpans { id: id_span });
     }
@@ -118,6 +125,9 @@ impl NodeReader {
             }
         }
         self.count += 1;
+        if id.is_empty() {
+            self.empty_ids.push(self.nodes.len());
+        }
         // Collected only when there are any: an empty collect still costs a call.
         let labels: BTreeMap<String, String> = if entry.labels.is_empty() {
             BTreeMap::new()
@@ -163,10 +173,17 @@ impl NodeReader {
         }
     }
 
-    /// Every id used before, on its second (and later) use, in node order.
-    fn duplicates(&self) -> Vec<(usize, ClusterDiagnostic)> {
-        duplicate_ids::first_uses(&self.nodes)
+    /// The ids findings cannot name a node by, in node order: an empty id, and every other
+    /// id used before, on its second (and later) use.
+    fn id_problems(&self) -> Vec<(usize, ClusterDiagnostic)> {
+        let empty = self.empty_ids.iter().map(|&i| {
+            let span = to_source_span(&self.spans[i].id);
+            (i, ClusterDiagnostic::EmptyId { span })
+        });
+        // An empty id is said once per node, not again as an id used twice.
+        let mut duplicates = duplicate_ids::first_uses(&self.nodes)
             .into_iter()
+            .filter(|&(i, _)| !self.nodes[i].id.is_empty())
             .map(|(i, first)| {
                 let diagnostic = ClusterDiagnostic::DuplicateNode {
                     id: self.nodes[i].id.clone(),
@@ -175,7 +192,16 @@ impl NodeReader {
                 };
                 (i, diagnostic)
             })
-            .collect()
+            .peekable();
+        let mut all = Vec::new();
+        for (node, problem) in empty {
+            while let Some(duplicate) = duplicates.next_if(|(d, _)| *d < node) {
+                all.push(duplicate);
+            }
+            all.push((node, problem));
+        }
+        all.extend(duplicates);
+        all
     }
 
     /// The file read: `root_errors` are the problems of the top level (unknown keys, a
@@ -186,7 +212,7 @@ impl NodeReader {
         root_errors: Vec<ClusterDiagnostic>,
         nodes_key: NodesKey,
     ) -> LoadedCluster {
-        let duplicates = self.duplicates();
+        let duplicates = self.id_problems();
         let mut diagnostics = root_errors;
         let too_many = self.count > self.limit;
         diagnostics.extend(self.errors);
@@ -210,7 +236,7 @@ impl NodeReader {
             }
             NodesKey::Other => {}
         }
-        // Per node, an id used again, then more available than in total.
+        // Per node, an empty id or one used again, then more available than in total.
         let mut duplicates = duplicates.into_iter().peekable();
         for (node, over) in self.over_total {
             while let Some((_, duplicate)) = duplicates.next_if(|(d, _)| *d <= node) {

@@ -84,7 +84,12 @@ fn check_nodes(nodes: &[Node], spans: &[TreeSpans], out: &mut Vec<ClusterDiagnos
     let mut first_use: std::collections::HashMap<&str, &Span> =
         std::collections::HashMap::with_capacity(nodes.len());
     for (node, node_spans) in nodes.iter().zip(spans) {
-        if let Some(first) = first_use.get(node.id.as_str()) {
+        if node.id.is_empty() {
+            // Said once per node, not again as an id used twice.
+            out.push(ClusterDiagnostic::EmptyId {
+                span: to_source_span(&node_spans.id),
+            });
+        } else if let Some(first) = first_use.get(node.id.as_str()) {
             out.push(ClusterDiagnostic::DuplicateNode {
                 id: node.id.clone(),
                 span: to_source_span(&node_spans.id),
