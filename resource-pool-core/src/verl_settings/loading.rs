@@ -24,7 +24,8 @@ pub struct VerlOptions {
     /// Build the pools by this release's row of [`super::releases`] and judge keys against
     /// it only (`0.9.1`); keys as written and all releases when `None`.
     pub verl_version: Option<String>,
-    /// The user's config that the launch names ([`user_config_file`](super::user_config_file)) could not be read.
+    /// The user's config that the launch names
+    /// ([`user_config_file`](super::user_config_file)) could not be read.
     pub config_file_unread: bool,
     /// The YAML is a config given as data (a Python dict as its JSON text, shown as
     /// [`CONFIG_DATA_NAME`](super::CONFIG_DATA_NAME)), not a file: its values are
