@@ -5,6 +5,8 @@
 //! The weighted bounds ([`super::bounds`]) need only an upper bound on this maximum to
 //! stay sound; the closer it is to the true maximum, the more they refute.
 
+use super::bounds::copies;
+
 /// One kind of item: its demand vector, its weight and how many there are.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Item<'a> {
@@ -47,17 +49,6 @@ pub(crate) fn max_weight(items: &[Item<'_>], cap: &[u64], work: &mut u64) -> u12
 
 fn fits(demand: &[u64], cap: &[u64]) -> bool {
     demand.iter().zip(cap).all(|(d, c)| d <= c)
-}
-
-/// Copies of `demand` that fit `cap` (`u64::MAX` for a demand of nothing).
-fn copies(demand: &[u64], cap: &[u64]) -> u64 {
-    demand
-        .iter()
-        .zip(cap)
-        .filter(|(d, _)| **d > 0)
-        .map(|(d, c)| c / d)
-        .min()
-        .unwrap_or(u64::MAX)
 }
 
 /// A quick upper bound: the smaller of (a) every kind's weight times the copies that fit

@@ -68,6 +68,8 @@
 //! what is left of the budget (at least 10 ms, at most 200 ms).
 
 mod bounds;
+/// Shared with the suggestions, which size node-slots by how many fit a node.
+pub(crate) use bounds::copies;
 mod budget;
 mod completion;
 mod exact;

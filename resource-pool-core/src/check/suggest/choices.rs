@@ -3,6 +3,7 @@
 //! alone. [`super::space`] combines them into layouts.
 
 use super::Budget;
+use crate::placement::copies;
 
 /// How a pool may change in a suggested layout (see the module docs of
 /// [`super`](crate::check::suggest)).
@@ -51,17 +52,6 @@ impl PoolChoice {
             Reshape::Split | Reshape::Spread => vec![self.size; self.count as usize],
         }
     }
-}
-
-/// How many slots of `demand` a node of `cap` holds (`u64::MAX` for a demand of nothing).
-fn copies(demand: &[u64], cap: &[u64]) -> u64 {
-    demand
-        .iter()
-        .zip(cap)
-        .filter(|(d, _)| **d > 0)
-        .map(|(d, c)| c / d)
-        .min()
-        .unwrap_or(u64::MAX)
 }
 
 /// Copies of `size` bundles of `bundle` that the node classes hold, each class alone
