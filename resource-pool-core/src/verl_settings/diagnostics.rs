@@ -30,12 +30,12 @@ pub enum VerlDiagnostic {
     /// A problem of what was pasted: the launch line, its YAML, the configs it names.
     #[error(transparent)]
     #[diagnostic(transparent)]
-    Launch(VerlLaunchDiagnostic),
+    Launch(#[from] VerlLaunchDiagnostic),
 
     /// A problem of the layout on the cluster checked.
     #[error(transparent)]
     #[diagnostic(transparent)]
-    Cluster(VerlClusterDiagnostic),
+    Cluster(#[from] VerlClusterDiagnostic),
 
     /// A defaults-list choice set to an option verl does not have.
     #[error(
@@ -469,16 +469,4 @@ pub enum VerlDiagnostic {
         /// Where it came from.
         origin: OriginKind,
     },
-}
-
-impl From<VerlLaunchDiagnostic> for VerlDiagnostic {
-    fn from(d: VerlLaunchDiagnostic) -> VerlDiagnostic {
-        VerlDiagnostic::Launch(d)
-    }
-}
-
-impl From<VerlClusterDiagnostic> for VerlDiagnostic {
-    fn from(d: VerlClusterDiagnostic) -> VerlDiagnostic {
-        VerlDiagnostic::Cluster(d)
-    }
 }
