@@ -9,7 +9,7 @@
 
 use super::fields::KeyValue;
 use super::keys::{KEYS, KeyId, N_GPUS_PER_NODE, ROLLOUT_GPUS, ROLLOUT_MODE, ROLLOUT_TP};
-use super::layout::VerlLayout;
+use super::layout::{ACTOR_ROLLOUT_POOL, VerlLayout};
 use super::releases::{RolloutReplicas, RolloutWorld};
 use super::settings::VerlSettings;
 use super::{Listed, VerlDiagnostic};
@@ -33,13 +33,13 @@ fn world_keys(s: &VerlSettings) -> &'static [KeyId] {
 }
 
 /// The pool of `layout` that verl's actor_rollout worker group runs on (`actor_rollout`,
-/// or `actor_rollout_ref` on the new engine), by its index.
+/// or `actor_rollout_ref` on the new engine: [`ACTOR_ROLLOUT_POOL`], as the layout maps
+/// it), by its index.
 pub fn actor_rollout_pool(layout: &VerlLayout) -> Option<usize> {
-    let (_, pool) = layout
-        .mapping
+    layout
+        .pools
         .iter()
-        .find(|(role, _)| role.starts_with("actor_rollout"))?;
-    layout.pools.iter().position(|p| p.name == *pool)
+        .position(|p| p.name == ACTOR_ROLLOUT_POOL)
 }
 
 /// The key verl reads its rollout replicas' `gpus_per_node` from, and its value, when it
