@@ -142,6 +142,44 @@ fn verl_rejections_are_errors_on_the_yaml() {
 }
 
 #[test]
+fn an_env_interpolation_in_a_count_is_a_string_error() {
+    // OmegaConf's `oc.env` gives verl a string: an error (exit 1) on the value, whose help
+    // keeps the user's variable and default inside `oc.decode`; `oc.decode`'s value is not
+    // known here, a warning.
+    let (code, value) = json_of(&[
+        "--cluster",
+        THREE,
+        "--",
+        "trainer.n_gpus_per_node=${oc.env:GPUS,8}",
+    ]);
+    assert_eq!(code, Some(1), "{value}");
+    assert_eq!(codes(&value), ["resource_pool::verl::wrong_type"]);
+    let d = &value["diagnostics"][0];
+    assert_eq!(d["file"], "command line");
+    assert_eq!(d["column"], 25);
+    assert_eq!(
+        d["data"]["found"],
+        json!({"form": "env_string", "text": "${oc.env:GPUS,8}"})
+    );
+    assert_eq!(d["data"]["fix"], "decode_env");
+    assert!(
+        d["help"]
+            .as_str()
+            .unwrap()
+            .contains("`trainer.n_gpus_per_node=\"${oc.decode:${oc.env:GPUS,8}}\"`"),
+        "{d}"
+    );
+    let (code, value) = json_of(&[
+        "--cluster",
+        THREE,
+        "--",
+        "trainer.n_gpus_per_node=\"${oc.decode:${oc.env:GPUS,8}}\"",
+    ]);
+    assert_eq!(code, Some(0), "{value}");
+    assert_eq!(codes(&value), ["resource_pool::verl::unresolved"]);
+}
+
+#[test]
 fn unreadable_yaml_and_missing_cluster_exit_2() {
     let (code, _) = json_of(&["--config", "tests/data/verl/nope.yaml", "--cluster", THREE]);
     assert_eq!(code, Some(2));

@@ -372,6 +372,9 @@ pub enum Found {
     EmptyString,
     /// A mapping or a list, where a scalar belongs.
     MappingOrList,
+    /// An `${oc.env:VAR}` interpolation, as written (`${oc.env:GPUS,8}`): OmegaConf's
+    /// `oc.env` gives the variable's text (or the default's) as a string.
+    EnvString(String),
 }
 
 impl fmt::Display for Found {
@@ -381,6 +384,7 @@ impl fmt::Display for Found {
             Found::String(text) => write!(f, "the string '{text}'"),
             Found::EmptyString => f.write_str("an empty string"),
             Found::MappingOrList => f.write_str("a mapping or list"),
+            Found::EnvString(text) => write!(f, "a string from `{text}`"),
         }
     }
 }
@@ -397,6 +401,8 @@ pub struct TypeFix {
     pub expected: super::keys::Kind,
     /// The value as it should be written (`2`), for the ways that keep it.
     pub value: String,
+    /// Where the value was set: a command line's nested interpolation needs quotes.
+    pub origin: super::settings::OriginKind,
 }
 
 /// The ways of [`TypeFix`].
@@ -410,6 +416,10 @@ pub enum TypeFixHow {
     /// A config given as data holds a string that reads as the type: OmegaConf's
     /// `${oc.env:VAR}` gives strings; `${oc.decode:...}` or a value of the type fixes it.
     Decode,
+    /// The value is an `${oc.env:...}` interpolation (in the YAML or on the command line),
+    /// which gives a string: wrap it in `${oc.decode:...}` (the value is the wrapped
+    /// interpolation).
+    DecodeEnv,
 }
 
 impl Serialize for TypeFix {
@@ -437,6 +447,22 @@ impl fmt::Display for TypeFix {
             TypeFixHow::Decode => write!(
                 f,
                 "give `{leaf}` {} (`{}`), not a string; a value from `${{oc.env:VAR}}` is always a string: write `${{oc.decode:${{oc.env:VAR}}}}` to read it as {}",
+                self.expected, self.value, self.expected
+            ),
+            // Hydra's override grammar ends an unquoted interpolation at its first `}`: a
+            // nested one is written quoted, and OmegaConf still resolves it (Hydra's
+            // "Quoted values").
+            TypeFixHow::DecodeEnv if self.origin == super::settings::OriginKind::CommandLine => {
+                let quote = if self.value.contains('"') { '\'' } else { '"' };
+                write!(
+                    f,
+                    "OmegaConf's `oc.env` always gives a string, and verl needs {}: write `{key}={quote}{}{quote}` to read it as {} (quoted: Hydra takes a nested interpolation only in quotes)",
+                    self.expected, self.value, self.expected
+                )
+            }
+            TypeFixHow::DecodeEnv => write!(
+                f,
+                "OmegaConf's `oc.env` always gives a string, and verl needs {}: write `{leaf}: {}` to read it as {}",
                 self.expected, self.value, self.expected
             ),
         }

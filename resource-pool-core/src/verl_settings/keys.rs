@@ -194,6 +194,39 @@ pub fn is_null(text: &str, quoted: bool, in_yaml: bool) -> bool {
     !quoted && (crate::yaml_text::is_null_word(text) || (in_yaml && text.is_empty()))
 }
 
+/// Whether a scalar is one whole `${oc.env:...}` interpolation, as OmegaConf's grammar
+/// reads it (blanks after `${` and around the `:`; `${oc.env:GPUS}`, `${ oc.env : GPUS , 8 }`).
+/// OmegaConf's `oc.env` gives the variable's text, or its default as text, always a string
+/// (only a `null` default of an unset variable gives None), so a key of another kind
+/// holding one is a string when verl reads it. Anything more (`${oc.decode:${oc.env:X}}`,
+/// `x${oc.env:X}`, two interpolations) is not this.
+pub fn is_env_interpolation(text: &str) -> bool {
+    let Some(inner) = text.strip_prefix("${") else {
+        return false;
+    };
+    // The `}` that closes the `${` must be the last character.
+    let mut depth = 1usize;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    if i + 1 != inner.len() {
+                        return false;
+                    }
+                    return inner
+                        .trim_start_matches([' ', '\t'])
+                        .strip_prefix("oc.env")
+                        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'));
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Reads a scalar as a value of `kind`: YAML 1.1 booleans as OmegaConf reads them
 /// (`true`, `True`, `yes`, `on`, ...), integers with an optional sign and `_` separators.
 /// Quoted scalars are strings.
@@ -272,5 +305,32 @@ mod tests {
             interpret("8", true, Kind::Str),
             Some(Value::Str("8".into()))
         );
+    }
+
+    #[test]
+    fn env_interpolations_are_one_whole_oc_env() {
+        // Each checked against OmegaConf 2.4.0: a string, set or unset (with the default).
+        for text in [
+            "${oc.env:GPUS}",
+            "${oc.env:GPUS,8}",
+            "${ oc.env : GPUS , 8 }",
+            "${\toc.env:'GPUS'}",
+            "${oc.env:GPUS,${trainer.nnodes}}",
+        ] {
+            assert!(is_env_interpolation(text), "{text}");
+        }
+        for text in [
+            "${oc.decode:${oc.env:GPUS}}",
+            "${oc.env:A}${oc.env:B}",
+            "x${oc.env:A}",
+            "${oc.envx:A}",
+            "${oc.env}",
+            "${oc.select:trainer.nnodes,2}",
+            "${trainer.nnodes}",
+            "${oc.env:A",
+            "8",
+        ] {
+            assert!(!is_env_interpolation(text), "{text}");
+        }
     }
 }

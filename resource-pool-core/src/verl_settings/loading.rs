@@ -444,6 +444,19 @@ fn resolve(
         yaml_origin(scalar.span.clone())
     };
     let key = &KEYS[id];
+    if key.kind != Kind::Str && is_env_interpolation(&scalar.text) {
+        // OmegaConf gives verl a string here, whatever the variable holds: verl fails on it
+        // (`sum` of strings, a truthy "False"), as on a quoted number. A key that follows
+        // this one (`${trainer.nnodes}`) takes verl's default: one error, on this value.
+        if depth == 0 {
+            diagnostics.push(wrong_type(
+                id,
+                Found::EnvString(scalar.text.clone()),
+                origin,
+            ));
+        }
+        return None;
+    }
     if let Some(inner) = scalar
         .text
         .strip_prefix("${")
@@ -500,8 +513,8 @@ fn resolve(
 }
 
 /// `wrong_type` for a key's value, with the fix that fits where it was set: a string that
-/// reads as the type loses its quotes (a config given as data: `${oc.decode:...}`), else a
-/// value of the type.
+/// reads as the type loses its quotes (a config given as data: `${oc.decode:...}`), an
+/// `${oc.env:...}` is wrapped in `${oc.decode:...}`, else a value of the type.
 fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
     let key = &KEYS[id];
     let reads_as_kind = |text: &str| interpret(text, false, key.kind).is_some();
@@ -510,6 +523,7 @@ fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
             (TypeFixHow::Decode, text.clone())
         }
         (Found::String(text), _) if reads_as_kind(text) => (TypeFixHow::Unquote, text.clone()),
+        (Found::EnvString(text), _) => (TypeFixHow::DecodeEnv, format!("${{oc.decode:{text}}}")),
         _ => (TypeFixHow::SetValue, String::new()),
     };
     // An empty value has no width to label: the `=` before it (on the command line) or
@@ -530,6 +544,7 @@ fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
             key: key.path,
             expected: key.kind,
             value,
+            origin: origin.kind(),
         },
         example: Example(key.kind),
         span: to_source_span(&span),

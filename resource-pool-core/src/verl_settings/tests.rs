@@ -332,12 +332,140 @@ fn adding_a_key_verls_own_config_sets_is_refused_as_hydra_does() {
 
 #[test]
 fn interpolations_follow_known_keys() {
-    let yaml = "trainer:\n  nnodes: 3\nreward_model:\n  enable: true\n  enable_resource_pool: true\n  nnodes: ${trainer.nnodes}\n  n_gpus_per_node: ${oc.env:GPUS}\n";
+    let yaml = "trainer:\n  nnodes: 3\n  device: ${oc.env:DEVICE,cuda}\nreward_model:\n  enable: true\n  enable_resource_pool: true\n  nnodes: ${trainer.nnodes}\n  n_gpus_per_node: ${oc.env:GPUS}\n";
     let loaded = load(Some(yaml), &[]);
     assert_eq!(loaded.settings.get(RM_NNODES).value, Value::Int(3));
-    // The env interpolation is not resolved: a warning, and verl's default (8) stands.
-    assert_eq!(codes(&loaded), ["resource_pool::verl::unresolved"]);
+    // `oc.env` gives a string: the right type for `trainer.device`, but what it holds is
+    // not known (a warning, verl's default stands); the wrong type for a count (an error).
+    assert_eq!(
+        codes(&loaded),
+        [
+            "resource_pool::verl::unresolved",
+            "resource_pool::verl::wrong_type"
+        ]
+    );
+    assert_eq!(loaded.settings.get(DEVICE).value, Value::Str("cuda".into()));
+    assert!(loaded.layout.is_none());
+    // `oc.decode` reads the variable as the type, or not: not known, a warning.
+    let yaml = yaml.replace("${oc.env:GPUS}", "${oc.decode:${oc.env:GPUS}}");
+    let loaded = load(Some(&yaml), &[]);
+    assert_eq!(
+        codes(&loaded),
+        [
+            "resource_pool::verl::unresolved",
+            "resource_pool::verl::unresolved"
+        ]
+    );
+    assert!(
+        loaded.diagnostics[1]
+            .to_string()
+            .contains("${oc.decode:${oc.env:GPUS}}"),
+        "{}",
+        loaded.diagnostics[1]
+    );
     assert_eq!(loaded.settings.int(RM_GPUS), 8);
+}
+
+#[test]
+fn an_env_interpolation_in_a_key_of_another_kind_is_a_string() {
+    // OmegaConf's `oc.env` gives a string (2.4.0: `${oc.env:UNSET,2}` is '2'), which verl
+    // cannot use as a count or a switch: the wrong type, labelled on the value.
+    let (message, help, labels, data) =
+        wrong_type_words(&load(None, &["trainer.n_gpus_per_node=${oc.env:GPUS}"]));
+    assert_eq!(
+        message,
+        "`trainer.n_gpus_per_node` must be an integer, not a string from `${oc.env:GPUS}`"
+    );
+    assert_eq!(
+        help,
+        "OmegaConf's `oc.env` always gives a string, and verl needs an integer: write `trainer.n_gpus_per_node=\"${oc.decode:${oc.env:GPUS}}\"` to read it as an integer (quoted: Hydra takes a nested interpolation only in quotes)"
+    );
+    assert_eq!(labels, ["set on the command line@25+14"]);
+    assert_eq!(
+        data["found"],
+        serde_json::json!({"form": "env_string", "text": "${oc.env:GPUS}"})
+    );
+    assert_eq!(data["fix"], "decode_env");
+    assert_eq!(data["origin"], "command_line");
+    // The default stays inside; a quoted interpolation is resolved too; a boolean alike.
+    for (line, expected, wrapped) in [
+        (
+            "trainer.nnodes=${oc.env:NNODES,2}",
+            "an integer",
+            "\"${oc.decode:${oc.env:NNODES,2}}\"",
+        ),
+        (
+            "trainer.nnodes='${oc.env:NNODES}'",
+            "an integer",
+            "\"${oc.decode:${oc.env:NNODES}}\"",
+        ),
+        (
+            "reward_model.enable=${oc.env:RM,False}",
+            "a boolean",
+            "\"${oc.decode:${oc.env:RM,False}}\"",
+        ),
+    ] {
+        let (message, help, ..) = wrong_type_words(&load(None, &[line]));
+        assert!(
+            message.contains(&format!(
+                "must be {expected}, not a string from `${{oc.env:"
+            )),
+            "{message}"
+        );
+        assert!(help.contains(wrapped), "{line}: {help}");
+    }
+    // In the YAML, with blanks as OmegaConf allows them (quoted, as YAML needs for `: `):
+    // the leaf as the YAML writes it.
+    let yaml = "trainer:\n  n_gpus_per_node: \"${ oc.env : GPUS , 8 }\"\n";
+    let (message, help, labels, data) = wrong_type_words(&load(Some(yaml), &[]));
+    assert_eq!(
+        message,
+        "`trainer.n_gpus_per_node` must be an integer, not a string from `${ oc.env : GPUS , 8 }`"
+    );
+    assert!(
+        help.ends_with(
+            "write `n_gpus_per_node: ${oc.decode:${ oc.env : GPUS , 8 }}` to read it as an integer"
+        ),
+        "{help}"
+    );
+    assert_eq!(labels, ["set in the YAML@28+24"]);
+    assert_eq!(data["origin"], "yaml");
+    let loaded = load(Some("trainer:\n  nnodes: ${oc.env:NNODES}\n"), &[]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    assert!(loaded.layout.is_none());
+    // The rollout's `${oc.select:trainer.n_gpus_per_node,8}` follows it: one error, on it.
+    let loaded = load(
+        None,
+        &[
+            "trainer.n_gpus_per_node=${oc.env:GPUS}",
+            "actor_rollout_ref.rollout.n_gpus_per_node=${oc.select:trainer.n_gpus_per_node,8}",
+        ],
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    // `oc.decode` reads the variable as the type, or not: unknown, a warning. So is a
+    // string key's `oc.env`, which is its type.
+    for line in [
+        "trainer.nnodes=\"${oc.decode:${oc.env:NNODES,2}}\"",
+        "trainer.device=${oc.env:DEVICE}",
+    ] {
+        assert_eq!(
+            codes(&load(None, &[line])),
+            ["resource_pool::verl::unresolved"],
+            "{line}"
+        );
+    }
+    // Under `-m`, its comma is inside the interpolation: one value, not a sweep.
+    let line = [
+        "python3",
+        "-m",
+        "verl.trainer.main_ppo",
+        "-m",
+        "trainer.nnodes=${oc.env:N,2}",
+    ];
+    assert_eq!(
+        codes(&load(None, &line)),
+        ["resource_pool::verl::wrong_type"]
+    );
 }
 
 #[test]
