@@ -226,6 +226,18 @@ fn the_accelerator_type_is_named_as_the_nodes_declare_it() {
         ],
         "the generic missing-resource note is replaced"
     );
+    // No pool of a config keeps a multiple: the advice says what every layout keeps, and
+    // its data has no `multiples`.
+    let none_fits = &value["diagnostics"][1];
+    assert_eq!(
+        none_fits["help"],
+        "every pool keeps its bundles and at least one node-slot; fix what the errors above \
+         say is missing, or add nodes"
+    );
+    assert_eq!(
+        none_fits["data"],
+        serde_json::json!({"when": "now", "busy": false, "idle_too": false})
+    );
     let help = value["diagnostics"][0]["help"].as_str().expect("help");
     assert!(
         help.starts_with("write `accelerator_type = \"accelerator_type:H100\"`"),

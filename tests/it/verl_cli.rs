@@ -409,6 +409,71 @@ fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
         codes.contains(&"resource_pool::suggest::none_fits".to_owned()),
         "{codes:?}"
     );
+    // The advice says that the pool keeps that size, and what it is made of.
+    let none_fits_at = |flags: &[&str], line: &[&str]| {
+        let args: Vec<&str> = flags
+            .iter()
+            .chain(&["--cluster", ONE, "--"])
+            .chain(line)
+            .copied()
+            .collect();
+        let (_, value) = json_of(&args);
+        value["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .find(|d| d["code"] == "resource_pool::suggest::none_fits")
+            .cloned()
+            .expect("none_fits")
+    };
+    let none_fits = |line: &[&str]| none_fits_at(&[], line);
+    let d = none_fits(&[
+        "trainer.n_gpus_per_node=8",
+        "trainer.nnodes=2",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=8",
+    ]);
+    assert_eq!(
+        d["data"]["multiples"],
+        json!([{"pool": "global_pool", "multiple": 8, "factors": [
+            {"key": "actor_rollout_ref.rollout.tensor_model_parallel_size", "value": 8}]}])
+    );
+    assert_eq!(
+        d["help"],
+        "every pool keeps its bundles and at least one node-slot, and `global_pool` a multiple \
+         of 8 GPUs, the rollout's replica size \
+         (`actor_rollout_ref.rollout.tensor_model_parallel_size=8`); lower the rollout's \
+         parallel sizes, fix what the errors above say is missing, or add nodes"
+    );
+    // The data parallel size multiplies in; verl 0.5.0 divides by the tensor parallel
+    // size alone.
+    let d = none_fits(&[
+        "trainer.n_gpus_per_node=8",
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=4",
+        "actor_rollout_ref.rollout.data_parallel_size=2",
+    ]);
+    assert_eq!(d["data"]["multiples"][0]["multiple"], 8);
+    let help = d["help"].as_str().expect("help");
+    assert!(
+        help.contains(
+            "(`actor_rollout_ref.rollout.tensor_model_parallel_size=4` × \
+             `actor_rollout_ref.rollout.data_parallel_size=2`)"
+        ),
+        "{help}"
+    );
+    let d = none_fits_at(
+        &["--verl-version", "0.5.0"],
+        &[
+            "trainer.n_gpus_per_node=8",
+            "actor_rollout_ref.rollout.tensor_model_parallel_size=8",
+        ],
+    );
+    let help = d["help"].as_str().expect("help");
+    assert!(
+        help.contains(
+            "a multiple of 8 GPUs, the rollout's tensor parallel size (`actor_rollout_ref.rollout.tensor_model_parallel_size=8`); lower the rollout's tensor parallel size, "
+        ),
+        "{help}"
+    );
     // A size of 3: one node-slot of 3, not the 4 that 3 does not divide.
     let (_, found) = suggested(&[
         "trainer.n_gpus_per_node=8",

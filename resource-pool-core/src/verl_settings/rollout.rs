@@ -24,7 +24,8 @@ pub fn rollout_world(s: &VerlSettings) -> Option<u64> {
     })
 }
 
-fn kind(s: &VerlSettings) -> RolloutWorld {
+/// What the rollout's sizes multiply into, by the release (see [`rollout_world`]).
+pub(crate) fn kind(s: &VerlSettings) -> RolloutWorld {
     s.release.map_or(RolloutWorld::TpDpPp, |r| r.rollout_world)
 }
 
@@ -68,19 +69,37 @@ pub fn replica_per_node(s: &VerlSettings) -> Option<(KeyId, u64)> {
     built.then_some((key, per_node))
 }
 
+/// The rollout's sizes that messages name: the tensor parallel size, and the others where
+/// they are not 1.
+fn named_keys(s: &VerlSettings) -> impl Iterator<Item = KeyId> + '_ {
+    world_keys(s)
+        .iter()
+        .copied()
+        .filter(|&k| k == ROLLOUT_TP || s.int(k) != 1)
+}
+
 /// The rollout's sizes, each as verl reads it: the tensor parallel size, and the others
 /// where they are not 1.
 fn sizes(s: &VerlSettings) -> Listed<KeyValue> {
     Listed(
-        world_keys(s)
-            .iter()
-            .filter(|&&k| k == ROLLOUT_TP || s.int(k) != 1)
-            .map(|&k| KeyValue {
+        named_keys(s)
+            .map(|k| KeyValue {
                 key: KEYS[k].path,
                 value: s.get(k).value.to_string(),
             })
             .collect(),
     )
+}
+
+/// The rollout's sizes that multiply into [`rollout_world`] and differ from 1 (the tensor
+/// parallel size always), with their values; empty when [`rollout_world`] is `None`.
+pub fn rollout_factors(s: &VerlSettings) -> Vec<(KeyId, u64)> {
+    if rollout_world(s).is_none() {
+        return Vec::new();
+    }
+    named_keys(s)
+        .filter_map(|k| Some((k, u64::try_from(s.int(k)).ok()?)))
+        .collect()
 }
 
 /// The first key of `keys` the user wrote, else the rollout's tensor parallel size: where

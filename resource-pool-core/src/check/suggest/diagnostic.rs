@@ -8,7 +8,8 @@ use serde::Serialize;
 use serde::ser::SerializeMap;
 
 use super::{
-    Holder, LayoutTerms, OverrideStyle, Reshape, SearchResult, Suggestions, When, shell_word,
+    Factor, Holder, LayoutTerms, OverrideStyle, Reshape, SearchResult, Suggestions, When,
+    shell_word,
 };
 use crate::check::LayoutOrigin;
 use crate::model::{Accelerator, ResourcePool, Resources};
@@ -62,9 +63,7 @@ pub enum SuggestDiagnostic {
     #[diagnostic(
         code(resource_pool::suggest::none_fits),
         severity(Advice),
-        help(
-            "every pool keeps its bundles and at least one node-slot; fix what the errors above say is missing, or add nodes"
-        )
+        help("{multiples}")
     )]
     NoneFits {
         /// Which cluster.
@@ -72,6 +71,11 @@ pub enum SuggestDiagnostic {
         place: Place,
         /// Whether this says the idle cluster too (then `when` is `now`).
         idle_too: bool,
+        /// The pools whose accelerators every searched layout keeps a multiple (over 1)
+        /// of, often why none fits (verl's rollout replica size); not in JSON when none
+        /// does, so a plain check's data is as it was.
+        #[serde(skip_serializing_if = "KeptMultiples::is_empty")]
+        multiples: KeptMultiples,
     },
 
     /// The search ran out of its budget before it found the layout.
@@ -93,6 +97,72 @@ pub enum SuggestDiagnostic {
         /// Layouts checked.
         tried: usize,
     },
+}
+
+/// A pool whose accelerators every searched layout keeps a multiple of
+/// ([`LayoutTerms::multiple`], over 1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KeptMultiple {
+    /// The pool, by its name in the config.
+    pub pool: String,
+    /// Its accelerators stay a multiple of it.
+    pub multiple: u64,
+    /// The settings whose values multiply into it ([`super::MultipleSource::factors`]); empty
+    /// when the layout names none.
+    pub factors: Vec<Factor>,
+    /// What it is and what to do, for the help ([`super::MultipleSource::what`] and
+    /// `remedy`); not in JSON (prose).
+    #[serde(skip)]
+    pub words: Option<(&'static str, &'static str)>,
+    /// The pool's accelerator, for the help.
+    #[serde(skip)]
+    pub unit: Unit,
+}
+
+/// The pools that keep a multiple; as the help of `none_fits`, what every searched layout
+/// keeps and what to do.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct KeptMultiples(pub Vec<KeptMultiple>);
+
+impl KeptMultiples {
+    /// Whether no pool keeps a multiple.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for KeptMultiples {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("every pool keeps its bundles and at least one node-slot")?;
+        for kept in &self.0 {
+            write!(
+                f,
+                ", and `{}` a multiple of {} {}",
+                kept.pool,
+                kept.multiple,
+                kept.unit.noun(kept.multiple)
+            )?;
+            if let Some((what, _)) = kept.words {
+                write!(f, ", {what}")?;
+            }
+            if !kept.factors.is_empty() {
+                let factors: Vec<String> = kept
+                    .factors
+                    .iter()
+                    .map(|k| format!("`{}={}`", k.key, k.value))
+                    .collect();
+                write!(f, " ({})", factors.join(" × "))?;
+            }
+        }
+        f.write_str("; ")?;
+        let mut remedies: Vec<&str> = self.0.iter().filter_map(|k| Some(k.words?.1)).collect();
+        remedies.dedup();
+        for remedy in remedies {
+            write!(f, "{remedy}, ")?;
+        }
+        f.write_str("fix what the errors above say is missing, or add nodes")
+    }
 }
 
 /// What a suggestion's label says at a pool that changes.
@@ -500,7 +570,11 @@ pub(super) fn diagnostics(
                             .collect(),
                     }
                 }
-                SearchResult::NoneFits => SuggestDiagnostic::NoneFits { place, idle_too },
+                SearchResult::NoneFits => SuggestDiagnostic::NoneFits {
+                    place,
+                    idle_too,
+                    multiples: KeptMultiples(suggestions.multiples.clone()),
+                },
                 SearchResult::Undecided { tried } => SuggestDiagnostic::Undecided {
                     place,
                     tried: *tried,

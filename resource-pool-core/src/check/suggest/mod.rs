@@ -22,7 +22,8 @@
 //! A pool may also have to keep a multiple ([`LayoutTerms::multiple`]: verl's rollout
 //! replica size for the pool actor_rollout runs on): its accelerators stay a multiple of
 //! it, a spread's `s` is a multiple or a divisor of it, and its multiples and divisors are
-//! tried as `s` too.
+//! tried as `s` too. It is often why no layout fits, so the advice that none does names
+//! every multiple over 1 and what it is made of ([`LayoutTerms::multiple_source`]).
 //!
 //! # The order
 //!
@@ -83,9 +84,11 @@ mod terms;
 pub use choices::{PoolChoice, Reshape};
 #[cfg(test)]
 pub(crate) use diagnostic::python_spec;
-pub use diagnostic::{Edit, Holders, LayoutText, SuggestDiagnostic, Unit};
+pub use diagnostic::{
+    Edit, Holders, KeptMultiple, KeptMultiples, LayoutText, SuggestDiagnostic, Unit,
+};
 pub use search::search;
-pub use terms::{LayoutTerms, OverrideStyle, shell_word};
+pub use terms::{Factor, LayoutTerms, MultipleSource, OverrideStyle, shell_word};
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -259,6 +262,9 @@ pub struct Suggestions {
     pub style: OverrideStyle,
     /// The accelerator the pools ask for, for messages.
     pub unit: Unit,
+    /// The pools whose accelerators every searched layout keeps a multiple (over 1) of,
+    /// in creation order, for the advice when none fits.
+    pub multiples: Vec<KeptMultiple>,
 }
 
 impl Suggestions {
@@ -383,6 +389,22 @@ pub fn suggest(
         },
         style: terms.style(),
         unit: Unit::of(pools),
+        multiples: pools
+            .iter()
+            .zip(&multiples)
+            .enumerate()
+            .filter(|&(_, (_, &multiple))| multiple > 1)
+            .map(|(p, (pool, &multiple))| {
+                let source = terms.multiple_source(p);
+                KeptMultiple {
+                    pool: pool.name.clone(),
+                    multiple,
+                    words: source.as_ref().map(|s| (s.what, s.remedy)),
+                    factors: source.map(|s| s.factors).unwrap_or_default(),
+                    unit: Unit::of(std::slice::from_ref(pool)),
+                }
+            })
+            .collect(),
     }
 }
 

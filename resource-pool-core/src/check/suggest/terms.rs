@@ -10,7 +10,8 @@ use crate::load::LoadedConfig;
 use crate::model::PoolId;
 use crate::source::Span;
 use crate::verl_settings::keys::{KEYS, KeyId};
-use crate::verl_settings::rollout::rollout_world;
+use crate::verl_settings::releases::RolloutWorld;
+use crate::verl_settings::rollout::{self, rollout_factors, rollout_world};
 use crate::verl_settings::{ACTOR_ROLLOUT_POOL, VerlSettings};
 
 /// How the overrides of a suggestion are written.
@@ -57,6 +58,33 @@ pub trait LayoutTerms: SlotSpans {
     fn multiple(&self, _pool: PoolId) -> u64 {
         1
     }
+
+    /// What [`LayoutTerms::multiple`] of pool `pool` is, for the advice when no layout
+    /// fits: `None` by default (and for a multiple of 1).
+    fn multiple_source(&self, _pool: PoolId) -> Option<MultipleSource> {
+        None
+    }
+}
+
+/// What a pool's multiple ([`LayoutTerms::multiple`]) is, as the advice names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MultipleSource {
+    /// What it is, in a phrase: `the rollout's replica size`.
+    pub what: &'static str,
+    /// What to do to lower it: `lower the rollout's parallel sizes`.
+    pub remedy: &'static str,
+    /// The settings whose values multiply into it, each as read (settings of 1 may be
+    /// left out).
+    pub factors: Vec<Factor>,
+}
+
+/// A setting whose value is a factor of a pool's multiple.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Factor {
+    /// The setting, as the layout's overrides name it (verl's dotted key).
+    pub key: String,
+    /// Its value.
+    pub value: u64,
 }
 
 /// The span of the first node-slot a trim of `pool` drops, or of a split's first node-slot
@@ -199,6 +227,31 @@ impl LayoutTerms for VerlSettings {
             .then(|| rollout_world(self))
             .flatten()
             .unwrap_or(1)
+    }
+    /// The rollout's parallel sizes that multiply into that replica size (the tensor
+    /// parallel size alone in verl 0.5.0).
+    fn multiple_source(&self, pool: PoolId) -> Option<MultipleSource> {
+        let (what, remedy) = match rollout::kind(self) {
+            RolloutWorld::Tp => (
+                "the rollout's tensor parallel size",
+                "lower the rollout's tensor parallel size",
+            ),
+            RolloutWorld::TpDpPp => (
+                "the rollout's replica size",
+                "lower the rollout's parallel sizes",
+            ),
+        };
+        (self.multiple(pool) > 1).then(|| MultipleSource {
+            what,
+            remedy,
+            factors: rollout_factors(self)
+                .into_iter()
+                .map(|(key, value)| Factor {
+                    key: KEYS[key].path.to_owned(),
+                    value,
+                })
+                .collect(),
+        })
     }
     fn reorderable(&self) -> bool {
         false

@@ -197,6 +197,7 @@ fn holders_are_named_from_the_inventory() {
         }],
         style: OverrideStyle::None,
         unit: Unit::Gpu,
+        multiples: Vec::new(),
     };
     let note = InventoryNote::HeldByPlacementGroup {
         group: GroupRef {
@@ -254,6 +255,7 @@ fn help_in_code(p: &[ResourcePool], cluster: &Cluster) -> String {
         holders: Vec::new(),
         style: terms.style(),
         unit: Unit::of(p),
+        multiples: Vec::new(),
     };
     match suggestions.diagnostics(&terms).as_slice() {
         [d] => d.help().map(|h| h.to_string()).unwrap_or_default(),
@@ -324,7 +326,118 @@ fn suggestions_agree_with_their_counts() {
         holders: Vec::new(),
         style: OverrideStyle::None,
         unit: Unit::Gpu,
+        multiples: Vec::new(),
     };
     let text = suggestions.diagnostics(&crate::check::NoSpans)[0].to_string();
     assert!(text.ends_with("(1 of 1 GPU)"), "{text}");
+}
+
+/// A layout built in code whose first pool keeps a multiple, named or not.
+struct Multiple(u64, Option<MultipleSource>);
+
+impl crate::check::SlotSpans for Multiple {
+    fn pool_span(&self, _: PoolId) -> Option<crate::source::Span> {
+        None
+    }
+    fn slot_span(&self, _: PoolId, _: usize) -> Option<crate::source::Span> {
+        None
+    }
+}
+
+impl LayoutTerms for Multiple {
+    fn reshape(&self, _: PoolId) -> Reshape {
+        Reshape::Spread
+    }
+    fn reorderable(&self) -> bool {
+        false
+    }
+    fn style(&self) -> OverrideStyle {
+        OverrideStyle::None
+    }
+    fn overrides(&self, _: PoolId, _: &str, _: &PoolChoice, _: &[u32]) -> Vec<String> {
+        Vec::new()
+    }
+    fn multiple(&self, pool: PoolId) -> u64 {
+        if pool == 0 { self.0 } else { 1 }
+    }
+    fn multiple_source(&self, pool: PoolId) -> Option<MultipleSource> {
+        self.1.clone().filter(|_| pool == 0)
+    }
+}
+
+#[test]
+fn none_fits_names_a_multiple_every_layout_keeps() {
+    use miette::Diagnostic;
+    let p = pools(&[("global_pool", vec![8, 8]), ("reward_pool", vec![1])]);
+    let manager = crate::model::ResourcePoolManager::<crate::model::RoleName>::new(
+        p,
+        [(
+            crate::model::RoleName("actor_rollout".into()),
+            "global_pool",
+        )],
+    )
+    .expect("valid");
+    let diagnostics = |terms: &Multiple, cluster: &Cluster| {
+        let report = manager.check(cluster);
+        let suggestions = suggest(&report, cluster, terms, &SuggestOptions::default());
+        suggestions.diagnostics(terms)
+    };
+    // Two nodes of 4 GPUs place `global_pool = [4]` of 8 × 2, but no multiple of 16.
+    let cluster = Cluster::new(vec![node("a", 4, 64), node("b", 4, 64)]);
+    assert!(matches!(
+        diagnostics(&Multiple(1, None), &cluster).as_slice(),
+        [SuggestDiagnostic::Layout { .. }]
+    ));
+    let none_fits = |terms: &Multiple, cluster: &Cluster| {
+        let diagnostics = diagnostics(terms, cluster);
+        let [d @ SuggestDiagnostic::NoneFits { .. }] = diagnostics.as_slice() else {
+            panic!("{diagnostics:?}")
+        };
+        let data = serde_json::to_value(d).expect("data");
+        (d.help().expect("help").to_string(), data)
+    };
+    // A multiple of 1 (a plain check) where nothing fits: the help and data as they were.
+    const AS_BEFORE: &str = "every pool keeps its bundles and at least one node-slot; fix what the errors above say is missing, or add nodes";
+    let no_gpu = Cluster::new(vec![node("a", 0, 64)]);
+    let (help, data) = none_fits(&Multiple(1, None), &no_gpu);
+    assert_eq!(help, AS_BEFORE);
+    assert_eq!(
+        data,
+        serde_json::json!({"when": "now", "busy": false, "idle_too": false})
+    );
+    // A multiple the layout does not explain: named, with nothing more to lower.
+    let (help, data) = none_fits(&Multiple(16, None), &cluster);
+    assert_eq!(
+        help,
+        "every pool keeps its bundles and at least one node-slot, and `global_pool` a multiple of 16 GPUs; fix what the errors above say is missing, or add nodes"
+    );
+    assert_eq!(
+        data["multiples"],
+        serde_json::json!([{"pool": "global_pool", "multiple": 16, "factors": []}])
+    );
+    // Explained: what it is, its factors, and what lowers it.
+    let source = MultipleSource {
+        what: "the replica size",
+        remedy: "lower the parallel sizes",
+        factors: vec![
+            Factor {
+                key: "tp".into(),
+                value: 8,
+            },
+            Factor {
+                key: "dp".into(),
+                value: 2,
+            },
+        ],
+    };
+    let (help, data) = none_fits(&Multiple(16, Some(source)), &cluster);
+    assert_eq!(
+        help,
+        "every pool keeps its bundles and at least one node-slot, and `global_pool` a multiple of 16 GPUs, the replica size (`tp=8` × `dp=2`); lower the parallel sizes, fix what the errors above say is missing, or add nodes"
+    );
+    assert_eq!(
+        data["multiples"],
+        serde_json::json!([{"pool": "global_pool", "multiple": 16,
+            "factors": [{"key": "tp", "value": 8}, {"key": "dp", "value": 2}]}])
+    );
 }
