@@ -54,6 +54,10 @@ pub enum OverrideProblem {
     NotAnOverride,
     /// The key is not dotted names.
     NotAKey,
+    /// The value breaks Hydra's override grammar (a nested interpolation or a character
+    /// it takes only in quotes, or an unclosed quote or `${`): Hydra stops before verl
+    /// starts.
+    NotAValue,
 }
 
 impl std::fmt::Display for OverrideProblem {
@@ -62,6 +66,9 @@ impl std::fmt::Display for OverrideProblem {
             OverrideProblem::NotAnOverride => "is not an override: expected `key=value`",
             OverrideProblem::NotAKey => {
                 "is not a key: expected dotted names such as `trainer.nnodes`"
+            }
+            OverrideProblem::NotAValue => {
+                "is not a value Hydra reads (\"Error parsing override\"): quote it, as in `key='...'`; a nested interpolation such as `${oc.decode:${oc.env:VAR}}`, `~`, `#`, `!`, `&`, `;`, `<`, `>`, `^`, a backquote or a non-ASCII character is read only in quotes"
             }
         })
     }
@@ -272,16 +279,25 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
     };
     let key_start = base + skip;
     let key_span = key_start..key_start + key.len();
-    let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '@');
-    if key.is_empty()
-        || key
-            .split('.')
-            .any(|part| part.is_empty() || !part.chars().all(valid))
-    {
+    if !is_hydra_key(key) {
         return Err(OverrideError {
             problem: OverrideProblem::NotAKey,
             text: key.to_owned(),
             span: if key.is_empty() { whole } else { key_span },
+        });
+    }
+    if let Some(v) = value
+        && breaks_value_grammar(v)
+    {
+        let start = key_span.end + 1;
+        return Err(OverrideError {
+            problem: OverrideProblem::NotAValue,
+            text: v.to_owned(),
+            span: if v.is_empty() {
+                whole
+            } else {
+                start..start + v.len()
+            },
         });
     }
     let value = value.map(|v| {
@@ -308,6 +324,115 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
         span: whole,
     })
 }
+
+/// Whether `key` is a key of Hydra's override grammar (`OverrideParser.g4`'s `key`):
+/// `package` or `group/name` (`ID` parts), then optionally `@package`, where a package is
+/// `KEY_SPECIAL` names (`ID` that may hold `$`) or unsigned integers joined by dots. Hydra
+/// also takes an empty package (`=1`, the global one); no verl key is that, so it is
+/// refused here.
+fn is_hydra_key(key: &str) -> bool {
+    let (main, package) = match key.split_once('@') {
+        Some((main, package)) => (main, Some(package)),
+        None => (key, None),
+    };
+    let main_ok = if main.contains('/') {
+        main.split('/').all(|part| is_name(part, false))
+    } else {
+        is_package(main)
+    };
+    main_ok && package.is_none_or(|p| p.is_empty() || is_package(p))
+}
+
+/// `KEY_SPECIAL` (`with_dollar`) or `ID`: a letter, `_` (or `$`) first, then letters,
+/// digits, `_`, `-` (or `$`).
+fn is_name(text: &str, with_dollar: bool) -> bool {
+    let dollar = |c: char| with_dollar && c == '$';
+    let mut chars = text.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || dollar(c))
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-') || dollar(c))
+}
+
+/// A package: one `KEY_SPECIAL`, or `DOT_PATH` (`KEY_SPECIAL` or `INT_UNSIGNED` parts).
+fn is_package(text: &str) -> bool {
+    if !text.contains('.') {
+        return is_name(text, true);
+    }
+    text.split('.').all(|part| {
+        is_name(part, true)
+            || part == "0"
+            || (part.starts_with(|c: char| matches!(c, '1'..='9'))
+                && !part.contains("__")
+                && !part.ends_with('_')
+                && part.bytes().all(|b| b.is_ascii_digit() || b == b'_'))
+    })
+}
+
+/// Whether an override's value (as written, before trimming) breaks Hydra's value grammar
+/// (`OverrideLexer.g4`'s `VALUE_MODE`) in the ways that matter here: outside quotes, a
+/// character no token takes (`~ ! # & ; < > ^` and a backquote, anything not ASCII, a
+/// control character), an `=` outside a function's arguments, a `${` without its `}` or
+/// with nothing in it, or a nested interpolation (its `INTERPOLATION` token ends at the
+/// first `}`, so `${oc.decode:${oc.env:X}}` leaves a `}` that closes nothing), a quote left
+/// open, or brackets, braces and parentheses that do not pair (`path=/models/x}`). A
+/// parenthesis outside a function, a quote beside other text and unknown functions are
+/// Hydra's errors too, not caught here (the differential test lists them).
+fn breaks_value_grammar(value: &str) -> bool {
+    let mut chars = value.char_indices().peekable();
+    // The closers the open brackets wait for.
+    let mut open = Vec::new();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '\'' | '"' => {
+                // A quoted value: up to the same quote not escaped by `\`.
+                let mut closed = false;
+                while let Some((_, q)) = chars.next() {
+                    if q == '\\' {
+                        chars.next();
+                    } else if q == c {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
+                    return true;
+                }
+            }
+            '$' if value[i + 1..].starts_with('{') => {
+                let inner = &value[i + 2..];
+                let Some(end) = inner.find('}') else {
+                    return true;
+                };
+                if end == 0 || inner[..end].contains("${") {
+                    return true;
+                }
+                while chars.next_if(|&(j, _)| j <= i + 2 + end).is_some() {}
+            }
+            '(' => open.push(')'),
+            '[' => open.push(']'),
+            '{' => open.push('}'),
+            ')' | ']' | '}' if open.pop() != Some(c) => return true,
+            '=' if !open.contains(&')') => return true,
+            '~' | '!' | '#' | '&' | ';' | '<' | '>' | '^' | '`' => return true,
+            // U+FFFD stands for bytes that were not UTF-8: the launch reader's
+            // `not_unicode` judges those words (where the check reads them), not this.
+            c if (!c.is_ascii() && c != char::REPLACEMENT_CHARACTER)
+                || (c.is_ascii_control() && c != '\t') =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    !open.is_empty()
+}
+
+#[cfg(test)]
+mod diff_tests;
 
 #[cfg(test)]
 mod tests {

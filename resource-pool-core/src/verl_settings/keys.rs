@@ -187,11 +187,16 @@ pub fn key_id(path: &str) -> Option<KeyId> {
     KEYS.iter().position(|k| k.path == path)
 }
 
-/// Whether a scalar is YAML's null as OmegaConf reads it (unquoted `null`, `Null`, `NULL`,
-/// `~`; an empty value only in the YAML, where it is null, not on Hydra's command line,
-/// where `key=` is an empty string).
+/// Whether a scalar is null: in the YAML as OmegaConf reads it (unquoted `null`, `Null`,
+/// `NULL`, `~`, or an empty value); on Hydra's command line as its grammar's `NULL`
+/// token (`null` in any case; `key=` is an empty string there, `key=~` no value at all).
 pub fn is_null(text: &str, quoted: bool, in_yaml: bool) -> bool {
-    !quoted && (crate::yaml_text::is_null_word(text) || (in_yaml && text.is_empty()))
+    !quoted
+        && if in_yaml {
+            crate::yaml_text::is_null_word(text) || text.is_empty()
+        } else {
+            text.eq_ignore_ascii_case("null")
+        }
 }
 
 /// Whether a scalar is one whole `${oc.env:...}` interpolation, as OmegaConf's grammar
@@ -227,16 +232,22 @@ pub fn is_env_interpolation(text: &str) -> bool {
     false
 }
 
-/// Reads a scalar as a value of `kind`: YAML 1.1 booleans as OmegaConf reads them
-/// (`true`, `True`, `yes`, `on`, ...), integers with an optional sign and `_` separators.
-/// Quoted scalars are strings.
-pub fn interpret(text: &str, quoted: bool, kind: Kind) -> Option<Value> {
+/// Reads a scalar as a value of `kind`. In the YAML (`in_yaml`), as OmegaConf's YAML
+/// loader reads it: YAML 1.1 booleans (`true`, `True`, `yes`, `on`, ...), integers with an
+/// optional sign and `_` separators. On Hydra's command line, as Hydra's override grammar
+/// does (`OverrideLexer.g4`, checked against hydra-core 1.3.2 by
+/// `data/verl/hydra_overrides.json`): `BOOL` is `true`/`false` in any case only (`yes`,
+/// `on`, `off` are strings, which verl takes as true), `INT` is `[+-]?(0|[1-9](_?[0-9])*)`
+/// (`01`, `1__0`, `0x10` are strings). Quoted scalars are strings.
+pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<Value> {
     match kind {
         Kind::Str => Some(Value::Str(text.to_owned())),
         _ if quoted => None,
         Kind::Bool => match text.to_ascii_lowercase().as_str() {
-            "true" | "yes" | "on" => Some(Value::Bool(true)),
-            "false" | "no" | "off" => Some(Value::Bool(false)),
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            "yes" | "on" if in_yaml => Some(Value::Bool(true)),
+            "no" | "off" if in_yaml => Some(Value::Bool(false)),
             _ => None,
         },
         Kind::Int => {
@@ -249,6 +260,7 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind) -> Option<Value> {
                 || digits.starts_with('_')
                 || digits.ends_with('_')
                 || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+                || (!in_yaml && !is_hydra_int(text))
             {
                 return None;
             }
@@ -266,6 +278,20 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind) -> Option<Value> {
     }
 }
 
+/// Hydra's `INT` token: `[+-]?(0|[1-9](_?[0-9])*)`.
+fn is_hydra_int(text: &str) -> bool {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    if digits == "0" {
+        return true;
+    }
+    let bytes = digits.as_bytes();
+    matches!(bytes.first(), Some(b'1'..=b'9'))
+        && bytes
+            .windows(2)
+            .all(|w| w[1].is_ascii_digit() || (w[1] == b'_' && w[0] != b'_'))
+        && !digits.ends_with('_')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,30 +307,66 @@ mod tests {
     #[test]
     fn scalars_read_as_omegaconf_does() {
         assert_eq!(
-            interpret("True", false, Kind::Bool),
+            interpret("True", false, Kind::Bool, true),
             Some(Value::Bool(true))
         );
         assert_eq!(
-            interpret("off", false, Kind::Bool),
+            interpret("off", false, Kind::Bool, true),
             Some(Value::Bool(false))
         );
-        assert_eq!(interpret("true", true, Kind::Bool), None);
-        assert_eq!(interpret("1_000", false, Kind::Int), Some(Value::Int(1000)));
-        assert_eq!(interpret("-2", false, Kind::Int), Some(Value::Int(-2)));
-        assert_eq!(interpret("2.0", false, Kind::Int), None);
+        assert_eq!(interpret("true", true, Kind::Bool, true), None);
         assert_eq!(
-            interpret("99999999999999999999", false, Kind::Int),
+            interpret("1_000", false, Kind::Int, true),
+            Some(Value::Int(1000))
+        );
+        assert_eq!(
+            interpret("-2", false, Kind::Int, true),
+            Some(Value::Int(-2))
+        );
+        assert_eq!(interpret("2.0", false, Kind::Int, true), None);
+        assert_eq!(
+            interpret("99999999999999999999", false, Kind::Int, true),
             Some(Value::Int(i64::MAX))
         );
         assert_eq!(
-            interpret("-1_000_000_000_000_000_000_000", false, Kind::Int),
+            interpret("-1_000_000_000_000_000_000_000", false, Kind::Int, true),
             Some(Value::Int(i64::MIN))
         );
-        assert_eq!(interpret("", false, Kind::Int), None);
+        assert_eq!(interpret("", false, Kind::Int, true), None);
         assert_eq!(
-            interpret("8", true, Kind::Str),
+            interpret("8", true, Kind::Str, true),
             Some(Value::Str("8".into()))
         );
+    }
+
+    #[test]
+    fn command_line_scalars_read_as_hydra_grammar_does() {
+        // hydra-core 1.3.2 (data/verl/hydra_overrides.json): `yes`, `on`, `off`, `no` are
+        // strings on the command line, `true`/`false` in any case booleans.
+        for text in ["yes", "on", "off", "no", "Yes", "y"] {
+            assert_eq!(interpret(text, false, Kind::Bool, false), None, "{text}");
+        }
+        assert_eq!(
+            interpret("tRuE", false, Kind::Bool, false),
+            Some(Value::Bool(true))
+        );
+        assert_eq!(
+            interpret("FALSE", false, Kind::Bool, false),
+            Some(Value::Bool(false))
+        );
+        // Hydra's INT: no leading zero, single `_` between digits.
+        for text in ["01", "00", "0_1", "1__0", "1_", "+-1"] {
+            assert_eq!(interpret(text, false, Kind::Int, false), None, "{text}");
+        }
+        for (text, n) in [("0", 0), ("-0", 0), ("+1", 1), ("1_000", 1000), ("-2", -2)] {
+            assert_eq!(
+                interpret(text, false, Kind::Int, false),
+                Some(Value::Int(n)),
+                "{text}"
+            );
+        }
+        // The YAML keeps YAML 1.1's words (OmegaConf's loader).
+        assert_eq!(interpret("01", false, Kind::Int, true), Some(Value::Int(1)));
     }
 
     #[test]

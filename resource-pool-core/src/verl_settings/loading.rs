@@ -246,8 +246,9 @@ fn not_read(
     place: Place,
 ) -> Option<VerlDiagnostic> {
     let key = &KEYS[id];
-    let value = interpret(&scalar.text, scalar.quoted, key.kind);
-    if is_null(&scalar.text, scalar.quoted, place != Place::CommandLine)
+    let in_yaml = place != Place::CommandLine;
+    let value = interpret(&scalar.text, scalar.quoted, key.kind, in_yaml);
+    if is_null(&scalar.text, scalar.quoted, in_yaml)
         || value.is_some_and(|v| v == key.default.value())
     {
         return None;
@@ -496,7 +497,7 @@ fn resolve(
         // verl reads this null as "not set" (see `Key::nullable`): the default stands.
         return None;
     }
-    match interpret(&scalar.text, scalar.quoted, key.kind) {
+    match interpret(&scalar.text, scalar.quoted, key.kind, !from_command_line) {
         Some(value) => Some(Setting { value, origin }),
         None => {
             if depth == 0 {
@@ -517,7 +518,8 @@ fn resolve(
 /// `${oc.env:...}` is wrapped in `${oc.decode:...}`, else a value of the type.
 fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
     let key = &KEYS[id];
-    let reads_as_kind = |text: &str| interpret(text, false, key.kind).is_some();
+    let in_yaml = !matches!(origin, Origin::CommandLine(_));
+    let reads_as_kind = |text: &str| interpret(text, false, key.kind, in_yaml).is_some();
     let (how, value) = match (&found, &origin) {
         (Found::String(text), Origin::Config(_)) if reads_as_kind(text) => {
             (TypeFixHow::Decode, text.clone())

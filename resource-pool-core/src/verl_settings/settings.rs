@@ -127,7 +127,7 @@ impl VerlSettings {
                 continue;
             }
             let Some(id) = key_id(path) else { continue };
-            if let Some(value) = keys::interpret(text, false, KEYS[id].kind)
+            if let Some(value) = keys::interpret(text, false, KEYS[id].kind, true)
                 .filter(|_| !keys::is_null(text, false, true))
             {
                 settings.settings[id].value = value;

@@ -1090,3 +1090,37 @@ fn a_rollout_replica_over_several_nodes_takes_whole_nodes() {
         ["resource_pool::verl::rollout_parallel_size"]
     );
 }
+
+#[test]
+fn command_line_values_follow_hydras_grammar_not_yamls() {
+    // Each as hydra-core 1.3.2 parses it (data/verl/hydra_overrides.json). An unquoted
+    // nested interpolation is Hydra's parse error ("Error parsing override"): verl never
+    // starts.
+    let loaded = load(None, &["trainer.nnodes=${oc.decode:${oc.env:NNODES}}"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::override_syntax"]);
+    let line = "trainer.nnodes=${oc.decode:${oc.env:NNODES}}";
+    let (_, errors) = hydra::parse_overrides(&args(&[line]));
+    assert_eq!(
+        &line[errors[0].span.clone()],
+        "${oc.decode:${oc.env:NNODES}}"
+    );
+    // Quoted, it is a string Hydra hands to OmegaConf, resolved only when verl runs.
+    let loaded = load(None, &["trainer.nnodes='${oc.decode:${oc.env:NNODES}}'"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::unresolved"]);
+    // A stray brace (as in a verl example script's model path) is Hydra's parse error.
+    let loaded = load(None, &["actor_rollout_ref.model.path=/models/Qwen3-8B}"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::override_syntax"]);
+    // `off` is a string on the command line (which verl takes as true), YAML 1.1's false
+    // in the YAML.
+    let loaded = load(None, &["reward_model.enable=off"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    let loaded = load(Some("reward_model:\n  enable: off\n"), &[]);
+    assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+    // `01` is a string to Hydra, not 1.
+    let loaded = load(None, &["trainer.nnodes=01"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    // Hydra's null is `null` in any case: the legacy key stays unset, as verl reads it.
+    let loaded = load(None, &["reward_model.nnodes=nUlL"]);
+    assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+    assert_eq!(loaded.settings.get(RM_NNODES).value, Value::Int(0));
+}
