@@ -451,13 +451,17 @@ impl fmt::Display for TypeFix {
             ),
             // Hydra's override grammar ends an unquoted interpolation at its first `}`: a
             // nested one is written quoted, and OmegaConf still resolves it (Hydra's
-            // "Quoted values").
+            // "Quoted values"; checked with hydra-core 1.3.2). A shell would take those
+            // quotes (and expand `${`) itself: in a script the whole word is single-quoted.
             TypeFixHow::DecodeEnv if self.origin == super::settings::OriginKind::CommandLine => {
                 let quote = if self.value.contains('"') { '\'' } else { '"' };
+                let word = format!("{key}={quote}{}{quote}", self.value);
                 write!(
                     f,
-                    "OmegaConf's `oc.env` always gives a string, and verl needs {}: write `{key}={quote}{}{quote}` to read it as {} (quoted: Hydra takes a nested interpolation only in quotes)",
-                    self.expected, self.value, self.expected
+                    "OmegaConf's `oc.env` always gives a string, and verl needs {}: write `{word}` to read it as {} (Hydra reads a nested interpolation only in quotes; in a shell script, quote the whole word: `{}`)",
+                    self.expected,
+                    self.expected,
+                    super::launch::shell_word(&word)
                 )
             }
             TypeFixHow::DecodeEnv => write!(

@@ -19,7 +19,7 @@ pub use submit::{
     SubmitTarget, is_dashboard_url,
 };
 use submit::{SubmitEnvs, submit_address};
-pub use words::parse_launch_os;
+pub use words::{parse_launch_os, shell_word};
 
 /// An entry point that builds its pools as `verl.trainer.main_ppo` does, with the verl
 /// files that show it.

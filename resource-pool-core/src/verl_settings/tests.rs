@@ -378,7 +378,7 @@ fn an_env_interpolation_in_a_key_of_another_kind_is_a_string() {
     );
     assert_eq!(
         help,
-        "OmegaConf's `oc.env` always gives a string, and verl needs an integer: write `trainer.n_gpus_per_node=\"${oc.decode:${oc.env:GPUS}}\"` to read it as an integer (quoted: Hydra takes a nested interpolation only in quotes)"
+        "OmegaConf's `oc.env` always gives a string, and verl needs an integer: write `trainer.n_gpus_per_node=\"${oc.decode:${oc.env:GPUS}}\"` to read it as an integer (Hydra reads a nested interpolation only in quotes; in a shell script, quote the whole word: `'trainer.n_gpus_per_node=\"${oc.decode:${oc.env:GPUS}}\"'`)"
     );
     assert_eq!(labels, ["set on the command line@25+14"]);
     assert_eq!(

@@ -81,6 +81,7 @@ mod search;
 mod space;
 mod terms;
 
+pub use crate::verl_settings::launch::shell_word;
 pub use choices::{PoolChoice, Reshape};
 #[cfg(test)]
 pub(crate) use diagnostic::python_spec;
@@ -88,7 +89,7 @@ pub use diagnostic::{
     Edit, Holders, KeptMultiple, KeptMultiples, LayoutText, SuggestDiagnostic, Unit,
 };
 pub use search::search;
-pub use terms::{Factor, LayoutTerms, MultipleSource, OverrideStyle, shell_word};
+pub use terms::{Factor, LayoutTerms, MultipleSource, OverrideStyle};
 
 use std::fmt;
 use std::time::{Duration, Instant};

@@ -297,33 +297,3 @@ fn verl_edits(settings: &VerlSettings, pool: PoolId, choice: &PoolChoice) -> Vec
         .filter(|&(key, value)| current(key) != Some(i64::from(value)))
         .collect()
 }
-
-/// `word` as one shell word: as it is when it holds only characters no shell treats
-/// specially, in single quotes otherwise.
-pub fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-=,/:@+%".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shell_words_are_quoted_when_needed() {
-        assert_eq!(shell_word("trainer.nnodes=2"), "trainer.nnodes=2");
-        assert_eq!(
-            shell_word("pools.global_pool.process_on_nodes=[8,8]"),
-            "'pools.global_pool.process_on_nodes=[8,8]'"
-        );
-        assert_eq!(shell_word("a'b"), r"'a'\''b'");
-        assert_eq!(shell_word(""), "''");
-    }
-}

@@ -9,6 +9,20 @@ use super::super::keys::key_id;
 use super::{Launch, LaunchProblem, SubmitEnv, read_launch};
 use crate::source::Span;
 
+/// `word` as one shell word: as it is when it holds only characters no shell treats
+/// specially, in single quotes otherwise.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-=,/:@+%".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 /// Whether a word is whitespace only (or empty): a `\`-continuation's line break as
 /// `shlex.split` leaves it, never a word of verl's.
 pub(super) fn is_blank(word: &str) -> bool {
@@ -112,6 +126,17 @@ fn read_spans(launch: &Launch) -> Vec<Span> {
 mod tests {
     use super::super::parse_launch;
     use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_word("trainer.nnodes=2"), "trainer.nnodes=2");
+        assert_eq!(
+            shell_word("pools.global_pool.process_on_nodes=[8,8]"),
+            "'pools.global_pool.process_on_nodes=[8,8]'"
+        );
+        assert_eq!(shell_word("a'b"), r"'a'\''b'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[cfg(unix)]
     fn os(bytes: &[u8]) -> OsString {
