@@ -233,48 +233,119 @@ pub fn is_env_interpolation(text: &str) -> bool {
 }
 
 /// Reads a scalar as a value of `kind`. In the YAML (`in_yaml`), as OmegaConf's YAML
-/// loader reads it: YAML 1.1 booleans (`true`, `True`, `yes`, `on`, ...), integers with an
-/// optional sign and `_` separators. On Hydra's command line, as Hydra's override grammar
+/// loader reads it (PyYAML's SafeLoader, YAML 1.1; checked against omegaconf 2.3.0 by
+/// `data/verl/yaml_scalars.json`): booleans are `true`, `yes`, `on`, `false`, `no`, `off`
+/// in lower, Capitalised or UPPER case only (`tRuE`, `y` are strings); integers are YAML
+/// 1.1's (`010` is 8, `0x10` 16, `0b11` 3, `1:30` 90, `1__0` 10; `08` is a string). On Hydra's command line, as Hydra's override grammar
 /// does (`OverrideLexer.g4`, checked against hydra-core 1.3.2 by
 /// `data/verl/hydra_overrides.json`): `BOOL` is `true`/`false` in any case only (`yes`,
 /// `on`, `off` are strings, which verl takes as true), `INT` is `[+-]?(0|[1-9](_?[0-9])*)`
 /// (`01`, `1__0`, `0x10` are strings). Quoted scalars are strings.
+///
+/// An integer past i64 reads as i64's bound, as large (or as negative) as a count can be,
+/// so the count's own rules judge it (too many node-slots, an empty pool), not a type
+/// error (Python's integers have no bound).
 pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<Value> {
     match kind {
         Kind::Str => Some(Value::Str(text.to_owned())),
         _ if quoted => None,
+        Kind::Bool if in_yaml => match text {
+            "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => {
+                Some(Value::Bool(true))
+            }
+            "false" | "False" | "FALSE" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => {
+                Some(Value::Bool(false))
+            }
+            _ => None,
+        },
         Kind::Bool => match text.to_ascii_lowercase().as_str() {
             "true" => Some(Value::Bool(true)),
             "false" => Some(Value::Bool(false)),
-            "yes" | "on" if in_yaml => Some(Value::Bool(true)),
-            "no" | "off" if in_yaml => Some(Value::Bool(false)),
             _ => None,
         },
+        Kind::Int if in_yaml => yaml_int(text).map(Value::Int),
         Kind::Int => {
-            let digits = text.strip_prefix('+').unwrap_or(text);
-            let (negative, digits) = match digits.strip_prefix('-') {
-                Some(rest) => (true, rest),
-                None => (false, digits),
-            };
-            if digits.is_empty()
-                || digits.starts_with('_')
-                || digits.ends_with('_')
-                || !digits.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-                || (!in_yaml && !is_hydra_int(text))
-            {
+            if !is_hydra_int(text) {
                 return None;
             }
-            // The digits are checked: a parse error is a number past i64. It reads as i64's
-            // bound, as large (or as negative) as a count can be, so the count's own
-            // rules judge it (too many node-slots, an empty pool), not a type error.
-            let n = match digits.replace('_', "").parse::<i64>() {
-                Ok(n) if negative => -n,
-                Ok(n) => n,
-                Err(_) if negative => i64::MIN,
-                Err(_) => i64::MAX,
+            let (negative, digits) = match text.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, text.strip_prefix('+').unwrap_or(text)),
             };
-            Some(Value::Int(n))
+            Some(Value::Int(saturate(negative, digits_value(digits, 10)?)))
         }
+    }
+}
+
+/// A YAML 1.1 integer as PyYAML's SafeLoader resolves and constructs it (`int` in
+/// `resolver.py`, `construct_yaml_int` in `constructor.py`): an optional sign, then binary
+/// `0b1_0`, hexadecimal `0x1F` (lowercase `0b`/`0x` only), octal `010` (any leading `0`:
+/// 8; `08` is a string), decimal `1_000` (`_` anywhere after the first digit: `1__0`, `1_`)
+/// or sexagesimal `1:30` (90: base 60 after the first part, each part `[0-5]?[0-9]`).
+/// `0x_` and `0b_` are PyYAML's load errors; read as no integer.
+fn yaml_int(text: &str) -> Option<i64> {
+    let (negative, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let all = |digits: &str, ok: fn(u8) -> bool| {
+        !digits.is_empty() && digits.bytes().all(|b| b == b'_' || ok(b))
+    };
+    let magnitude = if let Some(digits) = body.strip_prefix("0b") {
+        all(digits, |b| matches!(b, b'0' | b'1')).then_some(())?;
+        digits_value(digits, 2)?
+    } else if let Some(digits) = body.strip_prefix("0x") {
+        all(digits, |b| b.is_ascii_hexdigit()).then_some(())?;
+        digits_value(digits, 16)?
+    } else if body == "0" {
+        0
+    } else if let Some(digits) = body.strip_prefix('0') {
+        all(digits, |b| matches!(b, b'0'..=b'7')).then_some(())?;
+        // `0_` is `0`: nothing but separators after the `0`.
+        digits_value(digits, 8).unwrap_or(0)
+    } else {
+        let mut parts = body.split(':');
+        let first = parts.next()?;
+        (first.as_bytes().first()?.is_ascii_digit() && all(first, |b| b.is_ascii_digit()))
+            .then_some(())?;
+        let mut n = digits_value(first, 10)?;
+        for part in parts {
+            let p = part.as_bytes();
+            let sixty = match p {
+                [d] => d.is_ascii_digit(),
+                [a, b] => matches!(a, b'0'..=b'5') && b.is_ascii_digit(),
+                _ => false,
+            };
+            sixty.then_some(())?;
+            n = n.saturating_mul(60).saturating_add(digits_value(part, 10)?);
+        }
+        n
+    };
+    Some(saturate(negative, magnitude))
+}
+
+/// The value of checked digits (and `_` separators) in `radix`, saturating past `u128`;
+/// `None` when there is no digit.
+fn digits_value(digits: &str, radix: u32) -> Option<u128> {
+    let mut n: Option<u128> = None;
+    for c in digits.chars().filter(|&c| c != '_') {
+        let d = u128::from(c.to_digit(radix)?);
+        n = Some(
+            n.unwrap_or(0)
+                .saturating_mul(u128::from(radix))
+                .saturating_add(d),
+        );
+    }
+    n
+}
+
+/// A magnitude with its sign, as i64 or its bound.
+fn saturate(negative: bool, magnitude: u128) -> i64 {
+    if negative {
+        i64::try_from(magnitude).map_or(i64::MIN, |n| -n)
+    } else {
+        i64::try_from(magnitude).unwrap_or(i64::MAX)
     }
 }
 
@@ -291,6 +362,9 @@ fn is_hydra_int(text: &str) -> bool {
             .all(|w| w[1].is_ascii_digit() || (w[1] == b'_' && w[0] != b'_'))
         && !digits.ends_with('_')
 }
+
+#[cfg(test)]
+mod yaml_diff_tests;
 
 #[cfg(test)]
 mod tests {
@@ -333,6 +407,30 @@ mod tests {
             Some(Value::Int(i64::MIN))
         );
         assert_eq!(interpret("", false, Kind::Int, true), None);
+        // YAML 1.1's integers and booleans (each also in data/verl/yaml_scalars.json).
+        for (text, n) in [
+            ("0x10", 16),
+            ("-0b11", -3),
+            ("1:30", 90),
+            ("1__0", 10),
+            ("0_", 0),
+        ] {
+            assert_eq!(
+                interpret(text, false, Kind::Int, true),
+                Some(Value::Int(n)),
+                "{text}"
+            );
+        }
+        for text in ["08", "0X10", "0x_", "+-1", "_1", "1:60"] {
+            assert_eq!(interpret(text, false, Kind::Int, true), None, "{text}");
+        }
+        assert_eq!(
+            interpret("ON", false, Kind::Bool, true),
+            Some(Value::Bool(true))
+        );
+        for text in ["tRuE", "yEs", "y", "n"] {
+            assert_eq!(interpret(text, false, Kind::Bool, true), None, "{text}");
+        }
         assert_eq!(
             interpret("8", true, Kind::Str, true),
             Some(Value::Str("8".into()))
@@ -365,8 +463,12 @@ mod tests {
                 "{text}"
             );
         }
-        // The YAML keeps YAML 1.1's words (OmegaConf's loader).
-        assert_eq!(interpret("01", false, Kind::Int, true), Some(Value::Int(1)));
+        // The YAML keeps YAML 1.1's (OmegaConf's loader): `010` is octal there.
+        assert_eq!(
+            interpret("010", false, Kind::Int, true),
+            Some(Value::Int(8))
+        );
+        assert_eq!(interpret("010", false, Kind::Int, false), None);
     }
 
     #[test]
