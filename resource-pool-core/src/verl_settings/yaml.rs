@@ -4,7 +4,8 @@
 //! scalars at the paths of [`super::keys::KEYS`] are kept, so memory stays linear in
 //! the input and aliases are never expanded (an alias of an anchored scalar reads as that
 //! scalar; an alias of a mapping or a `<<` merge is not followed). Only the first document
-//! is read, as Hydra does. A later duplicate key wins, as in PyYAML.
+//! is read, as Hydra does. A key written twice in one mapping is an error, as OmegaConf's
+//! loader makes it (`found duplicate key`): Hydra, and verl, stop there.
 
 use std::collections::HashMap;
 
@@ -59,6 +60,8 @@ enum Frame {
     Map {
         key: Option<String>,
         expecting_key: bool,
+        /// The mapping's scalar keys so far, each with the char index where it stands.
+        seen: HashMap<String, usize>,
     },
     Seq,
     /// A mapping or sequence used as a key.
@@ -109,6 +112,13 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
                 if note_key_or_default(&stack, &value, &mut keys, &mut defaults) {
                     key_chars.push(chars);
                 }
+                if let Some(first) = duplicate_key(&mut stack, &value, chars.0) {
+                    let line = 1 + source.chars().take(first).filter(|&c| c == '\n').count();
+                    return Err((
+                        format!("found duplicate key `{value}` (first on line {line})"),
+                        chars.0,
+                    ));
+                }
                 scalar(&mut stack, &mut values, value, quoted, chars);
             }
             Event::Alias(anchor) => {
@@ -145,6 +155,7 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
                         Frame::Map {
                             key: None,
                             expecting_key: true,
+                            seen: HashMap::new(),
                         }
                     } else {
                         Frame::Seq
@@ -218,6 +229,7 @@ fn note_key_or_default(
             Some(Frame::Map {
                 key: Some(k),
                 expecting_key: false,
+                ..
             }) => Some(k.as_str()),
             _ => None,
         }
@@ -284,6 +296,25 @@ fn scalar(
     }
 }
 
+/// Where `text` first stood, when it is a key its mapping has had already; else notes it.
+/// OmegaConf's loader refuses such a mapping (PyYAML alone would keep the later value).
+fn duplicate_key(stack: &mut [Frame], text: &str, at: usize) -> Option<usize> {
+    match stack.last_mut() {
+        Some(Frame::Map {
+            expecting_key: true,
+            seen,
+            ..
+        }) => match seen.get(text) {
+            Some(&first) => Some(first),
+            None => {
+                seen.insert(text.to_owned(), at);
+                None
+            }
+        },
+        _ => None,
+    }
+}
+
 /// After a value, the enclosing mapping expects a key.
 fn after_value(stack: &mut [Frame]) {
     if let Some(Frame::Map { expecting_key, .. }) = stack.last_mut() {
@@ -299,6 +330,7 @@ fn value_key(stack: &[Frame]) -> Option<KeyId> {
             Frame::Map {
                 key: Some(key),
                 expecting_key: false,
+                ..
             } => {
                 if !path.is_empty() {
                     path.push('.');
@@ -400,6 +432,29 @@ mod tests {
             let e = read_yaml(&text).unwrap_err();
             assert!(e.message.contains("lone UTF-16 surrogate"), "{}", e.message);
             assert_eq!(&text[e.span.clone()], &lone[..6]);
+        }
+    }
+
+    #[test]
+    fn a_key_twice_in_one_mapping_is_an_error() {
+        // OmegaConf 2.3.0's loader: `ConstructorError: ... found duplicate key`.
+        let text = "trainer:\n  nnodes: 2\n  device: cuda\n  nnodes: 3\n";
+        let e = read_yaml(text).unwrap_err();
+        assert_eq!(e.message, "found duplicate key `nnodes` (first on line 2)");
+        assert_eq!(e.span.start, text.rfind("nnodes").unwrap());
+        let e = read_yaml("a: {x: 1, x: 2}\n").unwrap_err();
+        assert!(
+            e.message.starts_with("found duplicate key `x`"),
+            "{}",
+            e.message
+        );
+        // The same key in other mappings (list items, siblings) is no duplicate.
+        for text in [
+            "a:\n  x: 1\nb:\n  x: 2\n",
+            "- x: 1\n- x: 2\n",
+            "x: 1\na:\n  x: 2\n",
+        ] {
+            assert!(read_yaml(text).is_ok(), "{text}");
         }
     }
 
