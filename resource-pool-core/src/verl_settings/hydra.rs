@@ -58,6 +58,8 @@ pub enum OverrideProblem {
     /// it takes only in quotes, or an unclosed quote or `${`): Hydra stops before verl
     /// starts.
     NotAValue,
+    /// A cast Hydra cannot make (`int('a')`, `int(null)`, `bool('yes')`): its parse error.
+    NotACast,
 }
 
 impl std::fmt::Display for OverrideProblem {
@@ -69,6 +71,9 @@ impl std::fmt::Display for OverrideProblem {
             }
             OverrideProblem::NotAValue => {
                 "is not a value Hydra reads (\"Error parsing override\"): quote it, as in `key='...'`; a nested interpolation such as `${oc.decode:${oc.env:VAR}}`, `~`, `#`, `!`, `&`, `;`, `<`, `>`, `^`, a backquote or a non-ASCII character is read only in quotes"
+            }
+            OverrideProblem::NotACast => {
+                "is a cast Hydra cannot make (\"Error parsing override\"): `int(...)` takes a number, a boolean or an integer's text (`int('2')`), `float(...)` a number, a boolean or a number's text, `bool(...)` a number, a boolean, null, `'true'` or `'false'`, and `str(...)` anything but null"
             }
         })
     }
@@ -96,6 +101,9 @@ pub fn sweep_kind(value: &RawScalar) -> Option<SweepKind> {
         return None;
     }
     let text = value.text.as_str();
+    if let Some(kind) = cast_sweep_kind(text) {
+        return kind;
+    }
     if let Some((name, _)) = text.split_once('(')
         && text.ends_with(')')
         && SWEEP_FUNCTIONS.contains(&name.trim())
@@ -103,6 +111,25 @@ pub fn sweep_kind(value: &RawScalar) -> Option<SweepKind> {
         return Some(SweepKind::Function);
     }
     (top_level_items(text).len() > 1).then_some(SweepKind::List)
+}
+
+/// A cast's sweep: `Some(kind)` when `text` is a cast (`int(1,2)` is a list sweep, a cast
+/// of a sweep function or of a cast of one is that sweep; Hydra cannot cast `range` and
+/// `interval` but to a number, nor `glob` at all: those are errors, see [`cast`]).
+fn cast_sweep_kind(text: &str) -> Option<Option<SweepKind>> {
+    let (name, args) = cast::call(text.trim()).filter(|_| cast::is_cast(text.trim()))?;
+    let Some(Ok(arg)) = cast::one_argument(args) else {
+        return Some((top_level_items(args).len() > 1).then_some(SweepKind::List));
+    };
+    if cast::is_cast(arg) {
+        return cast_sweep_kind(arg);
+    }
+    let inner = cast::call(arg).map(|(inner, _)| inner);
+    Some(match inner {
+        Some("choice") => Some(SweepKind::Function),
+        Some("range" | "interval") if matches!(name, "int" | "float") => Some(SweepKind::Function),
+        _ => None,
+    })
 }
 
 /// The items of `text` split at its commas outside brackets, parentheses, braces and
@@ -136,6 +163,17 @@ fn top_level_items(text: &str) -> Vec<&str> {
 /// One run's value of a sweep, when it is plain to see: a list's or `choice(...)`'s first
 /// item, `range(...)`'s start.
 pub fn first_run_value(text: &str, kind: SweepKind) -> Option<String> {
+    // A cast of a sweep: the cast of its first run's value (`int(1,2)`: `int(1)`).
+    if cast::is_cast(text.trim())
+        && let Some((name, args)) = cast::call(text.trim())
+    {
+        let first = match (kind, cast::one_argument(args)) {
+            (SweepKind::List, _) => top_level_items(args).first()?.trim().to_owned(),
+            (SweepKind::Function, Some(Ok(arg))) => first_run_value(arg, kind)?,
+            (SweepKind::Function, _) => return None,
+        };
+        return Some(format!("{name}({first})"));
+    }
     let first = match kind {
         SweepKind::List => top_level_items(text).first().copied(),
         SweepKind::Function => {
@@ -316,6 +354,24 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
             span,
         }
     });
+    // A cast of one value is its result, as verl gets it (the span stays the cast's).
+    let value = match value {
+        Some(mut scalar) if !scalar.quoted => match cast::cast(&scalar.text) {
+            Some(Ok(result)) => {
+                (scalar.text, scalar.quoted) = result.text();
+                Some(scalar)
+            }
+            Some(Err(cast::CastError)) => {
+                return Err(OverrideError {
+                    problem: OverrideProblem::NotACast,
+                    text: scalar.text,
+                    span: scalar.span,
+                });
+            }
+            None => Some(scalar),
+        },
+        value => value,
+    };
     Ok(Override {
         op,
         key: key.to_owned(),
@@ -431,6 +487,8 @@ fn breaks_value_grammar(value: &str) -> bool {
     !open.is_empty()
 }
 
+mod cast;
+
 #[cfg(test)]
 mod diff_tests;
 
@@ -502,6 +560,10 @@ mod tests {
             ("range(start=1,stop=3)", SweepKind::Function, None),
             ("interval(0.1,1.0)", SweepKind::Function, None),
             ("glob(*)", SweepKind::Function, None),
+            // A cast of a sweep is a sweep (Hydra casts each value).
+            ("int(1,2)", SweepKind::List, Some("int(1)")),
+            ("int(choice(2,4))", SweepKind::Function, Some("int(2)")),
+            ("float(range(1,3))", SweepKind::Function, Some("float(1)")),
         ] {
             assert_eq!(sweep_kind(&scalar(text, false)), Some(kind), "{text}");
             assert_eq!(first_run_value(text, kind).as_deref(), one, "{text}");
@@ -514,6 +576,8 @@ mod tests {
             "a\\,b",
             "'a,b'x",
             "sort([3,1])",
+            "int(2)",
+            "str(range(1,3))",
         ] {
             assert_eq!(sweep_kind(&scalar(text, false)), None, "{text}");
         }

@@ -1124,3 +1124,47 @@ fn command_line_values_follow_hydras_grammar_not_yamls() {
     assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
     assert_eq!(loaded.settings.get(RM_NNODES).value, Value::Int(0));
 }
+
+#[test]
+fn hydras_casts_give_verl_their_results() {
+    // Hydra evaluates a cast while it parses the override (measured with hydra-core 1.3.2,
+    // data/verl/hydra_overrides.json): verl gets the result, not the text.
+    let loaded = load(None, &["trainer.nnodes=int(2)"]);
+    assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+    assert_eq!(loaded.settings.int(NNODES), 2);
+    for (cast, nodes) in [("int('3')", 3), ("int(2.7)", 2), ("int(str(4))", 4)] {
+        let loaded = load(None, &[&format!("trainer.nnodes={cast}")]);
+        assert!(codes(&loaded).is_empty(), "{cast}: {:?}", codes(&loaded));
+        assert_eq!(loaded.settings.int(NNODES), nodes, "{cast}");
+    }
+    let loaded = load(None, &["reward_model.enable=bool(1)"]);
+    assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+    assert!(loaded.settings.bool(RM_ENABLE));
+    // `str(2)` is the string '2' and `float(2)` the float 2.0: no integer for verl. The
+    // label is on the cast as written.
+    let (message, _, labels, _) = wrong_type_words(&load(None, &["trainer.nnodes=str(2)"]));
+    assert_eq!(
+        message,
+        "`trainer.nnodes` must be an integer, not the string '2'"
+    );
+    assert_eq!(labels, ["set on the command line@16+6"]);
+    let loaded = load(None, &["trainer.nnodes=float(2)"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    // A cast Hydra cannot make is its parse error: Hydra stops before verl starts.
+    for line in ["trainer.nnodes=int('a')", "reward_model.enable=bool('yes')"] {
+        let loaded = load(None, &[line]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::override_syntax"],
+            "{line}"
+        );
+    }
+    // A cast of a sweep is a sweep, its one run's value a cast.
+    let loaded = load(None, &["trainer.nnodes=int(1,2)"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::sweep"]);
+    let (_, help, _, _) = wrong_type_words(&loaded);
+    assert!(
+        help.contains("for example `trainer.nnodes=int(1)`"),
+        "{help}"
+    );
+}
