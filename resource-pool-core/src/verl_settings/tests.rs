@@ -1126,6 +1126,31 @@ fn command_line_values_follow_hydras_grammar_not_yamls() {
 }
 
 #[test]
+fn deeply_nested_casts_are_read_as_text_without_recursing() {
+    // Each nesting level of a cast is one level of recursion and one scan of the value:
+    // a hundred thousand levels once overflowed the stack (and took quadratic time).
+    let deep = |n: usize| format!("trainer.nnodes={}2{}", "int(".repeat(n), ")".repeat(n));
+    let loaded = load(None, &[&deep(100_000)]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    let loaded = load(
+        None,
+        &[
+            "-m",
+            &format!(
+                "trainer.nnodes={}1,2{}",
+                "int(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
+        ],
+    );
+    assert!(!codes(&loaded).is_empty());
+    // Within the bound, the casts are Hydra's.
+    let loaded = load(None, &[&deep(20)]);
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    assert_eq!(loaded.settings.get(NNODES).value, Value::Int(2));
+}
+
+#[test]
 fn hydras_casts_give_verl_their_results() {
     // Hydra evaluates a cast while it parses the override (measured with hydra-core 1.3.2,
     // data/verl/hydra_overrides.json): verl gets the result, not the text.

@@ -48,13 +48,20 @@ impl Py {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CastError;
 
-/// `name(args)` filling the whole (trimmed) text, the `(` closed by the last `)`.
+/// The deepest nesting of brackets in a call's arguments that is read as calls: the
+/// functions here recurse once a level and scan the arguments at each, so a deeper value
+/// (`int(int(...))` ten thousand deep) would cost quadratic time and overflow the stack.
+/// Deeper is no call here (its text is the value); no launch line nests so.
+pub const MAX_NESTING: i32 = 32;
+
+/// `name(args)` filling the whole (trimmed) text, the `(` closed by the last `)`, its
+/// arguments nested at most [`MAX_NESTING`] deep.
 pub fn call(text: &str) -> Option<(&str, &str)> {
     let (name, rest) = text.split_once('(')?;
     let args = rest.strip_suffix(')')?;
     // Hydra's `POPEN` takes blanks before the `(`.
     let name = name.trim_end();
-    let closes_early = {
+    let malformed = {
         let (mut depth, mut quote, mut escaped) = (0i32, None, false);
         args.chars().any(|c| {
             match (c, quote) {
@@ -67,10 +74,11 @@ pub fn call(text: &str) -> Option<(&str, &str)> {
                 (')' | ']' | '}', None) => depth -= 1,
                 _ => {}
             }
-            depth < 0
+            // Closed early, or nested too deep.
+            !(0..=MAX_NESTING).contains(&depth)
         })
     };
-    (!closes_early && is_id(name)).then_some((name, args))
+    (!malformed && is_id(name)).then_some((name, args))
 }
 
 /// Whether `text` is a cast of Hydra's (by its name).
