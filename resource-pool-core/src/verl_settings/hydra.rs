@@ -436,8 +436,10 @@ fn is_package(text: &str) -> bool {
 /// Hydra's errors too, not caught here (the differential test lists them).
 fn breaks_value_grammar(value: &str) -> bool {
     let mut chars = value.char_indices().peekable();
-    // The closers the open brackets wait for.
+    // The closers the open brackets wait for, and how many of them are `)`: an `=` is
+    // an argument's only inside a function (counted, not searched for: a long value).
     let mut open = Vec::new();
+    let mut parens = 0usize;
     while let Some((i, c)) = chars.next() {
         match c {
             '\\' => {
@@ -468,11 +470,15 @@ fn breaks_value_grammar(value: &str) -> bool {
                 }
                 while chars.next_if(|&(j, _)| j <= i + 2 + end).is_some() {}
             }
-            '(' => open.push(')'),
+            '(' => {
+                open.push(')');
+                parens += 1;
+            }
             '[' => open.push(']'),
             '{' => open.push('}'),
             ')' | ']' | '}' if open.pop() != Some(c) => return true,
-            '=' if !open.contains(&')') => return true,
+            ')' => parens -= 1,
+            '=' if parens == 0 => return true,
             '~' | '!' | '#' | '&' | ';' | '<' | '>' | '^' | '`' => return true,
             // U+FFFD stands for bytes that were not UTF-8: the launch reader's
             // `not_unicode` judges those words (where the check reads them), not this.
