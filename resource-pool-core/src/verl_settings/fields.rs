@@ -362,6 +362,7 @@ impl fmt::Display for NotReadWhy {
 /// The value a key of the wrong type holds, as its message says it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "form", content = "text", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Found {
     /// A value as written (`two`).
     Plain(String),
@@ -408,6 +409,7 @@ pub struct TypeFix {
 /// The ways of [`TypeFix`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TypeFixHow {
     /// Set a value of the type.
     SetValue,

@@ -49,6 +49,7 @@ pub struct OverrideError {
 /// What is wrong with an override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum OverrideProblem {
     /// No `=` (and not a `~key`).
     NotAnOverride,
