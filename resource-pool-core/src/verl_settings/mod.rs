@@ -121,6 +121,8 @@ fn any_error(diagnostics: &[VerlDiagnostic]) -> bool {
 }
 
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 mod release_tests;
 #[cfg(test)]
 mod tests;

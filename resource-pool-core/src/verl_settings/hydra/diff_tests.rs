@@ -177,22 +177,11 @@ fn overrides_agree_with_hydra() {
     assert_eq!(fixture["hydra"], "hydra-core==1.3.2");
     let cases = fixture["overrides"].as_array().expect("overrides");
     assert!(cases.len() > 500, "{}", cases.len());
-    let mut problems = Vec::new();
-    for case in cases {
-        let text = case["text"].as_str().expect("text");
-        let listed = EXCEPTIONS.iter().find(|(t, _)| *t == text);
-        match (disagreement(case), listed) {
-            (Some(why), None) => problems.push(format!("{text:?}: {why}")),
-            (None, Some((_, reason))) => {
-                problems.push(format!("{text:?} is listed ({reason}) but agrees"))
-            }
-            _ => {}
-        }
-    }
-    for (text, _) in EXCEPTIONS {
-        if !cases.iter().any(|c| c["text"] == *text) {
-            problems.push(format!("{text:?} is listed but not in the fixture"));
-        }
-    }
+    let problems = crate::verl_settings::differential::problems(
+        cases,
+        EXCEPTIONS,
+        |case| case["text"].as_str().expect("text").to_owned(),
+        disagreement,
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -105,25 +105,11 @@ fn yaml_scalars_agree_with_omegaconf() {
     assert_eq!(fixture["omegaconf"], "omegaconf==2.3.0");
     let cases = fixture["scalars"].as_array().expect("scalars");
     assert!(cases.len() > 200, "{}", cases.len());
-    let mut problems = Vec::new();
-    for case in cases {
-        let scalar = scalar_of(case["yaml"].as_str().expect("yaml"));
-        let listed = EXCEPTIONS.iter().find(|(s, _)| *s == scalar);
-        match (disagreement(case), listed) {
-            (Some(why), None) => problems.push(format!("{scalar:?}: {why}")),
-            (None, Some((_, reason))) => {
-                problems.push(format!("{scalar:?} is listed ({reason}) but agrees"))
-            }
-            _ => {}
-        }
-    }
-    for (scalar, _) in EXCEPTIONS {
-        if !cases
-            .iter()
-            .any(|c| scalar_of(c["yaml"].as_str().expect("yaml")) == *scalar)
-        {
-            problems.push(format!("{scalar:?} is listed but not in the fixture"));
-        }
-    }
+    let problems = crate::verl_settings::differential::problems(
+        cases,
+        EXCEPTIONS,
+        |case| scalar_of(case["yaml"].as_str().expect("yaml")).to_owned(),
+        disagreement,
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
