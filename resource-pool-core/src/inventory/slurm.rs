@@ -133,6 +133,15 @@ pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
             });
             continue;
         };
+        // Slurm names every node; an empty name would be a node the cluster file (what
+        // `inventory` writes) refuses as having no id.
+        if name.is_empty() {
+            errors.push(SlurmError::Shape {
+                detail: "a node with an empty `name`".into(),
+                span: span(&["nodes".into(), index.into(), "name".into()]),
+            });
+            continue;
+        }
         if let Some(&first) = first_use.get(name) {
             errors.push(SlurmError::DuplicateNode {
                 name: name.to_owned(),
@@ -403,6 +412,19 @@ mod tests {
             format!("\"{value}\"")
         );
         assert!(matches!(errors[1], SlurmError::Shape { .. }));
+    }
+
+    #[test]
+    fn a_node_with_an_empty_name_is_an_error_on_it() {
+        // Found by the tool_outputs fuzz target: the node printed a cluster file that
+        // refuses it (`cluster::empty_node_id`).
+        let text = r#"{"nodes":[{"name":"a","cpus":4},{"name":"","cpus":2}]}"#;
+        let errors = parse_slurm_nodes(text).expect_err("an empty name");
+        let [SlurmError::Shape { detail, span }] = errors.as_slice() else {
+            panic!("{errors:?}");
+        };
+        assert_eq!(detail, "a node with an empty `name`");
+        assert_eq!(&text[span.offset()..span.offset() + span.len()], "\"\"");
     }
 
     #[test]

@@ -92,9 +92,17 @@ impl<'t> Reader<'t> {
         }
     }
 
-    /// The item's `metadata.name`, or a shape error (`None`).
+    /// The item's `metadata.name`, or a shape error (`None`). An empty name is one too:
+    /// Kubernetes gives none, and a cluster file refuses a node without an id.
     fn name<'d>(&mut self, path: &[Step<'d>], item: &'d Value, what: &str) -> Option<&'d str> {
         match item.pointer("/metadata/name") {
+            Some(Value::String(name)) if name.is_empty() => {
+                self.shape(
+                    &with(path, &[Step::Key("metadata"), Step::Key("name")]),
+                    format!("{what} `metadata.name` is empty"),
+                );
+                None
+            }
             Some(Value::String(name)) => Some(name),
             Some(_) => {
                 self.shape(

@@ -170,3 +170,16 @@ fn whole_ascend_npus_count_and_virtual_slices_do_not() {
         Amount::from_whole(8).unwrap_or_default()
     );
 }
+
+#[test]
+fn a_node_with_an_empty_name_is_a_shape_error() {
+    // Found by the tool_outputs fuzz target (through Slurm's twin): a node without an id
+    // printed a cluster file that does not read back.
+    let text = r#"{"kind": "List", "items": [{"metadata": {"name": ""}, "status": {"allocatable": {"cpu": "4"}}}]}"#;
+    let errors = parse_kubectl_nodes(text).expect_err("an empty name");
+    let [KubectlError::Shape { detail, span, .. }] = errors.as_slice() else {
+        panic!("{errors:?}");
+    };
+    assert_eq!(detail, "node `metadata.name` is empty");
+    assert_eq!(&text[span.offset()..span.offset() + span.len()], "\"\"");
+}
