@@ -34,8 +34,8 @@ pub fn to_camel_case(name: &str) -> String {
 
 /// The three parsed answers, checked and joined into an inventory.
 ///
-/// Errors when a page is truncated (`total` larger than what was returned) or a node is
-/// listed twice.
+/// Errors when a page is truncated (`total` larger than what was returned), or a node is
+/// listed twice or without an id.
 pub fn assemble(
     nodes: NodesPage,
     usage: ClusterUsage,
@@ -55,6 +55,14 @@ pub fn assemble(
     }
     let mut seen = std::collections::BTreeSet::new();
     for node in &nodes.nodes {
+        // Ray names every node by a hex id; an empty one would make a node the cluster
+        // file (what `inventory` writes) refuses, and that the check could not name.
+        if node.id.is_empty() {
+            return Err(RayJsonError::BadBody {
+                endpoint: Endpoint::Nodes,
+                detail: "a node with an empty `node_id`".into(),
+            });
+        }
         if !seen.insert(node.id.as_str()) {
             return Err(RayJsonError::DuplicateNode {
                 endpoint: Endpoint::Nodes,

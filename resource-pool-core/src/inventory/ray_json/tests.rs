@@ -281,6 +281,24 @@ fn truncated_pages_are_refused() {
     assert!(help.contains("RAY_MAX_LIMIT_FROM_API_SERVER=300"), "{help}");
 }
 
+#[test]
+fn a_node_without_an_id_is_refused() {
+    // As Slurm's and kubectl's readers refuse an empty name: the inventory's cluster must
+    // read back as a cluster file, which refuses an empty id.
+    let first = std::str::from_utf8(IDLE_NODES).unwrap();
+    let id_at = first.find("\"node_id\": \"").expect("a node id") + "\"node_id\": \"".len();
+    let end = id_at + first[id_at..].find('"').expect("its end");
+    let text = format!("{}{}", &first[..id_at], &first[end..]);
+    let error = parse_inventory(text.as_bytes(), IDLE_STATUS, IDLE_GROUPS).unwrap_err();
+    assert_eq!(
+        error,
+        RayJsonError::BadBody {
+            endpoint: Endpoint::Nodes,
+            detail: "a node with an empty `node_id`".into()
+        }
+    );
+}
+
 fn node_body(resources: &str) -> String {
     format!(
         r#"{{"result": true, "msg": "", "data": {{"result": {{"total": 1, "result": [
