@@ -118,11 +118,11 @@ pub fn sweep_kind(value: &RawScalar) -> Option<SweepKind> {
 /// of a sweep function or of a cast of one is that sweep; Hydra cannot cast `range` and
 /// `interval` but to a number, nor `glob` at all: those are errors, see [`cast`]).
 fn cast_sweep_kind(text: &str) -> Option<Option<SweepKind>> {
-    let (name, args) = cast::call(text.trim()).filter(|_| cast::is_cast(text.trim()))?;
+    let (name, args) = cast::cast_call(text.trim())?;
     let Some(Ok(arg)) = cast::one_argument(args) else {
         return Some((top_level_items(args).len() > 1).then_some(SweepKind::List));
     };
-    if cast::is_cast(arg) {
+    if cast::cast_call(arg).is_some() {
         return cast_sweep_kind(arg);
     }
     let inner = cast::call(arg).map(|(inner, _)| inner);
@@ -165,9 +165,7 @@ fn top_level_items(text: &str) -> Vec<&str> {
 /// item, `range(...)`'s start.
 pub fn first_run_value(text: &str, kind: SweepKind) -> Option<String> {
     // A cast of a sweep: the cast of its first run's value (`int(1,2)`: `int(1)`).
-    if cast::is_cast(text.trim())
-        && let Some((name, args)) = cast::call(text.trim())
-    {
+    if let Some((name, args)) = cast::cast_call(text.trim()) {
         let first = match (kind, cast::one_argument(args)) {
             (SweepKind::List, _) => top_level_items(args).first()?.trim().to_owned(),
             (SweepKind::Function, Some(Ok(arg))) => first_run_value(arg, kind)?,

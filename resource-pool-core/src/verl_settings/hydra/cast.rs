@@ -81,9 +81,9 @@ pub fn call(text: &str) -> Option<(&str, &str)> {
     (!malformed && is_id(name)).then_some((name, args))
 }
 
-/// Whether `text` is a cast of Hydra's (by its name).
-pub fn is_cast(text: &str) -> bool {
-    call(text).is_some_and(|(name, _)| CASTS.contains(&name))
+/// [`call`] when it calls one of Hydra's casts (by its name): the cast and its arguments.
+pub fn cast_call(text: &str) -> Option<(&str, &str)> {
+    call(text).filter(|(name, _)| CASTS.contains(name))
 }
 
 /// The one argument of a cast (`int(2)`, `int(value=2)`), when it has one (more are a
@@ -108,7 +108,7 @@ pub fn one_argument(args: &str) -> Option<Result<&str, CastError>> {
 
 /// What a cast gives: `None` when `text` is no cast of one value modelled here.
 pub fn cast(text: &str) -> Option<Result<Py, CastError>> {
-    let (name, args) = call(text).filter(|(name, _)| CASTS.contains(name))?;
+    let (name, args) = cast_call(text)?;
     let arg = match one_argument(args)? {
         Ok(arg) => arg,
         Err(e) => return Some(Err(e)),
