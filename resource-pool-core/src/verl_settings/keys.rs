@@ -350,7 +350,7 @@ fn saturate(negative: bool, magnitude: u128) -> i64 {
 }
 
 /// Hydra's `INT` token: `[+-]?(0|[1-9](_?[0-9])*)`.
-fn is_hydra_int(text: &str) -> bool {
+pub(super) fn is_hydra_int(text: &str) -> bool {
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
     if digits == "0" {
         return true;

@@ -11,6 +11,7 @@
 //! (`str(range(1,3))`, `bool(interval(0,1))`, `int(glob(*))`), which is an error here.
 
 use super::top_level_items;
+use crate::verl_settings::keys::is_hydra_int;
 
 /// Hydra's casts.
 const CASTS: &[&str] = &["int", "float", "bool", "str"];
@@ -150,7 +151,7 @@ fn element(arg: &str, cast_name: &str) -> Option<Result<Py, CastError>> {
         "null" => Py::None,
         "true" => Py::Bool(true),
         "false" => Py::Bool(false),
-        _ if is_int_token(arg) => Py::Int(python_int(arg)?),
+        _ if is_hydra_int(arg) => Py::Int(python_int(arg)?),
         _ if is_float_token(arg) => Py::Float(python_float(arg)?),
         _ => Py::Str(arg.to_owned()),
     }))
@@ -193,13 +194,9 @@ fn apply(name: &str, value: Py) -> Result<Py, CastError> {
     }
 }
 
-/// Hydra's `ID`: a letter or `_`, then letters, digits, `_`, `-`.
+/// Hydra's `ID` (a function's name, a keyword argument's).
 fn is_id(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+    super::is_name(text, false)
 }
 
 /// Digits with single `_` between digits (Python's and Hydra's numbers).
@@ -209,12 +206,6 @@ fn is_digits(text: &str) -> bool {
         && !text.ends_with('_')
         && !text.contains("__")
         && text.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-}
-
-/// Hydra's `INT` token: `[+-]? ('0' | [1-9] ('_'? [0-9])*)`.
-fn is_int_token(text: &str) -> bool {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    digits == "0" || (is_digits(digits) && !digits.starts_with('0'))
 }
 
 /// Hydra's `FLOAT` token: a point float, an exponent float, `inf` or `nan` in any case.
