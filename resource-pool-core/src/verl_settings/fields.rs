@@ -415,6 +415,10 @@ pub enum TypeFixHow {
     SetValue,
     /// Drop the quotes of a string that reads as the type.
     Unquote,
+    /// Drop the YAML `!!str` tag of a string that reads as the type.
+    DropStrTag,
+    /// Drop Hydra's `str()` cast of a value of the type.
+    DropStrCast,
     /// A config given as data holds a string that reads as the type: OmegaConf's
     /// `${oc.env:VAR}` gives strings; `${oc.decode:...}` or a value of the type fixes it.
     Decode,
@@ -427,6 +431,19 @@ pub enum TypeFixHow {
 impl Serialize for TypeFix {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.how.serialize(serializer)
+    }
+}
+
+impl TypeFix {
+    /// The value as it should be written where it was set, in backquotes: `key=2` on the
+    /// command line, `leaf: 2` in a YAML file.
+    fn written(&self) -> String {
+        if self.origin == super::settings::OriginKind::CommandLine {
+            format!("`{}={}`", self.key, self.value)
+        } else {
+            let leaf = self.key.rsplit('.').next().unwrap_or(self.key);
+            format!("`{leaf}: {}`", self.value)
+        }
     }
 }
 
@@ -443,8 +460,21 @@ impl fmt::Display for TypeFix {
             ),
             TypeFixHow::Unquote => write!(
                 f,
-                "write it without quotes (`{key}={}`): a quoted value is a string, and verl needs {}",
-                self.value, self.expected
+                "write it without quotes ({}): a quoted value is a string, and verl needs {}",
+                self.written(),
+                self.expected
+            ),
+            TypeFixHow::DropStrTag => write!(
+                f,
+                "drop the `!!str` tag ({}): it makes the value a string, and verl needs {}",
+                self.written(),
+                self.expected
+            ),
+            TypeFixHow::DropStrCast => write!(
+                f,
+                "drop the `str()` cast ({}): Hydra's `str()` gives a string, and verl needs {}",
+                self.written(),
+                self.expected
             ),
             TypeFixHow::Decode => write!(
                 f,

@@ -4,7 +4,7 @@
 //! The overrides are one text, joined by single spaces (the "command line" source), and
 //! every span points into it.
 
-use super::yaml::RawScalar;
+use super::yaml::{RawScalar, StringMark};
 use crate::source::Span;
 
 /// What an override does.
@@ -98,7 +98,7 @@ const SWEEP_FUNCTIONS: &[&str] = &["choice", "range", "interval", "glob"];
 /// a comma inside `[...]`, `{...}`, `(...)`, quotes or `${...}`, or after `\`, separates
 /// no runs.
 pub fn sweep_kind(value: &RawScalar) -> Option<SweepKind> {
-    if value.quoted {
+    if value.quoted() {
         return None;
     }
     let text = value.text.as_str();
@@ -349,15 +349,17 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
             } else {
                 v.trim().to_owned()
             },
-            quoted,
+            string: quoted.then_some(StringMark::Quotes),
             span,
         }
     });
     // A cast of one value is its result, as verl gets it (the span stays the cast's).
     let value = match value {
-        Some(mut scalar) if !scalar.quoted => match cast::cast(&scalar.text) {
+        Some(mut scalar) if !scalar.quoted() => match cast::cast(&scalar.text) {
             Some(Ok(result)) => {
-                (scalar.text, scalar.quoted) = result.text();
+                let (text, string) = result.text();
+                scalar.text = text;
+                scalar.string = string.then_some(StringMark::StrCast);
                 Some(scalar)
             }
             Some(Err(cast::CastError)) => {
@@ -528,7 +530,7 @@ mod tests {
         assert_eq!(&line[o[1].value.as_ref().unwrap().span.clone()], "1");
         let quoted = o[2].value.as_ref().unwrap();
         assert_eq!(
-            (quoted.text.as_str(), quoted.quoted, o[2].op),
+            (quoted.text.as_str(), quoted.quoted(), o[2].op),
             ("a b", true, Op::ForceAdd)
         );
         assert_eq!((o[3].op, o[3].value.is_none()), (Op::Delete, true));
@@ -549,7 +551,7 @@ mod tests {
     fn scalar(text: &str, quoted: bool) -> RawScalar {
         RawScalar {
             text: text.to_owned(),
-            quoted,
+            string: quoted.then_some(StringMark::Quotes),
             span: 0..text.len(),
         }
     }

@@ -267,7 +267,7 @@ impl Judge {
         let scalar = o
             .value
             .as_ref()
-            .is_some_and(|v| v.quoted || !(v.text.starts_with('[') || v.text.starts_with('{')));
+            .is_some_and(|v| v.quoted() || !(v.text.starts_with('[') || v.text.starts_with('{')));
         o.op == Op::Add
             && scalar
             && self.judged

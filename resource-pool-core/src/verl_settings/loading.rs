@@ -12,7 +12,7 @@ use super::layout::layout;
 use super::releases::{Release, release};
 use super::rules::rules;
 use super::settings::{Origin, Setting, VerlSettings};
-use super::yaml::{RawScalar, read_yaml};
+use super::yaml::{RawScalar, StringMark, read_yaml};
 use super::{LoadedVerl, SpanSpace, VerlDiagnostic, VerlLaunchDiagnostic, any_error};
 use crate::source::{Span, to_source_span};
 
@@ -101,7 +101,12 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         match read_yaml(text) {
             Ok(values) => {
                 for (id, span) in values.not_scalar {
-                    diagnostics.push(wrong_type(id, Found::MappingOrList, yaml_origin(span)));
+                    diagnostics.push(wrong_type(
+                        id,
+                        Found::MappingOrList,
+                        None,
+                        yaml_origin(span),
+                    ));
                 }
                 for (id, scalar) in values.values {
                     in_yaml.insert(id, scalar.span.clone());
@@ -247,8 +252,8 @@ fn not_read(
 ) -> Option<VerlDiagnostic> {
     let key = &KEYS[id];
     let in_yaml = place != Place::CommandLine;
-    let value = interpret(&scalar.text, scalar.quoted, key.kind, in_yaml);
-    if is_null(&scalar.text, scalar.quoted, in_yaml)
+    let value = interpret(&scalar.text, scalar.quoted(), key.kind, in_yaml);
+    if is_null(&scalar.text, scalar.quoted(), in_yaml)
         || value.is_some_and(|v| v == key.default.value())
     {
         return None;
@@ -453,6 +458,7 @@ fn resolve(
             diagnostics.push(wrong_type(
                 id,
                 Found::EnvString(scalar.text.clone()),
+                None,
                 origin,
             ));
         }
@@ -462,7 +468,7 @@ fn resolve(
         .text
         .strip_prefix("${")
         .and_then(|t| t.strip_suffix('}'))
-        .filter(|_| !scalar.quoted || scalar.text.starts_with("${"))
+        .filter(|_| !scalar.quoted() || scalar.text.starts_with("${"))
     {
         // `${oc.select:KEY,FALLBACK}` is KEY (verl's config has every key read): verl's own
         // default of the rollout's `n_gpus_per_node`, which a copied config keeps.
@@ -493,20 +499,20 @@ fn resolve(
             }
         };
     }
-    if key.nullable && is_null(&scalar.text, scalar.quoted, !from_command_line) {
+    if key.nullable && is_null(&scalar.text, scalar.quoted(), !from_command_line) {
         // verl reads this null as "not set" (see `Key::nullable`): the default stands.
         return None;
     }
-    match interpret(&scalar.text, scalar.quoted, key.kind, !from_command_line) {
+    match interpret(&scalar.text, scalar.quoted(), key.kind, !from_command_line) {
         Some(value) => Some(Setting { value, origin }),
         None => {
             if depth == 0 {
                 let found = match scalar.text.chars().take(40).collect::<String>() {
                     text if text.is_empty() => Found::EmptyString,
-                    text if scalar.quoted => Found::String(text),
+                    text if scalar.quoted() => Found::String(text),
                     text => Found::Plain(text),
                 };
-                diagnostics.push(wrong_type(id, found, origin));
+                diagnostics.push(wrong_type(id, found, scalar.string, origin));
             }
             None
         }
@@ -514,9 +520,15 @@ fn resolve(
 }
 
 /// `wrong_type` for a key's value, with the fix that fits where it was set: a string that
-/// reads as the type loses its quotes (a config given as data: `${oc.decode:...}`), an
-/// `${oc.env:...}` is wrapped in `${oc.decode:...}`, else a value of the type.
-fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
+/// reads as the type loses what made it a string, `string` (its quotes, its `!!str` tag,
+/// its `str()` cast; a config given as data: `${oc.decode:...}`), an `${oc.env:...}` is
+/// wrapped in `${oc.decode:...}`, else a value of the type.
+fn wrong_type(
+    id: KeyId,
+    found: Found,
+    string: Option<StringMark>,
+    origin: Origin,
+) -> VerlDiagnostic {
     let key = &KEYS[id];
     let in_yaml = !matches!(origin, Origin::CommandLine(_));
     let reads_as_kind = |text: &str| interpret(text, false, key.kind, in_yaml).is_some();
@@ -524,7 +536,14 @@ fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
         (Found::String(text), Origin::Config(_)) if reads_as_kind(text) => {
             (TypeFixHow::Decode, text.clone())
         }
-        (Found::String(text), _) if reads_as_kind(text) => (TypeFixHow::Unquote, text.clone()),
+        (Found::String(text), _) if reads_as_kind(text) => {
+            let how = match string {
+                Some(StringMark::StrTag) => TypeFixHow::DropStrTag,
+                Some(StringMark::StrCast) => TypeFixHow::DropStrCast,
+                _ => TypeFixHow::Unquote,
+            };
+            (how, text.clone())
+        }
         (Found::EnvString(text), _) => (TypeFixHow::DecodeEnv, format!("${{oc.decode:{text}}}")),
         _ => (TypeFixHow::SetValue, String::new()),
     };

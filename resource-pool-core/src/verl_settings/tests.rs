@@ -814,6 +814,41 @@ fn a_string_that_reads_as_a_number_is_called_a_string() {
 }
 
 #[test]
+fn the_fix_undoes_what_made_the_value_a_string_where_it_was_written() {
+    // Hydra's `str()` on the command line: drop the cast, not quotes nobody wrote.
+    let (message, help, _, data) = wrong_type_words(&load(None, &["trainer.nnodes=str(2)"]));
+    assert_eq!(
+        message,
+        "`trainer.nnodes` must be an integer, not the string '2'"
+    );
+    assert!(
+        help.starts_with("drop the `str()` cast (`trainer.nnodes=2`)"),
+        "{help}"
+    );
+    assert_eq!(data["fix"], "drop_str_cast");
+    // In a YAML file the value is shown as YAML, under its own key.
+    let yaml = |text: &str| wrong_type_words(&load(Some(text), &[]));
+    let (_, help, _, data) = yaml("trainer:\n  nnodes: '2'\n");
+    assert!(
+        help.starts_with("write it without quotes (`nnodes: 2`)"),
+        "{help}"
+    );
+    assert_eq!(data["fix"], "unquote");
+    // YAML's `!!str` tag: drop the tag.
+    let (message, help, labels, data) = yaml("trainer:\n  nnodes: !!str 2\n");
+    assert_eq!(
+        message,
+        "`trainer.nnodes` must be an integer, not the string '2'"
+    );
+    assert!(
+        help.starts_with("drop the `!!str` tag (`nnodes: 2`)"),
+        "{help}"
+    );
+    assert_eq!(labels, ["set in the YAML@19+7"]);
+    assert_eq!(data["fix"], "drop_str_tag");
+}
+
+#[test]
 fn a_config_given_as_data_is_not_the_yaml() {
     let config = "{\"trainer\": {\"nnodes\": \"2\"}}";
     let options = VerlOptions {

@@ -21,10 +21,35 @@ use crate::yaml_text::{Shifts, TextError, char_to_byte, parse_joining_pairs};
 pub struct RawScalar {
     /// Its text (quotes removed).
     pub text: String,
-    /// Whether it was quoted (or tagged `!!str`): a string whatever it reads like.
-    pub quoted: bool,
+    /// What made it a string whatever it reads like, when something did.
+    pub string: Option<StringMark>,
     /// Where it stands, in bytes.
     pub span: Span,
+}
+
+impl RawScalar {
+    /// Whether it is a string whatever it reads like (quoted, tagged `!!str`, or cast
+    /// with `str()`).
+    pub fn quoted(&self) -> bool {
+        self.string.is_some()
+    }
+}
+
+/// A value as the event stream gives it: its text, what made it a string, and where it
+/// stands in characters (turned into bytes once, at the end).
+type CharScalar = (String, Option<StringMark>, (usize, usize));
+
+/// What makes a scalar a string whatever its text reads like: the help for a string where
+/// verl needs a number says to undo that very thing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StringMark {
+    /// Quotes: `'2'`, `"2"`.
+    Quotes,
+    /// YAML's `!!str` tag: `!!str 2`.
+    StrTag,
+    /// Hydra's `str()` cast on the command line: `str(2)`.
+    StrCast,
 }
 
 /// What a YAML file says about the known keys.
@@ -80,9 +105,9 @@ pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
 fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, (String, usize)> {
     let mut parser = Parser::new_from_str(source);
     let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: HashMap<usize, (String, bool)> = HashMap::new();
+    let mut anchors: HashMap<usize, (String, Option<StringMark>)> = HashMap::new();
     // Spans in characters until the end, then converted to bytes in one pass.
-    let mut values: HashMap<KeyId, (String, bool, (usize, usize))> = HashMap::new();
+    let mut values: HashMap<KeyId, CharScalar> = HashMap::new();
     let mut not_scalar: HashMap<KeyId, (usize, usize)> = HashMap::new();
     let mut keys: Vec<String> = Vec::new();
     let mut key_chars: Vec<(usize, usize)> = Vec::new();
@@ -103,8 +128,13 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
             }
             Event::DocumentEnd => break,
             Event::Scalar(value, style, anchor, tag) => {
-                let quoted = !matches!(style, ScalarStyle::Plain)
-                    || tag.as_ref().is_some_and(|t| t.suffix == "str");
+                let quoted = if !matches!(style, ScalarStyle::Plain) {
+                    Some(StringMark::Quotes)
+                } else if tag.as_ref().is_some_and(|t| t.suffix == "str") {
+                    Some(StringMark::StrTag)
+                } else {
+                    None
+                };
                 if anchor > 0 {
                     anchors.insert(anchor, (value.to_string(), quoted));
                 }
@@ -125,7 +155,7 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
                 let (value, quoted) = anchors
                     .get(&anchor)
                     .cloned()
-                    .unwrap_or_else(|| (String::new(), true));
+                    .unwrap_or_else(|| (String::new(), Some(StringMark::Quotes)));
                 if anchors.contains_key(&anchor) {
                     scalar(&mut stack, &mut values, value, quoted, chars);
                 } else {
@@ -200,7 +230,7 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
                     id,
                     RawScalar {
                         text,
-                        quoted,
+                        string: quoted,
                         span: span(chars),
                     },
                 )
@@ -275,9 +305,9 @@ fn note_key_or_default(
 /// A scalar event: a key, a value, or part of something we skip.
 fn scalar(
     stack: &mut [Frame],
-    values: &mut HashMap<KeyId, (String, bool, (usize, usize))>,
+    values: &mut HashMap<KeyId, CharScalar>,
     text: String,
-    quoted: bool,
+    quoted: Option<StringMark>,
     chars: (usize, usize),
 ) {
     match stack.last_mut() {
@@ -356,10 +386,10 @@ mod tests {
         let text = "trainer:\n  nnodes: 2\n  n_gpus_per_node: \"8\"\n  device: npu # Ascend\nreward_model:\n  enable: True\n  model: {path: x}\n";
         let y = read_yaml(text).unwrap();
         let nnodes = &y.values[&NNODES];
-        assert_eq!((nnodes.text.as_str(), nnodes.quoted), ("2", false));
+        assert_eq!((nnodes.text.as_str(), nnodes.quoted()), ("2", false));
         assert_eq!(&text[nnodes.span.clone()], "2");
         let gpus = &y.values[&N_GPUS_PER_NODE];
-        assert!(gpus.quoted);
+        assert!(gpus.quoted());
         assert_eq!(&text[y.values[&DEVICE].span.clone()], "npu");
         assert_eq!(y.values[&RM_ENABLE].text, "True");
         assert_eq!(y.values.len(), 4);

@@ -123,7 +123,7 @@ fn disagreement(case: &Json) -> Option<String> {
         return (o.value.is_none() != case.get("value").is_none() && our_sweep.is_none())
             .then(|| "value present on one side only".into());
     };
-    let (t, quoted) = (scalar.text.as_str(), scalar.quoted);
+    let (t, quoted) = (scalar.text.as_str(), scalar.quoted());
     let read = |kind| interpret(t, quoted, kind, false);
     let null = is_null(t, quoted, false);
     let expect: (Option<Value>, Option<Value>, bool) = match value["type"].as_str() {

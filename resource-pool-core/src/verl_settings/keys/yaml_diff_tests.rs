@@ -57,7 +57,7 @@ fn disagreement(case: &Json) -> Option<String> {
     let Some(scalar) = values.values.get(&NNODES) else {
         return Some(format!("no scalar read: {values:?}"));
     };
-    let (t, quoted) = (scalar.text.as_str(), scalar.quoted);
+    let (t, quoted) = (scalar.text.as_str(), scalar.quoted());
     let read = |kind| interpret(t, quoted, kind, true);
     let got = (read(Kind::Int), read(Kind::Bool), is_null(t, quoted, true));
     if omegaconf_error {
