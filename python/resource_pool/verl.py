@@ -9,7 +9,7 @@ import os
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _find_cluster, _native, _seconds, _strings, _cluster_arg, ClusterArg, Report
-from ._errors import ClusterError
+from ._errors import ArgumentError, ClusterError
 
 __all__ = ["check"]
 
@@ -53,7 +53,15 @@ def _config_arg(config: Any) -> tuple:
 
         config = OmegaConf.to_container(config, resolve=True)
     if isinstance(config, Mapping):
-        return None, json.dumps(_plain(config, "config"), indent=2) + "\n"
+        try:
+            return None, json.dumps(_plain(config, "config"), indent=2) + "\n"
+        except RecursionError:
+            # A dict that holds itself, or one nested past Python's recursion limit: no
+            # config of verl's, and the reader refuses past 255 levels anyway.
+            raise ArgumentError(
+                "config: dicts and lists nested deeper than Python can walk (does one hold "
+                "itself?); verl's config nests a few levels deep"
+            ) from None
     raise TypeError(
         "config: expected a path to verl's YAML, a dict or an OmegaConf DictConfig, got %s"
         % type(config).__name__

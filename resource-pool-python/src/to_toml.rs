@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use resource_pool::config::{toml_key, toml_string};
+use resource_pool::inventory::cluster_file::TOML_NESTING_LIMIT;
 use resource_pool::model::Role as _;
 
 /// Python's `repr` of a value, shortened for a message.
@@ -262,19 +263,19 @@ pub fn cluster_toml(cluster: &Bound<'_, PyDict>) -> PyResult<String> {
                 blocks.push_str("[[");
                 blocks.push_str(&toml_key(&key));
                 blocks.push_str("]]\n");
-                write_entries(&mut blocks, item, &Place::Index(&here, i))?;
+                write_entries(&mut blocks, item, &Place::Index(&here, i), 1)?;
                 blocks.push('\n');
             }
         } else if let Ok(dict) = value.cast::<PyDict>() {
             blocks.push('[');
             blocks.push_str(&toml_key(&key));
             blocks.push_str("]\n");
-            write_entries(&mut blocks, dict, &here)?;
+            write_entries(&mut blocks, dict, &here, 1)?;
             blocks.push('\n');
         } else {
             head.push_str(&toml_key(&key));
             head.push_str(" = ");
-            write_inline(&mut head, &value, &here)?;
+            write_inline(&mut head, &value, &here, 0)?;
             head.push('\n');
         }
     }
@@ -308,21 +309,45 @@ fn str_key(key: &Bound<'_, PyAny>, place: &Place<'_>) -> PyResult<String> {
         .into_owned())
 }
 
-/// A dict's entries, one `key = value` line each, values inline.
-fn write_entries(out: &mut String, dict: &Bound<'_, PyDict>, place: &Place<'_>) -> PyResult<()> {
+/// A dict's entries, one `key = value` line each, values inline; `open` tables (its own
+/// section's) around them.
+fn write_entries(
+    out: &mut String,
+    dict: &Bound<'_, PyDict>,
+    place: &Place<'_>,
+    open: u32,
+) -> PyResult<()> {
     for (key, value) in dict.iter() {
         let key = str_key(&key, place)?;
         out.push_str(&toml_key(&key));
         out.push_str(" = ");
-        write_inline(out, &value, &Place::Key(place, &key))?;
+        write_inline(out, &value, &Place::Key(place, &key), open)?;
         out.push('\n');
     }
     Ok(())
 }
 
-/// A value as an inline TOML value.
-fn write_inline(out: &mut String, value: &Bound<'_, PyAny>, place: &Place<'_>) -> PyResult<()> {
+/// A value as an inline TOML value, inside `open` tables and arrays. A list or dict past
+/// the reader's nesting limit is an `ArgumentError`: no cluster nests that deep, and one
+/// that holds itself would recurse here until the stack ran out (a crash of Python).
+fn write_inline(
+    out: &mut String,
+    value: &Bound<'_, PyAny>,
+    place: &Place<'_>,
+    open: u32,
+) -> PyResult<()> {
     const EXPECTED: &str = "a str, int, float, bool, list or dict";
+    let nested = || {
+        if open >= TOML_NESTING_LIMIT {
+            return Err(crate::errors::argument(
+                value.py(),
+                &format!(
+                    "{place}: lists and dicts nested more than {TOML_NESTING_LIMIT} deep (does one hold itself?); a cluster's values nest 2 deep at most ({{'available': {{'GPU': 8}}}})"
+                ),
+            ));
+        }
+        Ok(open + 1)
+    };
     if let Ok(text) = value.cast::<PyString>() {
         out.push_str(&toml_string(&text.to_cow()?));
     } else if let Ok(flag) = value.cast::<PyBool>() {
@@ -333,13 +358,14 @@ fn write_inline(out: &mut String, value: &Bound<'_, PyAny>, place: &Place<'_>) -
     } else if let Ok(number) = value.cast::<PyFloat>() {
         out.push_str(&toml::Value::Float(number.value()).to_string());
     } else if let Ok(dict) = value.cast::<PyDict>() {
+        let open = nested()?;
         out.push('{');
         for (i, (key, item)) in dict.iter().enumerate() {
             let key = str_key(&key, place)?;
             out.push_str(if i == 0 { " " } else { ", " });
             out.push_str(&toml_key(&key));
             out.push_str(" = ");
-            write_inline(out, &item, &Place::Key(place, &key))?;
+            write_inline(out, &item, &Place::Key(place, &key), open)?;
         }
         out.push_str(if dict.is_empty() { "}" } else { " }" });
     } else if value.is_none() {
@@ -348,12 +374,13 @@ fn write_inline(out: &mut String, value: &Bound<'_, PyAny>, place: &Place<'_>) -
         )));
     } else {
         let items = sequence(value, place, EXPECTED)?;
+        let open = nested()?;
         out.push('[');
         for (i, item) in items.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }
-            write_inline(out, item, &Place::Index(place, i))?;
+            write_inline(out, item, &Place::Index(place, i), open)?;
         }
         out.push(']');
     }

@@ -320,6 +320,28 @@ def test_an_int_past_64_bits_is_an_argument_error():
         rp.check({"p": [10**30]}, {"actor": "p"}, cluster={"nodes": [NODE]})
 
 
+def test_a_cluster_dict_that_holds_itself_is_an_argument_error_not_a_crash():
+    # Written to TOML by a recursion that had no bound: a dict holding itself, or one
+    # nested thousands deep, ran the native stack out and killed Python (SIGSEGV).
+    looped = {}
+    looped["x"] = looped
+    deep = 8
+    for _ in range(5000):
+        deep = [deep]
+    for labels, start in [(looped, "cluster['nodes'][0]['labels']['x']"), (deep, "cluster['nodes'][0]['labels'][0]")]:
+        node = {"id": "a", "available": {"GPU": 8, "CPU": 96}, "labels": labels}
+        with pytest.raises(rp.ArgumentError, match="nested more than 80 deep") as raised:
+            rp.check({"p": [8]}, {"actor": "p"}, cluster={"nodes": [node]})
+        assert str(raised.value).startswith(start), str(raised.value)[:200]
+    # At the limit it is written, and the cluster reader words what is wrong with it.
+    within = "a"
+    for _ in range(79):
+        within = {"x": within}
+    node = {"id": "a", "available": {"GPU": 8, "CPU": 96}, "labels": within}
+    with pytest.raises(rp.ClusterError, match="must be a string"):
+        rp.check({"p": [8]}, {"actor": "p"}, cluster={"nodes": [node]})
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

@@ -38,6 +38,13 @@ CONFIG = {
 }
 
 
+def test_a_config_dict_that_holds_itself_is_an_argument_error():
+    looped = {"trainer": {"nnodes": 1, "n_gpus_per_node": 8}}
+    looped["self"] = looped
+    with pytest.raises(rp.ArgumentError, match="^config: dicts and lists nested deeper than Python can walk"):
+        rp.verl.check(config=looped, cluster=THREE_NODES)
+
+
 def test_a_config_dict_a_yaml_file_and_a_dictconfig_agree(tmp_path):
     from_dict = rp.verl.check(config=CONFIG, cluster=THREE_NODES)
     path = tmp_path / "config.json"  # JSON is YAML

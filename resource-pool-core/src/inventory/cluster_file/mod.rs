@@ -49,6 +49,12 @@ pub use write::{cluster_to_json, cluster_to_toml};
 use crate::model::Cluster;
 use crate::source::{SourceFile, Span};
 
+/// How deep arrays and inline tables nest in a cluster TOML file (the `toml` crate's
+/// limit): deeper is `resource_pool::toml::syntax`. No cluster nests past 2
+/// (`available = { GPU = 8 }`); writers of cluster TOML (the Python module's dicts) refuse
+/// deeper values before they write them.
+pub const TOML_NESTING_LIMIT: u32 = 80;
+
 /// Limits on cluster files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClusterLimits {

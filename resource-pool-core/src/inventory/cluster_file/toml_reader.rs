@@ -31,7 +31,7 @@ use crate::toml_walk::{self, StructureError};
 
 /// How deep arrays and inline tables nest, and how many parts a dotted key has: the
 /// `toml` crate's limit, so that both readers refuse the same files.
-const NESTING_LIMIT: u32 = 80;
+const NESTING_LIMIT: u32 = super::TOML_NESTING_LIMIT;
 
 /// Something that makes the file invalid TOML.
 type Step<T> = Result<T, ParseError>;
