@@ -245,6 +245,24 @@ impl fmt::Display for Place<'_> {
     }
 }
 
+/// A place's path cut to about 100 characters, at a subscript, with `[…]` for the rest:
+/// the path of a value 80 levels deep is 400 characters of `['x']`.
+fn cut_path(path: String) -> String {
+    const KEEP: usize = 100;
+    if path.len() <= KEEP {
+        return path;
+    }
+    // Keys may be any text: cut on a character boundary.
+    let mut end = KEEP;
+    while !path.is_char_boundary(end) {
+        end -= 1;
+    }
+    match path[..end].rfind('[') {
+        Some(cut) if cut > 0 => format!("{}[…]", &path[..cut]),
+        _ => path,
+    }
+}
+
 /// A cluster dict (`{"nodes": [{"id": ..., "available": {...}}]}`, the cluster file's
 /// shape) as cluster TOML: top-level values first, then each list of dicts as `[[key]]`
 /// blocks and each dict as a `[key]` section, their entries inline. Written straight from
@@ -342,7 +360,8 @@ fn write_inline(
             return Err(crate::errors::argument(
                 value.py(),
                 &format!(
-                    "{place}: lists and dicts nested more than {TOML_NESTING_LIMIT} deep (does one hold itself?); a cluster's values nest 2 deep at most ({{'available': {{'GPU': 8}}}})"
+                    "{}: lists and dicts nested more than {TOML_NESTING_LIMIT} deep (does one hold itself?); a cluster's values nest 2 deep at most ({{'available': {{'GPU': 8}}}})",
+                    cut_path(place.to_string())
                 ),
             ));
         }

@@ -328,11 +328,20 @@ def test_a_cluster_dict_that_holds_itself_is_an_argument_error_not_a_crash():
     deep = 8
     for _ in range(5000):
         deep = [deep]
-    for labels, start in [(looped, "cluster['nodes'][0]['labels']['x']"), (deep, "cluster['nodes'][0]['labels'][0]")]:
+    wide = {}
+    wide["é"] = wide  # a path cut inside a two-byte character would panic
+    for labels, start in [
+        (looped, "cluster['nodes'][0]['labels']['x']"),
+        (deep, "cluster['nodes'][0]['labels'][0]"),
+        (wide, "cluster['nodes'][0]['labels']['é']"),
+    ]:
         node = {"id": "a", "available": {"GPU": 8, "CPU": 96}, "labels": labels}
         with pytest.raises(rp.ArgumentError, match="nested more than 80 deep") as raised:
             rp.check({"p": [8]}, {"actor": "p"}, cluster={"nodes": [node]})
-        assert str(raised.value).startswith(start), str(raised.value)[:200]
+        message = str(raised.value)
+        assert message.startswith(start), message[:200]
+        # The path, 80 subscripts long, is cut short.
+        assert "[…]: lists and dicts" in message and len(message) < 300, message
     # At the limit it is written, and the cluster reader words what is wrong with it.
     within = "a"
     for _ in range(79):
