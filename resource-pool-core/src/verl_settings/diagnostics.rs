@@ -354,6 +354,28 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
+    /// Interpolations that lead back to a key they passed through (`nnodes:
+    /// ${trainer.n_gpus_per_node}` beside `n_gpus_per_node: ${trainer.nnodes}`).
+    #[error("`{key}` is `{text}`, and the interpolations come back to it: {cycle}")]
+    #[diagnostic(
+        code(resource_pool::verl::interpolation_cycle),
+        help(
+            "OmegaConf stops on this (\"Recursive interpolation detected\") when verl resolves its config: give one of these keys a value"
+        )
+    )]
+    InterpolationCycle {
+        /// The key the interpolations come back to, as written.
+        key: &'static str,
+        /// Its interpolation.
+        text: String,
+        /// The keys followed, from `key` round to `key` again.
+        cycle: Cycle,
+        /// The value.
+        #[label("leads back here")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// More accelerators in one node-slot than a count of them can hold.
     #[error("`{key}={value}` asks for more accelerators per node-slot than the limit of {limit}")]
     #[diagnostic(

@@ -24,6 +24,24 @@ impl<T: fmt::Display> fmt::Display for Listed<T> {
     }
 }
 
+/// Keys an interpolation follows round to where it started, shown as
+/// `a → b → a` (JSON: the keys in that order).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Cycle(pub Vec<&'static str>);
+
+impl fmt::Display for Cycle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, key) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" → ")?;
+            }
+            write!(f, "`{key}`")?;
+        }
+        Ok(())
+    }
+}
+
 /// A count as verl reads it. A number past i64 is read as i64's bound
 /// ([`super::keys::interpret`]), and shown as such: `9223372036854775807 or more`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

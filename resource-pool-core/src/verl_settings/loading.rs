@@ -3,16 +3,17 @@
 
 use std::collections::HashMap;
 
-use super::fields::{EntryDifference, Found, Listed, NotReadWhy, Place, TypeFix, TypeFixHow};
+use super::fields::{EntryDifference, Found, Listed, NotReadWhy, Place};
 use super::hydra::{Op, Override, SweepMode, SweepRun, first_run_value, parse_words, sweep_kind};
 use super::judge::Judge;
 use super::keys::*;
 use super::launch::{EntryKind, Launch, UNDERSTOOD, parse_launch};
 use super::layout::layout;
 use super::releases::{Release, release};
+use super::resolve::{Walk, resolve, wrong_type};
 use super::rules::rules;
-use super::settings::{Origin, Setting, VerlSettings};
-use super::yaml::{RawScalar, StringMark, read_yaml};
+use super::settings::{Origin, VerlSettings};
+use super::yaml::{RawScalar, read_yaml};
 use super::{LoadedVerl, SpanSpace, VerlDiagnostic, VerlLaunchDiagnostic, any_error};
 use crate::source::{Span, to_source_span};
 
@@ -216,7 +217,8 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     let mut ids: Vec<KeyId> = raw.keys().copied().collect();
     ids.sort_unstable();
     for id in ids {
-        if let Some(setting) = resolve(id, &raw, &yaml_origin, &mut diagnostics, 0) {
+        let mut walk = Walk::default();
+        if let Some(setting) = resolve(id, &raw, &yaml_origin, &mut diagnostics, &mut walk) {
             settings.settings[id] = setting;
         }
     }
@@ -432,143 +434,5 @@ fn apply_override(
             raw.insert(id, (value, true));
         }
         (_, None) => {}
-    }
-}
-
-/// A key's value: its scalar read as its kind, `${other.key}` followed (at most 8 deep).
-fn resolve(
-    id: KeyId,
-    raw: &HashMap<KeyId, (RawScalar, bool)>,
-    yaml_origin: &dyn Fn(Span) -> Origin,
-    diagnostics: &mut Vec<VerlDiagnostic>,
-    depth: usize,
-) -> Option<Setting> {
-    let (scalar, from_command_line) = raw.get(&id)?;
-    let origin = if *from_command_line {
-        Origin::CommandLine(scalar.span.clone())
-    } else {
-        yaml_origin(scalar.span.clone())
-    };
-    let key = &KEYS[id];
-    if key.kind != Kind::Str && is_env_interpolation(&scalar.text) {
-        // OmegaConf gives verl a string here, whatever the variable holds: verl fails on it
-        // (`sum` of strings, a truthy "False"), as on a quoted number. A key that follows
-        // this one (`${trainer.nnodes}`) takes verl's default: one error, on this value.
-        if depth == 0 {
-            diagnostics.push(wrong_type(
-                id,
-                Found::EnvString(scalar.text.clone()),
-                None,
-                origin,
-            ));
-        }
-        return None;
-    }
-    if let Some(inner) = scalar
-        .text
-        .strip_prefix("${")
-        .and_then(|t| t.strip_suffix('}'))
-        .filter(|_| !scalar.quoted() || scalar.text.starts_with("${"))
-    {
-        // `${oc.select:KEY,FALLBACK}` is KEY (verl's config has every key read): verl's own
-        // default of the rollout's `n_gpus_per_node`, which a copied config keeps.
-        let inner = inner
-            .trim()
-            .strip_prefix("oc.select:")
-            .map_or(inner, |select| select.split(',').next().unwrap_or(select));
-        let target = key_id(inner.trim()).filter(|&t| t != id && KEYS[t].kind == key.kind);
-        let resolved = match target {
-            Some(t) if depth < 8 => match resolve(t, raw, yaml_origin, diagnostics, depth + 1) {
-                Some(s) => Some(s.value),
-                None => Some(KEYS[t].default.value()),
-            },
-            _ => None,
-        };
-        return match resolved {
-            Some(value) => Some(Setting { value, origin }),
-            None => {
-                if depth == 0 {
-                    diagnostics.push(VerlDiagnostic::Unresolved {
-                        key: key.path,
-                        text: scalar.text.clone(),
-                        default: key.default.value().to_string(),
-                        span: to_source_span(&scalar.span),
-                    });
-                }
-                None
-            }
-        };
-    }
-    if key.nullable && is_null(&scalar.text, scalar.quoted(), !from_command_line) {
-        // verl reads this null as "not set" (see `Key::nullable`): the default stands.
-        return None;
-    }
-    match interpret(&scalar.text, scalar.quoted(), key.kind, !from_command_line) {
-        Some(value) => Some(Setting { value, origin }),
-        None => {
-            if depth == 0 {
-                let found = match scalar.text.chars().take(40).collect::<String>() {
-                    text if text.is_empty() => Found::EmptyString,
-                    text if scalar.quoted() => Found::String(text),
-                    text => Found::Plain(text),
-                };
-                diagnostics.push(wrong_type(id, found, scalar.string, origin));
-            }
-            None
-        }
-    }
-}
-
-/// `wrong_type` for a key's value, with the fix that fits where it was set: a string that
-/// reads as the type loses what made it a string, `string` (its quotes, its `!!str` tag,
-/// its `str()` cast; a config given as data: `${oc.decode:...}`), an `${oc.env:...}` is
-/// wrapped in `${oc.decode:...}`, else a value of the type.
-fn wrong_type(
-    id: KeyId,
-    found: Found,
-    string: Option<StringMark>,
-    origin: Origin,
-) -> VerlDiagnostic {
-    let key = &KEYS[id];
-    let in_yaml = !matches!(origin, Origin::CommandLine(_));
-    let reads_as_kind = |text: &str| interpret(text, false, key.kind, in_yaml).is_some();
-    let (how, value) = match (&found, &origin) {
-        (Found::String(text), Origin::Config(_)) if reads_as_kind(text) => {
-            (TypeFixHow::Decode, text.clone())
-        }
-        (Found::String(text), _) if reads_as_kind(text) => {
-            let how = match string {
-                Some(StringMark::StrTag) => TypeFixHow::DropStrTag,
-                Some(StringMark::StrCast) => TypeFixHow::DropStrCast,
-                _ => TypeFixHow::Unquote,
-            };
-            (how, text.clone())
-        }
-        (Found::EnvString(text), _) => (TypeFixHow::DecodeEnv, format!("${{oc.decode:{text}}}")),
-        _ => (TypeFixHow::SetValue, String::new()),
-    };
-    // An empty value has no width to label: the `=` before it (on the command line) or
-    // the place it stands.
-    let span = match origin.span() {
-        Some(span) if span.is_empty() && matches!(origin, Origin::CommandLine(_)) => {
-            span.start.saturating_sub(1)..span.start
-        }
-        Some(span) => span,
-        None => 0..0,
-    };
-    VerlDiagnostic::WrongType {
-        key: key.path,
-        expected: key.kind,
-        found,
-        fix: TypeFix {
-            how,
-            key: key.path,
-            expected: key.kind,
-            value,
-            origin: origin.kind(),
-        },
-        example: Example(key.kind),
-        span: to_source_span(&span),
-        origin: origin.kind(),
     }
 }

@@ -40,6 +40,7 @@ pub mod launch;
 mod layout;
 mod loading;
 pub mod releases;
+mod resolve;
 pub mod rollout;
 mod rules;
 mod settings;

@@ -331,6 +331,88 @@ fn adding_a_key_verls_own_config_sets_is_refused_as_hydra_does() {
 }
 
 #[test]
+fn interpolations_that_come_back_to_a_key_are_one_error() {
+    // Two keys interpolating each other: OmegaConf refuses ("Recursive interpolation
+    // detected"); one error, at the first key's value, naming both.
+    let yaml =
+        "trainer:\n  nnodes: ${trainer.n_gpus_per_node}\n  n_gpus_per_node: ${trainer.nnodes}\n";
+    let loaded = load(Some(yaml), &[]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::interpolation_cycle"]);
+    assert!(loaded.layout.is_none());
+    let cycle = &loaded.diagnostics[0];
+    assert_eq!(
+        cycle.to_string(),
+        "`trainer.nnodes` is `${trainer.n_gpus_per_node}`, and the interpolations come back to it: `trainer.nnodes` → `trainer.n_gpus_per_node` → `trainer.nnodes`"
+    );
+    let label = miette::Diagnostic::labels(cycle)
+        .into_iter()
+        .flatten()
+        .next()
+        .expect("a label");
+    assert_eq!(
+        &yaml[label.offset()..label.offset() + label.len()],
+        "${trainer.n_gpus_per_node}"
+    );
+    let data = serde_json::to_value(cycle).unwrap();
+    assert_eq!(
+        data["cycle"],
+        serde_json::json!([
+            "trainer.nnodes",
+            "trainer.n_gpus_per_node",
+            "trainer.nnodes"
+        ])
+    );
+    // A key interpolating itself, through `oc.select` too (OmegaConf: a RecursionError).
+    for value in ["${trainer.nnodes}", "${oc.select:trainer.nnodes,2}"] {
+        let loaded = load(None, &[&format!("trainer.nnodes={value}")]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::interpolation_cycle"],
+            "{value}"
+        );
+    }
+    // A key that leads into a cycle: the cycle is the error, labelled on its own key.
+    let loaded = load(
+        None,
+        &[
+            "reward_model.nnodes=${trainer.nnodes}",
+            "trainer.nnodes=${trainer.n_gpus_per_node}",
+            "trainer.n_gpus_per_node=${trainer.nnodes}",
+        ],
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::interpolation_cycle"]);
+    assert!(
+        loaded.diagnostics[0]
+            .to_string()
+            .starts_with("`trainer.nnodes` is"),
+        "{}",
+        loaded.diagnostics[0]
+    );
+}
+
+#[test]
+fn a_long_chain_of_interpolations_reaches_its_value() {
+    // Every integer key interpolating the next, the last set: each is that value (the
+    // chain was once cut at 8 keys, past which verl's default stood in).
+    let ints: Vec<&str> = KEYS
+        .iter()
+        .filter(|k| k.kind == Kind::Int && k.path != "trainer.nnodes")
+        .map(|k| k.path)
+        .collect();
+    assert!(ints.len() >= 10, "{ints:?}");
+    let mut chain = vec!["trainer.nnodes"];
+    chain.extend(&ints);
+    let mut overrides: Vec<String> = chain
+        .windows(2)
+        .map(|pair| format!("{}=${{{}}}", pair[0], pair[1]))
+        .collect();
+    overrides.push(format!("{}=5", chain[chain.len() - 1]));
+    let words: Vec<&str> = overrides.iter().map(String::as_str).collect();
+    let loaded = load(None, &words);
+    assert_eq!(loaded.settings.int(NNODES), 5, "{:?}", codes(&loaded));
+}
+
+#[test]
 fn interpolations_follow_known_keys() {
     let yaml = "trainer:\n  nnodes: 3\n  device: ${oc.env:DEVICE,cuda}\nreward_model:\n  enable: true\n  enable_resource_pool: true\n  nnodes: ${trainer.nnodes}\n  n_gpus_per_node: ${oc.env:GPUS}\n";
     let loaded = load(Some(yaml), &[]);
