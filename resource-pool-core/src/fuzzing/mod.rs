@@ -162,19 +162,20 @@ pub fn verl_launch(bytes: &[u8]) {
         Some(layout) => {
             // verl builds the pools before its rollout workers check their sizes: those
             // errors come with the layout (`load_verl` keeps it for the check), no other.
-            let before_layout = loaded.diagnostics.iter().filter(|d| {
-                !matches!(
-                    d,
-                    crate::verl_settings::VerlDiagnostic::RolloutIndivisible { .. }
-                        | crate::verl_settings::VerlDiagnostic::RolloutReplicaNodes { .. }
-                )
-            });
-            let mut before_layout = before_layout;
+            let before_layout: Vec<_> = loaded
+                .diagnostics
+                .iter()
+                .filter(|d| {
+                    !matches!(
+                        d,
+                        crate::verl_settings::VerlDiagnostic::RolloutIndivisible { .. }
+                            | crate::verl_settings::VerlDiagnostic::RolloutReplicaNodes { .. }
+                    )
+                })
+                .cloned()
+                .collect();
             assert!(
-                !before_layout.any(|d| matches!(
-                    miette::Diagnostic::severity(d),
-                    None | Some(miette::Severity::Error)
-                )),
+                !crate::verl_settings::any_error(&before_layout),
                 "a layout despite errors"
             );
             let slots: usize = layout

@@ -114,7 +114,8 @@ impl LoadedVerl {
     }
 }
 
-fn any_error(diagnostics: &[VerlDiagnostic]) -> bool {
+/// Whether any of `diagnostics` is an error (not a warning).
+pub(crate) fn any_error(diagnostics: &[VerlDiagnostic]) -> bool {
     use miette::Diagnostic;
     diagnostics
         .iter()
