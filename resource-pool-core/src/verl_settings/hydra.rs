@@ -4,6 +4,7 @@
 //! The overrides are one text, joined by single spaces (the "command line" source), and
 //! every span points into it.
 
+use super::keys::is_hydra_unsigned_int;
 use super::yaml::{RawScalar, StringMark};
 use crate::source::Span;
 
@@ -416,14 +417,8 @@ fn is_package(text: &str) -> bool {
     if !text.contains('.') {
         return is_name(text, true);
     }
-    text.split('.').all(|part| {
-        is_name(part, true)
-            || part == "0"
-            || (part.starts_with(|c: char| matches!(c, '1'..='9'))
-                && !part.contains("__")
-                && !part.ends_with('_')
-                && part.bytes().all(|b| b.is_ascii_digit() || b == b'_'))
-    })
+    text.split('.')
+        .all(|part| is_name(part, true) || is_hydra_unsigned_int(part))
 }
 
 /// Whether an override's value (as written, before trimming) breaks Hydra's value grammar

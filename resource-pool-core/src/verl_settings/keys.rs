@@ -268,10 +268,7 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<
             if !is_hydra_int(text) {
                 return None;
             }
-            let (negative, digits) = match text.strip_prefix('-') {
-                Some(rest) => (true, rest),
-                None => (false, text.strip_prefix('+').unwrap_or(text)),
-            };
+            let (negative, digits) = split_sign(text);
             Some(Value::Int(saturate(negative, digits_value(digits, 10)?)))
         }
     }
@@ -284,11 +281,7 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<
 /// or sexagesimal `1:30` (90: base 60 after the first part, each part `[0-5]?[0-9]`).
 /// `0x_` and `0b_` are PyYAML's load errors; read as no integer.
 fn yaml_int(text: &str) -> Option<i64> {
-    let (negative, body) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
+    let (negative, body) = split_sign(text);
     let all = |digits: &str, ok: fn(u8) -> bool| {
         !digits.is_empty() && digits.bytes().all(|b| b == b'_' || ok(b))
     };
@@ -349,18 +342,33 @@ fn saturate(negative: bool, magnitude: u128) -> i64 {
     }
 }
 
+/// A number's sign and the rest: `-2` is `(true, "2")`, `+2` and `2` are `(false, "2")`.
+pub(super) fn split_sign(text: &str) -> (bool, &str) {
+    match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    }
+}
+
+/// Digits with single `_` between digits (Python's and Hydra's numbers): `1_000`, not
+/// `_1`, `1_` or `1__0`.
+pub(super) fn is_digits(text: &str) -> bool {
+    !text.is_empty()
+        && !text.starts_with('_')
+        && !text.ends_with('_')
+        && !text.contains("__")
+        && text.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+}
+
+/// Hydra's `INT_UNSIGNED`: `0|[1-9](_?[0-9])*` (no leading zero).
+pub(super) fn is_hydra_unsigned_int(text: &str) -> bool {
+    text == "0" || (text.starts_with(|c: char| matches!(c, '1'..='9')) && is_digits(text))
+}
+
 /// Hydra's `INT` token: `[+-]?(0|[1-9](_?[0-9])*)`.
 pub(super) fn is_hydra_int(text: &str) -> bool {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits == "0" {
-        return true;
-    }
-    let bytes = digits.as_bytes();
-    matches!(bytes.first(), Some(b'1'..=b'9'))
-        && bytes
-            .windows(2)
-            .all(|w| w[1].is_ascii_digit() || (w[1] == b'_' && w[0] != b'_'))
-        && !digits.ends_with('_')
+    is_hydra_unsigned_int(split_sign(text).1)
 }
 
 #[cfg(test)]

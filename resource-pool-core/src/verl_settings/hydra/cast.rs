@@ -11,7 +11,7 @@
 //! (`str(range(1,3))`, `bool(interval(0,1))`, `int(glob(*))`), which is an error here.
 
 use super::top_level_items;
-use crate::verl_settings::keys::is_hydra_int;
+use crate::verl_settings::keys::{is_digits, is_hydra_int, is_hydra_unsigned_int, split_sign};
 
 /// Hydra's casts.
 const CASTS: &[&str] = &["int", "float", "bool", "str"];
@@ -199,22 +199,13 @@ fn is_id(text: &str) -> bool {
     super::is_name(text, false)
 }
 
-/// Digits with single `_` between digits (Python's and Hydra's numbers).
-fn is_digits(text: &str) -> bool {
-    !text.is_empty()
-        && !text.starts_with('_')
-        && !text.ends_with('_')
-        && !text.contains("__")
-        && text.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-}
-
 /// Hydra's `FLOAT` token: a point float, an exponent float, `inf` or `nan` in any case.
 fn is_float_token(text: &str) -> bool {
     let text = text.strip_prefix(['+', '-']).unwrap_or(text);
     if text.eq_ignore_ascii_case("inf") || text.eq_ignore_ascii_case("nan") {
         return true;
     }
-    let unsigned = |t: &str| t == "0" || (is_digits(t) && !t.starts_with('0'));
+    let unsigned = is_hydra_unsigned_int;
     let point = |t: &str| match t.split_once('.') {
         Some((int, "")) => unsigned(int),
         Some((int, frac)) => (int.is_empty() || unsigned(int)) && is_digits(frac),
@@ -233,10 +224,7 @@ fn is_float_token(text: &str) -> bool {
 /// leading zeros allowed; the canonical decimal text.
 fn python_int(text: &str) -> Option<String> {
     let text = text.trim();
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
+    let (negative, digits) = split_sign(text);
     if !is_digits(digits) {
         return None;
     }
