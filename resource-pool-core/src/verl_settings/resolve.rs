@@ -29,9 +29,8 @@ pub(super) fn resolve(
     diagnostics: &mut Vec<VerlDiagnostic>,
     walk: &mut Walk,
 ) -> Option<Setting> {
-    let depth = walk.path.len();
     walk.path.push(id);
-    let setting = resolve_one(id, raw, yaml_origin, diagnostics, walk, depth);
+    let setting = resolve_one(id, raw, yaml_origin, diagnostics, walk);
     walk.path.pop();
     setting
 }
@@ -49,15 +48,16 @@ fn origin_of(
     }
 }
 
-/// [`resolve`] of the key last pushed on `walk`, `depth` keys into the walk.
+/// [`resolve`] of the key last pushed on `walk`. Problems are said of the key the walk
+/// started from only: a key it passes through is judged when its own walk starts.
 fn resolve_one(
     id: KeyId,
     raw: &HashMap<KeyId, (RawScalar, bool)>,
     yaml_origin: &dyn Fn(Span) -> Origin,
     diagnostics: &mut Vec<VerlDiagnostic>,
     walk: &mut Walk,
-    depth: usize,
 ) -> Option<Setting> {
+    let outermost = walk.path.len() == 1;
     let (scalar, from_command_line) = raw.get(&id)?;
     let origin = origin_of(scalar, *from_command_line, yaml_origin);
     let key = &KEYS[id];
@@ -65,7 +65,7 @@ fn resolve_one(
         // OmegaConf gives verl a string here, whatever the variable holds: verl fails on it
         // (`sum` of strings, a truthy "False"), as on a quoted number. A key that follows
         // this one (`${trainer.nnodes}`) takes verl's default: one error, on this value.
-        if depth == 0 {
+        if outermost {
             diagnostics.push(wrong_type(
                 id,
                 Found::EnvString(scalar.text.clone()),
@@ -106,7 +106,7 @@ fn resolve_one(
         return match resolved {
             Some(value) => Some(Setting { value, origin }),
             None => {
-                if depth == 0 {
+                if outermost {
                     diagnostics.push(VerlDiagnostic::Unresolved {
                         key: key.path,
                         text: scalar.text.clone(),
@@ -125,7 +125,7 @@ fn resolve_one(
     match interpret(&scalar.text, scalar.quoted(), key.kind, !from_command_line) {
         Some(value) => Some(Setting { value, origin }),
         None => {
-            if depth == 0 {
+            if outermost {
                 let found = match scalar.text.chars().take(40).collect::<String>() {
                     text if text.is_empty() => Found::EmptyString,
                     text if scalar.quoted() => Found::String(text),
