@@ -453,14 +453,18 @@ impl Serialize for TypeFix {
 }
 
 impl TypeFix {
+    /// The key's last part, as a YAML file writes it under its parents.
+    fn leaf(&self) -> &'static str {
+        self.key.rsplit('.').next().unwrap_or(self.key)
+    }
+
     /// The value as it should be written where it was set, in backquotes: `key=2` on the
     /// command line, `leaf: 2` in a YAML file.
     fn written(&self) -> String {
         if self.origin == super::settings::OriginKind::CommandLine {
             format!("`{}={}`", self.key, self.value)
         } else {
-            let leaf = self.key.rsplit('.').next().unwrap_or(self.key);
-            format!("`{leaf}: {}`", self.value)
+            format!("`{}: {}`", self.leaf(), self.value)
         }
     }
 }
@@ -468,7 +472,6 @@ impl TypeFix {
 impl fmt::Display for TypeFix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let key = self.key;
-        let leaf = key.rsplit('.').next().unwrap_or(key);
         match self.how {
             TypeFixHow::SetValue => write!(
                 f,
@@ -496,8 +499,11 @@ impl fmt::Display for TypeFix {
             ),
             TypeFixHow::Decode => write!(
                 f,
-                "give `{leaf}` {} (`{}`), not a string; a value from `${{oc.env:VAR}}` is always a string: write `${{oc.decode:${{oc.env:VAR}}}}` to read it as {}",
-                self.expected, self.value, self.expected
+                "give `{}` {} (`{}`), not a string; a value from `${{oc.env:VAR}}` is always a string: write `${{oc.decode:${{oc.env:VAR}}}}` to read it as {}",
+                self.leaf(),
+                self.expected,
+                self.value,
+                self.expected
             ),
             // Hydra's override grammar ends an unquoted interpolation at its first `}`: a
             // nested one is written quoted, and OmegaConf still resolves it (Hydra's
@@ -516,8 +522,10 @@ impl fmt::Display for TypeFix {
             }
             TypeFixHow::DecodeEnv => write!(
                 f,
-                "OmegaConf's `oc.env` always gives a string, and verl needs {}: write `{leaf}: {}` to read it as {}",
-                self.expected, self.value, self.expected
+                "OmegaConf's `oc.env` always gives a string, and verl needs {}: write {} to read it as {}",
+                self.expected,
+                self.written(),
+                self.expected
             ),
         }
     }
