@@ -461,10 +461,15 @@ impl TypeFix {
     /// The value as it should be written where it was set, in backquotes: `key=2` on the
     /// command line, `leaf: 2` in a YAML file.
     fn written(&self) -> String {
+        self.written_as(&self.value)
+    }
+
+    /// `value` for the key, as it would be written where the value was set.
+    fn written_as(&self, value: &dyn fmt::Display) -> String {
         if self.origin == super::settings::OriginKind::CommandLine {
-            format!("`{}={}`", self.key, self.value)
+            format!("`{}={value}`", self.key)
         } else {
-            format!("`{}: {}`", self.leaf(), self.value)
+            format!("`{}: {value}`", self.leaf())
         }
     }
 }
@@ -475,9 +480,9 @@ impl fmt::Display for TypeFix {
         match self.how {
             TypeFixHow::SetValue => write!(
                 f,
-                "set `{key}` to {}, for example `{key}={}`",
+                "set `{key}` to {}, for example {}",
                 self.expected,
-                super::keys::Example(self.expected)
+                self.written_as(&super::keys::Example(self.expected))
             ),
             TypeFixHow::Unquote => write!(
                 f,

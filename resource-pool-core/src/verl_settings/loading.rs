@@ -117,13 +117,17 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
                 yaml_key_spans = values.key_spans;
                 yaml_defaults = values.defaults;
             }
-            Err(error) => diagnostics.push(
-                VerlLaunchDiagnostic::YamlSyntax {
-                    message: error.message,
-                    span: to_source_span(&error.span),
-                }
-                .into(),
-            ),
+            Err(error) => {
+                let span = to_source_span(&error.span);
+                let message = error.message;
+                diagnostics.push(
+                    match error.tag {
+                        Some(tag) => VerlLaunchDiagnostic::YamlTag { tag, message, span },
+                        None => VerlLaunchDiagnostic::YamlSyntax { message, span },
+                    }
+                    .into(),
+                )
+            }
         }
     }
     let (parsed, errors) = parse_words(&launch.overrides);

@@ -931,6 +931,69 @@ fn the_fix_undoes_what_made_the_value_a_string_where_it_was_written() {
 }
 
 #[test]
+fn yaml_tags_read_as_omegaconf_constructs_them() {
+    use miette::Diagnostic;
+    // `!!int` and `!!bool` of quoted text are the number and the boolean: no finding.
+    let loaded = load(
+        Some("trainer:\n  nnodes: !!int '2'\nreward_model:\n  enable: !!bool 'False'\n"),
+        &[],
+    );
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    assert!(loaded.layout.is_some());
+    // `!!float 2` is 2.0, which verl's count refuses: quoted as written.
+    let (message, help, labels, data) =
+        wrong_type_words(&load(Some("trainer:\n  nnodes: !!float 2\n"), &[]));
+    assert_eq!(
+        message,
+        "`trainer.nnodes` must be an integer, not `!!float 2`"
+    );
+    assert!(
+        help.starts_with("set `trainer.nnodes` to an integer"),
+        "{help}"
+    );
+    assert_eq!(labels, ["set in the YAML@19+9"]);
+    assert_eq!(data["fix"], "set_value");
+    // A tag OmegaConf's loader has no constructor for stops the load wherever it stands,
+    // labelled where it starts.
+    for (text, tag, why) in [
+        (
+            "trainer:\n  nnodes: !custom 2\n",
+            "!custom",
+            "OmegaConf's loader has no constructor for the tag `!custom`",
+        ),
+        (
+            "data:\n  path: !str x\ntrainer:\n  nnodes: 2\n",
+            "!str",
+            "OmegaConf's loader has no constructor for the tag `!str`",
+        ),
+        (
+            "trainer: !!seq\n  nnodes: 2\n",
+            "!!seq",
+            "`!!seq` on a mapping: OmegaConf's loader wants a sequence there",
+        ),
+        (
+            "trainer: {nnodes: !<tag:yaml.org,2002:python/int> 2}\n",
+            "!<tag:yaml.org,2002:python/int>",
+            "OmegaConf's loader has no constructor for the tag `tag:yaml.org,2002:python/int`",
+        ),
+    ] {
+        let loaded = load(Some(text), &[]);
+        assert_eq!(codes(&loaded), ["resource_pool::verl::yaml_tag"], "{text}");
+        assert!(loaded.layout.is_none());
+        let d = &loaded.diagnostics[0];
+        assert_eq!(d.to_string(), format!("the YAML does not load: {why}"));
+        let help = d.help().expect("help").to_string();
+        assert!(
+            help.starts_with(&format!("drop the tag `{tag}`: ")),
+            "{help}"
+        );
+        let label = d.labels().into_iter().flatten().next().expect("label");
+        assert_eq!(&text[label.offset()..][..label.len()], tag, "{text}");
+        assert_eq!(serde_json::to_value(d).expect("data")["tag"], tag);
+    }
+}
+
+#[test]
 fn a_config_given_as_data_is_not_the_yaml() {
     let config = "{\"trainer\": {\"nnodes\": \"2\"}}";
     let options = VerlOptions {

@@ -5,13 +5,16 @@
 //! the input and aliases are never expanded (an alias of an anchored scalar reads as that
 //! scalar; an alias of a mapping or a `<<` merge is not followed). Only the first document
 //! is read, as Hydra does. A key written twice in one mapping is an error, as OmegaConf's
-//! loader makes it (`found duplicate key`): Hydra, and verl, stop there.
+//! loader makes it (`found duplicate key`): Hydra, and verl, stop there. Tags are read as
+//! OmegaConf's loader constructs them, and one it stops at is an error too
+//! (the `yaml_tag` module).
 
 use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use super::keys::{KEYS, KeyId};
+use super::yaml_tag::{NodeKind, refusal, tagged_scalar, written_tag};
 use crate::source::Span;
 pub use crate::yaml_text::MAX_PAIRED_SCALARS;
 use crate::yaml_text::{Shifts, TextError, char_to_byte, parse_joining_pairs};
@@ -72,13 +75,16 @@ pub struct YamlValues {
 /// The most key paths kept of one file: a bound on memory for hostile input.
 pub const MAX_KEYS: usize = 100_000;
 
-/// A YAML syntax error.
+/// A YAML file that does not load: a syntax error, a key written twice, or a tag
+/// OmegaConf's loader stops at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct YamlError {
     /// What the parser said.
     pub message: String,
-    /// Where, in bytes.
+    /// Where, in bytes (the whole tag when it is one).
     pub span: Span,
+    /// The tag as written (`!custom`), when the file parses and a tag stops the load.
+    pub tag: Option<String>,
 }
 
 enum Frame {
@@ -96,13 +102,52 @@ enum Frame {
 /// The known keys of `text`, or the first syntax error (JSON's surrogate pairs read as
 /// one character each, as `yaml_text::parse_joining_pairs` reads them).
 pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
-    parse_joining_pairs(text, |source, shifts| read_events(source, text, shifts))
-        .map_err(|TextError { message, span }| YamlError { message, span })
+    // Whether the error is a refused tag: the parse's error channel carries words only.
+    let mut refused_tag = false;
+    let read = parse_joining_pairs(text, |source, shifts| {
+        read_events(source, text, shifts).map_err(|error| {
+            refused_tag = error.refused_tag;
+            (error.message, error.at)
+        })
+    });
+    read.map_err(|TextError { message, span }| {
+        if !refused_tag {
+            return YamlError {
+                message,
+                span,
+                tag: None,
+            };
+        }
+        let tag = written_tag(text.get(span.start..).unwrap_or(""));
+        YamlError {
+            message,
+            span: span.start..span.start + tag.len(),
+            tag: Some(tag.to_owned()),
+        }
+    })
+}
+
+/// Why one parse stopped: the parser's message (or ours), its char index in the parsed
+/// source, and whether it is a tag OmegaConf's loader refuses.
+struct ReadError {
+    message: String,
+    at: usize,
+    refused_tag: bool,
+}
+
+impl From<(String, usize)> for ReadError {
+    fn from((message, at): (String, usize)) -> Self {
+        ReadError {
+            message,
+            at,
+            refused_tag: false,
+        }
+    }
 }
 
 /// One parse of `source` (the file, or it with pairs joined: [`Shifts`] maps back to
-/// `text`). An error is the parser's message and its char index in `source`.
-fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, (String, usize)> {
+/// `text`).
+fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, ReadError> {
     let mut parser = Parser::new_from_str(source);
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, (String, Option<StringMark>)> = HashMap::new();
@@ -116,7 +161,7 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
     while let Some(event) = parser.next_event() {
         let (event, span) = match event {
             Ok(pair) => pair,
-            Err(error) => return Err((error.info().to_owned(), error.marker().index())),
+            Err(error) => return Err((error.info().to_owned(), error.marker().index()).into()),
         };
         let chars = (span.start.index(), span.end.index());
         match event {
@@ -128,17 +173,30 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
             }
             Event::DocumentEnd => break,
             Event::Scalar(value, style, anchor, tag) => {
-                let quoted = if !matches!(style, ScalarStyle::Plain) {
-                    Some(StringMark::Quotes)
-                } else if tag.as_ref().is_some_and(|t| t.suffix == "str") {
-                    Some(StringMark::StrTag)
-                } else {
-                    None
+                if let Some(message) = refusal(tag.as_deref(), NodeKind::Scalar) {
+                    return Err(ReadError {
+                        message,
+                        at: chars.0,
+                        refused_tag: true,
+                    });
+                }
+                let quoted = (!matches!(style, ScalarStyle::Plain)).then_some(StringMark::Quotes);
+                let value = value.into_owned();
+                // A key keeps its text: only values are read as their tag makes them.
+                let is_key = matches!(
+                    stack.last(),
+                    Some(Frame::Map {
+                        expecting_key: true,
+                        ..
+                    })
+                );
+                let (value, quoted) = match is_key {
+                    true => (value, quoted),
+                    false => tagged_scalar(tag.as_deref(), value, quoted),
                 };
                 if anchor > 0 {
-                    anchors.insert(anchor, (value.to_string(), quoted));
+                    anchors.insert(anchor, (value.clone(), quoted));
                 }
-                let value = value.into_owned();
                 if note_key_or_default(&stack, &value, &mut keys, &mut defaults) {
                     key_chars.push(chars);
                 }
@@ -147,7 +205,8 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
                     return Err((
                         format!("found duplicate key `{value}` (first on line {line})"),
                         chars.0,
-                    ));
+                    )
+                        .into());
                 }
                 scalar(&mut stack, &mut values, value, quoted, chars);
             }
@@ -166,8 +225,20 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
                     after_value(&mut stack);
                 }
             }
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
+            Event::MappingStart(_, ref tag) | Event::SequenceStart(_, ref tag) => {
                 let is_map = matches!(event, Event::MappingStart(..));
+                let node = if is_map {
+                    NodeKind::Mapping
+                } else {
+                    NodeKind::Sequence
+                };
+                if let Some(message) = refusal(tag.as_deref(), node) {
+                    return Err(ReadError {
+                        message,
+                        at: chars.0,
+                        refused_tag: true,
+                    });
+                }
                 let as_key = matches!(
                     stack.last(),
                     Some(Frame::Map {

@@ -28,6 +28,27 @@ pub enum VerlLaunchDiagnostic {
         span: SourceSpan,
     },
 
+    /// The YAML parses, but OmegaConf's loader stops at a tag in it: one it has no
+    /// constructor for (a local `!custom`, `!!python/int`), or one of another kind of node
+    /// (`!!seq` on a scalar).
+    #[error("the YAML does not load: {message}")]
+    #[diagnostic(
+        code(resource_pool::verl::yaml_tag),
+        help(
+            "drop the tag `{tag}`: OmegaConf's loader (PyYAML's SafeLoader) stops at it, so Hydra and verl would stop here too"
+        )
+    )]
+    YamlTag {
+        /// The tag as written.
+        tag: String,
+        /// Why the loader stops at it.
+        message: String,
+        /// The tag.
+        #[label("this tag")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// An override is malformed.
     #[error("`{text}` {problem}")]
     #[diagnostic(
