@@ -9,7 +9,7 @@
 //! layout on a cluster ([`VerlClusterDiagnostic`], in `on_cluster`). The parts are wrapped
 //! transparently: code, message, labels and JSON are the part's own.
 
-use miette::SourceSpan;
+use miette::{LabeledSpan, SourceSpan};
 use serde::Serialize;
 
 use super::fields::*;
@@ -374,6 +374,11 @@ pub enum VerlDiagnostic {
         #[label("leads back here")]
         #[serde(skip)]
         span: SourceSpan,
+        /// The values of the cycle's other keys that were set in the YAML or on the
+        /// command line (`interpolates trainer.nnodes`): each is a place to break it.
+        #[label(collection)]
+        #[serde(skip)]
+        others: Vec<LabeledSpan>,
     },
 
     /// More accelerators in one node-slot than a count of them can hold.

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use miette::LabeledSpan;
+
 use super::VerlDiagnostic;
 use super::fields::{Cycle, Found, TypeFix, TypeFixHow};
 use super::keys::*;
@@ -139,7 +141,8 @@ fn resolve_one(
 }
 
 /// `interpolation_cycle` for the keys of a cycle (each interpolating the next, the last the
-/// first), labelled at the first's value; once, whichever key the walk started from.
+/// first), labelled at the first's value and at the others' that were written; once,
+/// whichever key the walk started from.
 fn note_cycle(
     keys: &[KeyId],
     raw: &HashMap<KeyId, (RawScalar, bool)>,
@@ -166,14 +169,27 @@ fn note_cycle(
         return;
     }
     cycle.push(KEYS[first].path);
-    let span = origin_of(scalar, *from_command_line, yaml_origin)
-        .span()
-        .unwrap_or(0..0);
+    let span_of = |scalar: &RawScalar, from_command_line: bool| {
+        origin_of(scalar, from_command_line, yaml_origin).span()
+    };
+    let span = span_of(scalar, *from_command_line).unwrap_or(0..0);
+    let others = (1..keys.len())
+        .filter_map(|i| {
+            let (scalar, from_command_line) = raw.get(&keys[i])?;
+            let next = KEYS[keys[(i + 1) % keys.len()]].path;
+            let span = span_of(scalar, *from_command_line)?;
+            Some(LabeledSpan::new_with_span(
+                Some(format!("interpolates `{next}`")),
+                to_source_span(&span),
+            ))
+        })
+        .collect();
     diagnostics.push(VerlDiagnostic::InterpolationCycle {
         key: KEYS[first].path,
         text: scalar.text.clone(),
         cycle: Cycle(cycle),
         span: to_source_span(&span),
+        others,
     });
 }
 

@@ -344,14 +344,27 @@ fn interpolations_that_come_back_to_a_key_are_one_error() {
         cycle.to_string(),
         "`trainer.nnodes` is `${trainer.n_gpus_per_node}`, and the interpolations come back to it: `trainer.nnodes` → `trainer.n_gpus_per_node` → `trainer.nnodes`"
     );
-    let label = miette::Diagnostic::labels(cycle)
+    // The first key's value, and each other key's, which says where it leads.
+    let labels: Vec<(Option<String>, &str)> = miette::Diagnostic::labels(cycle)
         .into_iter()
         .flatten()
-        .next()
-        .expect("a label");
+        .map(|l| {
+            let text = &yaml[l.offset()..l.offset() + l.len()];
+            (l.label().map(str::to_owned), text)
+        })
+        .collect();
     assert_eq!(
-        &yaml[label.offset()..label.offset() + label.len()],
-        "${trainer.n_gpus_per_node}"
+        labels,
+        [
+            (
+                Some("leads back here".to_owned()),
+                "${trainer.n_gpus_per_node}"
+            ),
+            (
+                Some("interpolates `trainer.nnodes`".to_owned()),
+                "${trainer.nnodes}"
+            ),
+        ]
     );
     let data = serde_json::to_value(cycle).unwrap();
     assert_eq!(
