@@ -985,6 +985,11 @@ fn yaml_tags_read_as_omegaconf_constructs_them() {
             "`!!seq` on a mapping: OmegaConf's loader wants a sequence there",
         ),
         (
+            "data:\n  day: !!timestamp 2001-12-14\ntrainer:\n  nnodes: 2\n",
+            "!!timestamp",
+            "`!!timestamp` makes a date, which OmegaConf does not take",
+        ),
+        (
             "trainer: {nnodes: !<tag:yaml.org,2002:python/int> 2}\n",
             "!<tag:yaml.org,2002:python/int>",
             "OmegaConf's loader has no constructor for the tag `tag:yaml.org,2002:python/int`",

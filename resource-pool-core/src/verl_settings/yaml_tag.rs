@@ -10,12 +10,13 @@
 //! - `!!int`, `!!bool`, `!!null` become the plain text that reads as their value (`!!int
 //!   '8'` is `8`, `!!bool TRUE` is `true`, `!!null` of any text is `null`);
 //! - what PyYAML constructs as something no verl key takes (`!!float 8` is `8.0`,
-//!   `!!binary`, `!!timestamp`), or fails on in its constructor (`!!int abc`: Python's
-//!   `int()` refuses it), is the text as written with its tag, `!!float 8`: a value of no
-//!   kind, which a pool key reports as `wrong_type` and quotes as written;
-//! - a tag PyYAML has no constructor for (a local `!custom`, `!!python/int`), or one of
-//!   another kind of node (`!!seq 8`, `!!str {a: 1}`), stops the load: an error, wherever
-//!   in the file it stands, as OmegaConf's `ConstructorError` stops verl.
+//!   `!!binary`), or fails on in its constructor (`!!int abc`: Python's `int()` refuses
+//!   it), is the text as written with its tag, `!!float 8`: a value of no kind, which a
+//!   pool key reports as `wrong_type` and quotes as written;
+//! - a tag PyYAML has no constructor for (a local `!custom`, `!!python/int`), one of
+//!   another kind of node (`!!seq 8`, `!!str {a: 1}`), or one whose value OmegaConf
+//!   refuses (`!!timestamp`, `!!set`), stops the load: an error, wherever in the file it
+//!   stands, as OmegaConf's `ConstructorError` or `UnsupportedValueType` stops verl.
 //!
 //! [`interpret`]: super::keys::interpret
 //! [`is_null`]: super::keys::is_null
@@ -66,9 +67,15 @@ pub(super) fn refusal(tag: Option<&Tag>, node: NodeKind) -> Option<String> {
         return Some(no_constructor(&name));
     };
     let wanted = match core {
-        "str" | "int" | "bool" | "null" | "float" | "binary" | "timestamp" => NodeKind::Scalar,
-        "map" | "set" => NodeKind::Mapping,
+        "str" | "int" | "bool" | "null" | "float" | "binary" => NodeKind::Scalar,
+        "map" => NodeKind::Mapping,
         "seq" | "omap" | "pairs" => NodeKind::Sequence,
+        // PyYAML makes these a `date` and a `set`, which OmegaConf refuses as values
+        // (`UnsupportedValueType`; its loader reads an untagged date as a string).
+        "timestamp" => {
+            return Some("`!!timestamp` makes a date, which OmegaConf does not take".into());
+        }
+        "set" => return Some("`!!set` makes a set, which OmegaConf does not take".into()),
         _ => return Some(no_constructor(&name)),
     };
     (wanted != node).then(|| {
@@ -149,6 +156,8 @@ mod tests {
             (core("seq"), NodeKind::Scalar),
             (tag("!", "custom"), NodeKind::Sequence),
             (core("python/int"), NodeKind::Scalar),
+            (core("timestamp"), NodeKind::Scalar),
+            (core("set"), NodeKind::Mapping),
         ];
         for (t, node) in refused {
             assert!(refusal(Some(&t), node).is_some(), "{t:?} on {node:?}");

@@ -29,13 +29,13 @@ pub enum VerlLaunchDiagnostic {
     },
 
     /// The YAML parses, but OmegaConf's loader stops at a tag in it: one it has no
-    /// constructor for (a local `!custom`, `!!python/int`), or one of another kind of node
-    /// (`!!seq` on a scalar).
+    /// constructor for (a local `!custom`, `!!python/int`), one of another kind of node
+    /// (`!!seq` on a scalar), or one of a value OmegaConf refuses (`!!timestamp`).
     #[error("the YAML does not load: {message}")]
     #[diagnostic(
         code(resource_pool::verl::yaml_tag),
         help(
-            "drop the tag `{tag}`: OmegaConf's loader (PyYAML's SafeLoader) stops at it, so Hydra and verl would stop here too"
+            "drop the tag `{tag}`: OmegaConf stops loading the file at it, so Hydra and verl would stop here too"
         )
     )]
     YamlTag {
