@@ -3,8 +3,8 @@
 //! The YAML is read as a stream of events (`saphyr-parser`), never as a tree: only the
 //! scalars at the paths of [`super::keys::KEYS`] are kept, so memory stays linear in
 //! the input and aliases are never expanded (an alias of an anchored scalar reads as that
-//! scalar; an alias of a mapping or a `<<` merge is not followed). Only the first document
-//! is read, as Hydra does. A key written twice in one mapping is an error, as OmegaConf's
+//! scalar; an alias of a mapping or a `<<` merge is not followed). A second document is
+//! an error, as Hydra's load of the file makes it. A key written twice in one mapping is an error, as OmegaConf's
 //! loader makes it (`found duplicate key`): Hydra, and verl, stop there. Tags are read as
 //! OmegaConf's loader constructs them, and one it stops at is an error too
 //! (the `yaml_tag` module).
@@ -168,10 +168,17 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
             Event::DocumentStart(_) => {
                 documents += 1;
                 if documents > 1 {
-                    break;
+                    // PyYAML's `load`, which OmegaConf and Hydra read a file with, takes
+                    // one document and stops at the start of another.
+                    return Err((
+                        "expected a single document in the stream, but found another document"
+                            .to_owned(),
+                        chars.0,
+                    )
+                        .into());
                 }
             }
-            Event::DocumentEnd => break,
+            Event::DocumentEnd => {}
             Event::Scalar(value, style, anchor, tag) => {
                 if let Some(message) = refusal(tag.as_deref(), NodeKind::Scalar) {
                     return Err(ReadError {
@@ -560,9 +567,34 @@ mod tests {
     }
 
     #[test]
-    fn complex_keys_and_later_documents_are_skipped() {
-        let text = "? [a, b]\n: 1\ntrainer:\n  nnodes: 2\n---\ntrainer:\n  nnodes: 5\n";
+    fn complex_keys_are_skipped() {
+        let text = "? [a, b]\n: 1\ntrainer:\n  nnodes: 2\n";
         let y = read_yaml(text).unwrap();
         assert_eq!(y.values[&NNODES].text, "2");
+    }
+
+    #[test]
+    fn one_document_only() {
+        // hydra-core 1.3.8 and omegaconf 2.4.0 refuse a second document, even an empty one
+        // (PyYAML's ComposerError), and take a first one with its markers.
+        for text in [
+            "trainer:\n  nnodes: 2\n---\ntrainer:\n  nnodes: 5\n",
+            "trainer:\n  nnodes: 2\n---\n",
+            "trainer:\n  nnodes: 2\n...\n---\nx: 1\n",
+        ] {
+            let e = read_yaml(text).unwrap_err();
+            assert_eq!(
+                e.message,
+                "expected a single document in the stream, but found another document"
+            );
+            assert_eq!(&text[e.span.start..], &text[text.rfind("---").unwrap()..]);
+        }
+        for text in [
+            "---\ntrainer:\n  nnodes: 2\n",
+            "trainer:\n  nnodes: 2\n...\n",
+            "",
+        ] {
+            assert!(read_yaml(text).is_ok(), "{text}");
+        }
     }
 }
