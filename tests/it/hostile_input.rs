@@ -669,6 +669,33 @@ fn deep_nesting_is_a_syntax_error_not_a_stack_overflow() {
     ));
 }
 
+#[test]
+fn yaml_anchors_that_multiply_stop_at_their_bound() {
+    use resource_pool_core::verl_settings::yaml::{MAX_ANCHORED_ITEMS, read_yaml};
+    // Each level holds the one before twice: 2^60 values if expanded, by aliases
+    // (`{a: *l0, b: *l0}`, the "billion laughs") or by merges (`{a: {<<: *l0}, ...}`).
+    let laughs = |twice: &dyn Fn(usize) -> String| {
+        let mut text = "l0: &l0 {nnodes: 1, n_gpus_per_node: 2}\n".to_owned();
+        for i in 1..=60 {
+            text.push_str(&format!("l{i}: &l{i} {}\n", twice(i - 1)));
+        }
+        text + "trainer: *l60\n"
+    };
+    let aliases = laughs(&|p| format!("{{a: *l{p}, b: *l{p}}}"));
+    let merges = laughs(&|p| format!("{{a: {{<<: *l{p}}}, b: {{<<: *l{p}}}}}"));
+    for (what, text) in [("aliases", aliases), ("merges", merges)] {
+        let started = Instant::now();
+        let (read, peak) = peak_bytes(|| read_yaml(&text));
+        let error = read.expect_err(what);
+        assert!(
+            error.message.contains(&MAX_ANCHORED_ITEMS.to_string()),
+            "{what}: {error:?}"
+        );
+        assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Search
 

@@ -46,7 +46,6 @@ mod rules;
 mod settings;
 pub mod version;
 pub mod yaml;
-mod yaml_tag;
 
 pub use config_file::user_config_file;
 pub use diagnostics::{VerlClusterDiagnostic, VerlDiagnostic, VerlLaunchDiagnostic};

@@ -1,23 +1,30 @@
 //! Reading verl's known keys out of a Hydra YAML config, with byte spans.
 //!
-//! The YAML is read as a stream of events (`saphyr-parser`), never as a tree: only the
-//! scalars at the paths of [`super::keys::KEYS`] are kept, so memory stays linear in
-//! the input and aliases are never expanded (an alias of an anchored scalar reads as that
-//! scalar; an alias of a mapping or a `<<` merge is not followed). A second document is
-//! an error, as Hydra's load of the file makes it. A key written twice in one mapping is an error, as OmegaConf's
-//! loader makes it (`found duplicate key`): Hydra, and verl, stop there. Tags are read as
-//! OmegaConf's loader constructs them, and one it stops at is an error too
-//! (the `yaml_tag` module).
+//! The YAML is read as a stream of events (`saphyr-parser`, in the `events` module),
+//! never as a tree: only the scalars at the paths of [`super::keys::KEYS`] are kept, with
+//! every key path. An alias of an anchored scalar reads as that scalar; an alias of an
+//! anchored mapping, or a `<<` merge of one, reads as the mapping written there, as
+//! OmegaConf's loader (PyYAML's `SafeLoader`) builds it (the `anchors` module: what
+//! anchored mappings hold is kept, bounded by [`MAX_ANCHORED_ITEMS`]); an alias of an
+//! anchored list is not followed. A second document is an error, as Hydra's load of the
+//! file makes it. A key written twice in one mapping is an error, as OmegaConf's loader
+//! makes it (`found duplicate key`): Hydra, and verl, stop there. Tags are read as
+//! OmegaConf's loader constructs them, and one it stops at is an error too (the `tag`
+//! module).
 
 use std::collections::HashMap;
 
-use saphyr_parser::{Event, Parser, ScalarStyle};
-
-use super::keys::{KEYS, KeyId};
-use super::yaml_tag::{NodeKind, refusal, tagged_scalar, written_tag};
+use super::keys::KeyId;
 use crate::source::Span;
 pub use crate::yaml_text::MAX_PAIRED_SCALARS;
 use crate::yaml_text::{Shifts, TextError, char_to_byte, parse_joining_pairs};
+
+mod anchors;
+mod events;
+mod tag;
+
+pub use self::anchors::MAX_ANCHORED_ITEMS;
+use self::tag::written_tag;
 
 /// A scalar as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +69,8 @@ pub struct YamlValues {
     pub values: HashMap<KeyId, RawScalar>,
     /// A known key set to a mapping or a list (not a scalar): its span.
     pub not_scalar: HashMap<KeyId, Span>,
-    /// Every dotted key path the file has (through mappings), at most [`MAX_KEYS`].
+    /// Every dotted key path the file has (through mappings, and those aliases and `<<`
+    /// merges bring), at most [`MAX_KEYS`] of them, each at most 256 bytes.
     pub keys: Vec<String>,
     /// Where each of `keys` stands (its last part), in bytes.
     pub key_spans: Vec<Span>,
@@ -87,25 +95,13 @@ pub struct YamlError {
     pub tag: Option<String>,
 }
 
-enum Frame {
-    Map {
-        key: Option<String>,
-        expecting_key: bool,
-        /// The mapping's scalar keys so far, each with the char index where it stands.
-        seen: HashMap<String, usize>,
-    },
-    Seq,
-    /// A mapping or sequence used as a key.
-    ComplexKey,
-}
-
 /// The known keys of `text`, or the first syntax error (JSON's surrogate pairs read as
 /// one character each, as `yaml_text::parse_joining_pairs` reads them).
 pub fn read_yaml(text: &str) -> Result<YamlValues, YamlError> {
     // Whether the error is a refused tag: the parse's error channel carries words only.
     let mut refused_tag = false;
     let read = parse_joining_pairs(text, |source, shifts| {
-        read_events(source, text, shifts).map_err(|error| {
+        read_source(source, text, shifts).map_err(|error| {
             refused_tag = error.refused_tag;
             (error.message, error.at)
         })
@@ -146,153 +142,14 @@ impl From<(String, usize)> for ReadError {
 }
 
 /// One parse of `source` (the file, or it with pairs joined: [`Shifts`] maps back to
-/// `text`).
-fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, ReadError> {
-    let mut parser = Parser::new_from_str(source);
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: HashMap<usize, (String, Option<StringMark>)> = HashMap::new();
-    // Spans in characters until the end, then converted to bytes in one pass.
-    let mut values: HashMap<KeyId, CharScalar> = HashMap::new();
-    let mut not_scalar: HashMap<KeyId, (usize, usize)> = HashMap::new();
-    let mut keys: Vec<String> = Vec::new();
-    let mut key_chars: Vec<(usize, usize)> = Vec::new();
-    let mut defaults: Vec<(Option<String>, String)> = Vec::new();
-    let mut documents = 0;
-    while let Some(event) = parser.next_event() {
-        let (event, span) = match event {
-            Ok(pair) => pair,
-            Err(error) => return Err((error.info().to_owned(), error.marker().index()).into()),
-        };
-        let chars = (span.start.index(), span.end.index());
-        match event {
-            Event::DocumentStart(_) => {
-                documents += 1;
-                if documents > 1 {
-                    // PyYAML's `load`, which OmegaConf and Hydra read a file with, takes
-                    // one document and stops at the start of another.
-                    return Err((
-                        "expected a single document in the stream, but found another document"
-                            .to_owned(),
-                        chars.0,
-                    )
-                        .into());
-                }
-            }
-            Event::DocumentEnd => {}
-            Event::Scalar(value, style, anchor, tag) => {
-                if let Some(message) = refusal(tag.as_deref(), NodeKind::Scalar) {
-                    return Err(ReadError {
-                        message,
-                        at: chars.0,
-                        refused_tag: true,
-                    });
-                }
-                let quoted = (!matches!(style, ScalarStyle::Plain)).then_some(StringMark::Quotes);
-                let value = value.into_owned();
-                // A key keeps its text: only values are read as their tag makes them.
-                let is_key = matches!(
-                    stack.last(),
-                    Some(Frame::Map {
-                        expecting_key: true,
-                        ..
-                    })
-                );
-                let (value, quoted) = match is_key {
-                    true => (value, quoted),
-                    false => tagged_scalar(tag.as_deref(), value, quoted),
-                };
-                if anchor > 0 {
-                    anchors.insert(anchor, (value.clone(), quoted));
-                }
-                if note_key_or_default(&stack, &value, &mut keys, &mut defaults) {
-                    key_chars.push(chars);
-                }
-                if let Some(first) = duplicate_key(&mut stack, &value, chars.0) {
-                    let line = 1 + source.chars().take(first).filter(|&c| c == '\n').count();
-                    return Err((
-                        format!("found duplicate key `{value}` (first on line {line})"),
-                        chars.0,
-                    )
-                        .into());
-                }
-                scalar(&mut stack, &mut values, value, quoted, chars);
-            }
-            Event::Alias(anchor) => {
-                let (value, quoted) = anchors
-                    .get(&anchor)
-                    .cloned()
-                    .unwrap_or_else(|| (String::new(), Some(StringMark::Quotes)));
-                if anchors.contains_key(&anchor) {
-                    scalar(&mut stack, &mut values, value, quoted, chars);
-                } else {
-                    // An alias of a container: a value we do not follow.
-                    if let Some(id) = value_key(&stack) {
-                        not_scalar.insert(id, chars);
-                    }
-                    after_value(&mut stack);
-                }
-            }
-            Event::MappingStart(_, ref tag) | Event::SequenceStart(_, ref tag) => {
-                let is_map = matches!(event, Event::MappingStart(..));
-                let node = if is_map {
-                    NodeKind::Mapping
-                } else {
-                    NodeKind::Sequence
-                };
-                if let Some(message) = refusal(tag.as_deref(), node) {
-                    return Err(ReadError {
-                        message,
-                        at: chars.0,
-                        refused_tag: true,
-                    });
-                }
-                let as_key = matches!(
-                    stack.last(),
-                    Some(Frame::Map {
-                        expecting_key: true,
-                        ..
-                    }) | Some(Frame::ComplexKey)
-                );
-                if as_key {
-                    stack.push(Frame::ComplexKey);
-                } else {
-                    if let Some(id) = value_key(&stack) {
-                        not_scalar.insert(id, chars);
-                    }
-                    stack.push(if is_map {
-                        Frame::Map {
-                            key: None,
-                            expecting_key: true,
-                            seen: HashMap::new(),
-                        }
-                    } else {
-                        Frame::Seq
-                    });
-                }
-            }
-            Event::MappingEnd | Event::SequenceEnd => {
-                let ended = stack.pop();
-                match (ended, stack.last_mut()) {
-                    (
-                        Some(Frame::ComplexKey),
-                        Some(Frame::Map {
-                            key, expecting_key, ..
-                        }),
-                    ) if *expecting_key => {
-                        *key = None;
-                        *expecting_key = false;
-                    }
-                    _ => after_value(&mut stack),
-                }
-            }
-            Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
-        }
-    }
+/// `text`), its positions turned into bytes of `text`.
+fn read_source(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, ReadError> {
+    let found = events::read_events(source)?;
     let mut wanted: Vec<usize> = Vec::new();
-    for (_, _, (a, b)) in values.values() {
+    for (_, _, (a, b)) in found.values.values() {
         wanted.extend([*a, *b]);
     }
-    for (a, b) in not_scalar.values().chain(&key_chars) {
+    for (a, b) in found.not_scalar.values().chain(&found.key_chars) {
         wanted.extend([*a, *b]);
     }
     let in_text: Vec<usize> = wanted.iter().map(|&c| shifts.original(c)).collect();
@@ -301,157 +158,23 @@ fn read_events(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
     let span =
         |(a, b): (usize, usize)| at.get(&a).copied().unwrap_or(0)..at.get(&b).copied().unwrap_or(0);
     Ok(YamlValues {
-        values: values
+        values: found
+            .values
             .into_iter()
-            .map(|(id, (text, quoted, chars))| {
-                (
-                    id,
-                    RawScalar {
-                        text,
-                        string: quoted,
-                        span: span(chars),
-                    },
-                )
+            .map(|(id, (text, string, chars))| {
+                let span = span(chars);
+                (id, RawScalar { text, string, span })
             })
             .collect(),
-        not_scalar: not_scalar
+        not_scalar: found
+            .not_scalar
             .into_iter()
             .map(|(id, chars)| (id, span(chars)))
             .collect(),
-        keys,
-        key_spans: key_chars.into_iter().map(span).collect(),
-        defaults,
+        keys: found.keys,
+        key_spans: found.key_chars.into_iter().map(span).collect(),
+        defaults: found.defaults,
     })
-}
-
-/// A scalar about to be a mapping key (its dotted path is kept: true), or an item of the
-/// top-level `defaults:` list.
-fn note_key_or_default(
-    stack: &[Frame],
-    text: &str,
-    keys: &mut Vec<String>,
-    defaults: &mut Vec<(Option<String>, String)>,
-) -> bool {
-    fn top_key(frame: Option<&Frame>) -> Option<&str> {
-        match frame {
-            Some(Frame::Map {
-                key: Some(k),
-                expecting_key: false,
-                ..
-            }) => Some(k.as_str()),
-            _ => None,
-        }
-    }
-    match stack {
-        [top, Frame::Seq] if top_key(Some(top)) == Some("defaults") => {
-            defaults.push((None, text.to_owned()));
-        }
-        [top, Frame::Seq, item] if top_key(Some(top)) == Some("defaults") => {
-            if let Some(group) = top_key(Some(item)) {
-                let group = group.strip_prefix("override ").unwrap_or(group);
-                defaults.push((Some(group.trim().to_owned()), text.to_owned()));
-            }
-        }
-        _ => {}
-    }
-    if let Some(Frame::Map {
-        expecting_key: true,
-        ..
-    }) = stack.last()
-        && keys.len() < MAX_KEYS
-    {
-        let mut path = String::new();
-        for frame in &stack[..stack.len() - 1] {
-            match top_key(Some(frame)) {
-                Some(k) => {
-                    path.push_str(k);
-                    path.push('.');
-                }
-                None => return false,
-            }
-            if path.len() > 256 {
-                return false;
-            }
-        }
-        path.push_str(text);
-        keys.push(path);
-        return true;
-    }
-    false
-}
-
-/// A scalar event: a key, a value, or part of something we skip.
-fn scalar(
-    stack: &mut [Frame],
-    values: &mut HashMap<KeyId, CharScalar>,
-    text: String,
-    quoted: Option<StringMark>,
-    chars: (usize, usize),
-) {
-    match stack.last_mut() {
-        Some(Frame::Map {
-            key, expecting_key, ..
-        }) if *expecting_key => {
-            *key = Some(text);
-            *expecting_key = false;
-        }
-        _ => {
-            if let Some(id) = value_key(stack) {
-                values.insert(id, (text, quoted, chars));
-            }
-            after_value(stack);
-        }
-    }
-}
-
-/// Where `text` first stood, when it is a key its mapping has had already; else notes it.
-/// OmegaConf's loader refuses such a mapping (PyYAML alone would keep the later value).
-fn duplicate_key(stack: &mut [Frame], text: &str, at: usize) -> Option<usize> {
-    match stack.last_mut() {
-        Some(Frame::Map {
-            expecting_key: true,
-            seen,
-            ..
-        }) => match seen.get(text) {
-            Some(&first) => Some(first),
-            None => {
-                seen.insert(text.to_owned(), at);
-                None
-            }
-        },
-        _ => None,
-    }
-}
-
-/// After a value, the enclosing mapping expects a key.
-fn after_value(stack: &mut [Frame]) {
-    if let Some(Frame::Map { expecting_key, .. }) = stack.last_mut() {
-        *expecting_key = true;
-    }
-}
-
-/// The known key a value at this position would set: only through mappings.
-fn value_key(stack: &[Frame]) -> Option<KeyId> {
-    let mut path = String::new();
-    for frame in stack {
-        match frame {
-            Frame::Map {
-                key: Some(key),
-                expecting_key: false,
-                ..
-            } => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-                if path.len() > 64 {
-                    return None;
-                }
-            }
-            Frame::Map { .. } | Frame::Seq | Frame::ComplexKey => return None,
-        }
-    }
-    KEYS.iter().position(|k| k.path == path)
 }
 
 #[cfg(test)]
@@ -564,6 +287,112 @@ mod tests {
         ] {
             assert!(read_yaml(text).is_ok(), "{text}");
         }
+    }
+
+    #[test]
+    fn aliases_and_merges_read_as_omegaconf_builds_them() {
+        use super::super::keys::RM_NNODES;
+        // Each document's values as omegaconf 2.4.0 loads it (PyYAML's SafeLoader): the
+        // mapping's own keys win over merged ones, a later `<<` over an earlier one, the
+        // first mapping of a `<<` list over the later ones; a merge is shallow.
+        let cases: &[(&str, &[(KeyId, &str)])] = &[
+            (
+                "base: &b\n  nnodes: 4\ntrainer:\n  <<: *b\n",
+                &[(NNODES, "4")],
+            ),
+            ("base: &b\n  nnodes: 4\ntrainer: *b\n", &[(NNODES, "4")]),
+            (
+                "base: &b\n  nnodes: 4\ntrainer:\n  <<: *b\n  nnodes: 2\n",
+                &[(NNODES, "2")],
+            ),
+            (
+                "base: &b\n  nnodes: 4\ntrainer:\n  nnodes: 2\n  <<: *b\n",
+                &[(NNODES, "2")],
+            ),
+            (
+                "a: &a\n  nnodes: 4\nb: &c\n  nnodes: 5\n  n_gpus_per_node: 3\ntrainer:\n  <<: [*a, *c]\n",
+                &[(NNODES, "4"), (N_GPUS_PER_NODE, "3")],
+            ),
+            (
+                "a: &a {nnodes: 1}\nb: &b {nnodes: 2}\ntrainer:\n  <<: *a\n  <<: *b\n",
+                &[(NNODES, "2")],
+            ),
+            (
+                "a: &a {nnodes: 1, n_gpus_per_node: 3}\nb: &b\n  <<: *a\n  nnodes: 2\ntrainer:\n  <<: *b\n",
+                &[(NNODES, "2"), (N_GPUS_PER_NODE, "3")],
+            ),
+            (
+                "trainer:\n  <<: [{nnodes: 3}, {nnodes: 5, n_gpus_per_node: 6}]\n",
+                &[(NNODES, "3"), (N_GPUS_PER_NODE, "6")],
+            ),
+            ("trainer:\n  <<: {nnodes: 7}\n", &[(NNODES, "7")]),
+            (
+                "x:\n  y: &y\n    nnodes: 9\ntrainer:\n  <<: *y\n",
+                &[(NNODES, "9")],
+            ),
+            (
+                "trainer: &t\n  nnodes: 4\nreward_model:\n  <<: *t\n  enable: true\n",
+                &[(NNODES, "4"), (RM_NNODES, "4"), (RM_ENABLE, "true")],
+            ),
+            // Shallow: the mapping's own `trainer` holds no nnodes, so none is merged.
+            (
+                "base: &b\n  trainer: {nnodes: 4}\n<<: *b\ntrainer: {n_gpus_per_node: 2}\n",
+                &[(N_GPUS_PER_NODE, "2")],
+            ),
+            // A quoted `<<` is a key like any other.
+            ("trainer:\n  \"<<\": {nnodes: 3}\n", &[]),
+        ];
+        for (text, expected) in cases {
+            let y = read_yaml(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+            let got: HashMap<KeyId, &str> = y
+                .values
+                .iter()
+                .map(|(id, v)| (*id, v.text.as_str()))
+                .collect();
+            let expected: HashMap<KeyId, &str> = expected.iter().copied().collect();
+            assert_eq!(got, expected, "{text}");
+            // A merged value's span is where it is written, in the anchored mapping.
+            for v in y.values.values() {
+                assert_eq!(&text[v.span.clone()], v.text, "{text}");
+            }
+        }
+        // Merged keys are keys of the file, at the place they are merged into.
+        let y = read_yaml("base: &b\n  inner: {nnodes: 4}\ntrainer:\n  <<: *b\n").unwrap();
+        assert!(
+            y.keys.contains(&"trainer.inner.nnodes".to_owned()),
+            "{:?}",
+            y.keys
+        );
+        assert!(!y.keys.iter().any(|k| k.contains("<<")), "{:?}", y.keys);
+        // A scalar is nothing to merge (PyYAML's ConstructorError).
+        for text in [
+            "x: &x 3\ntrainer:\n  <<: *x\n",
+            "trainer:\n  <<: [1]\n",
+            "trainer:\n  <<: 1\n",
+        ] {
+            let e = read_yaml(text).unwrap_err();
+            assert!(
+                e.message
+                    .starts_with("expected a mapping or list of mappings for merging"),
+                "{text}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn merges_that_multiply_are_bounded() {
+        // Each level merges the one before twice, under two keys: 2^40 values if expanded.
+        let mut text = "l0: &l0 {nnodes: 1, n_gpus_per_node: 2}\n".to_owned();
+        for i in 1..=40 {
+            text.push_str(&format!(
+                "l{i}: &l{i} {{a: {{<<: *l{}}}, b: {{<<: *l{}}}}}\n",
+                i - 1,
+                i - 1
+            ));
+        }
+        text.push_str("trainer:\n  <<: *l40\n");
+        let e = read_yaml(&text).unwrap_err();
+        assert!(e.message.contains(&MAX_ANCHORED_ITEMS.to_string()), "{e:?}");
     }
 
     #[test]

@@ -18,13 +18,13 @@
 //!   refuses (`!!timestamp`, `!!set`), stops the load: an error, wherever in the file it
 //!   stands, as OmegaConf's `ConstructorError` or `UnsupportedValueType` stops verl.
 //!
-//! [`interpret`]: super::keys::interpret
-//! [`is_null`]: super::keys::is_null
+//! [`interpret`]: crate::verl_settings::keys::interpret
+//! [`is_null`]: crate::verl_settings::keys::is_null
 
 use saphyr_parser::Tag;
 
-use super::keys::{Kind, interpret};
-use super::yaml::StringMark;
+use super::StringMark;
+use crate::verl_settings::keys::{Kind, interpret};
 
 /// The prefix of YAML's own tags, which `!!` stands for unless a `%TAG` directive says
 /// otherwise.

@@ -1,0 +1,205 @@
+//! Anchored mappings, kept as what they hold, so that an alias (`trainer: *base`) or a `<<`
+//! merge (`trainer: {<<: *base}`) reads as the mapping written there, as PyYAML's
+//! `SafeLoader` (OmegaConf's loader) builds it.
+//!
+//! A mapping is kept as items by path relative to it: each key, each scalar, and each
+//! value that is a mapping or a list (a known key holding one is `wrong_type`), in the
+//! order written. A merge is shallow: the mapping's own keys win over merged ones, a later
+//! `<<` key over an earlier one, and an earlier mapping of a `<<` list over a later one;
+//! a key that wins brings everything under it, and a key that loses brings nothing
+//! (`flatten_mapping` in PyYAML's `constructor.py`, then a dict's last-write-wins).
+//!
+//! Memory stays bounded: every item kept or merged counts against [`MAX_ANCHORED_ITEMS`], past
+//! which the file is an error (an alias-and-merge "billion laughs" would otherwise grow
+//! exponentially).
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use super::CharScalar;
+
+/// The most items anchored mappings may hold and merges may copy, all together.
+pub const MAX_ANCHORED_ITEMS: usize = 100_000;
+
+/// A path relative to a mapping: its keys, outermost first; never empty.
+pub(super) type Path = Vec<String>;
+
+/// What stands at a path.
+#[derive(Clone, Debug)]
+pub(super) enum Item {
+    /// A key, where it is written (chars).
+    Key((usize, usize)),
+    /// A scalar value.
+    Scalar(CharScalar),
+    /// A value that is a mapping or a list, where it starts (chars).
+    Container((usize, usize)),
+}
+
+/// A mapping being kept: the frame it stands in (an index into the reader's stack), its
+/// anchor (0: none), and whether it is a `<<` key's value.
+struct Open {
+    frame: usize,
+    anchor: usize,
+    merge_source: bool,
+    items: Vec<(Path, Item)>,
+}
+
+/// A mapping that was kept, once closed.
+pub(super) struct Closed {
+    /// Its index, for [`Anchors::merged`] and [`Anchors::items`].
+    pub kept: usize,
+    /// Whether it is a `<<` key's value (else it is kept for its anchor).
+    pub merge_source: bool,
+}
+
+/// The anchored mappings of one parse, and those being read.
+#[derive(Default)]
+pub(super) struct Anchors {
+    kept: Vec<Rc<[(Path, Item)]>>,
+    by_anchor: HashMap<usize, usize>,
+    open: Vec<Open>,
+    /// Items kept or merged so far, against [`MAX_ANCHORED_ITEMS`].
+    spent: usize,
+}
+
+impl Anchors {
+    /// Starts keeping the mapping in stack frame `frame`: anchored, a merge source, or both.
+    pub fn open(&mut self, frame: usize, anchor: usize, merge_source: bool) {
+        self.open.push(Open {
+            frame,
+            anchor,
+            merge_source,
+            items: Vec::new(),
+        });
+    }
+
+    /// Whether any mapping is being kept.
+    pub fn keeping(&self) -> bool {
+        !self.open.is_empty()
+    }
+
+    /// Keeps `item` in every open mapping, at the path `path_from(frame)` gives relative to
+    /// that mapping's frame (`None`: not under it by keys alone, as in a list).
+    pub fn keep(
+        &mut self,
+        path_from: impl Fn(usize) -> Option<Path>,
+        item: &Item,
+    ) -> Result<(), String> {
+        for open in &mut self.open {
+            if let Some(path) = path_from(open.frame).filter(|p| !p.is_empty()) {
+                self.spent += 1;
+                open.items.push((path, item.clone()));
+            }
+        }
+        self.within_bound()
+    }
+
+    /// Closes the mapping kept for stack frame `frame`, if one is.
+    pub fn close(&mut self, frame: usize) -> Option<Closed> {
+        if self.open.last().is_none_or(|open| open.frame != frame) {
+            return None;
+        }
+        let open = self.open.pop()?;
+        let kept = self.kept.len();
+        self.kept.push(open.items.into());
+        if open.anchor > 0 {
+            self.by_anchor.insert(open.anchor, kept);
+        }
+        Some(Closed {
+            kept,
+            merge_source: open.merge_source,
+        })
+    }
+
+    /// The kept mapping an anchor names, if it names a mapping.
+    pub fn mapping(&self, anchor: usize) -> Option<usize> {
+        self.by_anchor.get(&anchor).copied()
+    }
+
+    /// Everything a kept mapping holds (shared, not copied).
+    pub fn items(&self, kept: usize) -> Rc<[(Path, Item)]> {
+        Rc::clone(&self.kept[kept])
+    }
+
+    /// What `sources` (kept mappings, lowest priority first) bring into a mapping whose
+    /// own keys are `explicit`: per key, the items of the source that wins it.
+    pub fn merged(
+        &mut self,
+        sources: &[usize],
+        explicit: &HashMap<String, usize>,
+    ) -> Result<Vec<(Path, Item)>, String> {
+        let mut claimed: HashSet<&str> = explicit.keys().map(String::as_str).collect();
+        let mut out = Vec::new();
+        for &source in sources.iter().rev() {
+            let items = &self.kept[source];
+            self.spent += items.len();
+            if self.spent > MAX_ANCHORED_ITEMS {
+                break;
+            }
+            out.extend(
+                items
+                    .iter()
+                    .filter(|(path, _)| !claimed.contains(path[0].as_str()))
+                    .cloned(),
+            );
+            claimed.extend(items.iter().map(|(path, _)| path[0].as_str()));
+        }
+        self.within_bound().map(|()| out)
+    }
+
+    fn within_bound(&self) -> Result<(), String> {
+        if self.spent > MAX_ANCHORED_ITEMS {
+            return Err(format!(
+                "anchored mappings and what aliases and `<<` merges copy of them hold more than {MAX_ANCHORED_ITEMS} keys and values"
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(path: &[&str]) -> (Path, Item) {
+        (
+            path.iter().map(|s| s.to_string()).collect(),
+            Item::Key((0, 0)),
+        )
+    }
+
+    fn paths(items: &[(Path, Item)]) -> Vec<String> {
+        items.iter().map(|(p, _)| p.join(".")).collect()
+    }
+
+    #[test]
+    fn a_merge_is_shallow_and_later_sources_win() {
+        let mut anchors = Anchors::default();
+        anchors.open(1, 7, false);
+        for item in [key(&["a"]), key(&["inner"]), key(&["inner", "x"])] {
+            anchors.keep(|_| Some(item.0.clone()), &item.1).unwrap();
+        }
+        let low = anchors.close(1).unwrap().kept;
+        assert_eq!(anchors.mapping(7), Some(low));
+        anchors.open(2, 0, true);
+        for item in [key(&["inner"]), key(&["inner", "y"]), key(&["b"])] {
+            anchors.keep(|_| Some(item.0.clone()), &item.1).unwrap();
+        }
+        let high = anchors.close(2).unwrap().kept;
+        // `inner` is the later source's, whole; `a` the earlier's; `b` is the mapping's own.
+        let explicit = HashMap::from([("b".to_owned(), 0)]);
+        let merged = anchors.merged(&[low, high], &explicit).unwrap();
+        assert_eq!(paths(&merged), ["inner", "inner.y", "a"]);
+    }
+
+    #[test]
+    fn copies_are_bounded() {
+        let mut anchors = Anchors::default();
+        anchors.open(1, 1, false);
+        let item = key(&["k"]);
+        anchors.keep(|_| Some(item.0.clone()), &item.1).unwrap();
+        let kept = anchors.close(1).unwrap().kept;
+        let sources = vec![kept; MAX_ANCHORED_ITEMS];
+        assert!(anchors.merged(&sources, &HashMap::new()).is_err());
+    }
+}

@@ -1,0 +1,547 @@
+//! One pass over a YAML text's events: the known keys' scalars, every key path, the
+//! top-level `defaults:` list, and the anchored mappings that aliases and `<<` merges
+//! bring in ([`super::anchors`]). Positions are in characters of the parsed source.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
+
+use super::anchors::{Anchors, Item, Path};
+use super::tag::{NodeKind, refusal, tagged_scalar};
+use super::{CharScalar, MAX_KEYS, ReadError, StringMark};
+use crate::verl_settings::keys::{KEYS, KeyId};
+
+/// What one parse found, positions in characters.
+#[derive(Default)]
+pub(super) struct Found {
+    pub values: HashMap<KeyId, CharScalar>,
+    pub not_scalar: HashMap<KeyId, (usize, usize)>,
+    pub keys: Vec<String>,
+    pub key_chars: Vec<(usize, usize)>,
+    pub defaults: Vec<(Option<String>, String)>,
+}
+
+enum Frame {
+    Map {
+        key: Option<String>,
+        expecting_key: bool,
+        /// The mapping's own scalar keys so far, each with the char index where it stands.
+        seen: HashMap<String, usize>,
+        /// The current key is `<<`: its value is what to merge into this mapping.
+        merging: bool,
+        /// The kept mappings merged into this one, lowest priority first.
+        sources: Vec<usize>,
+    },
+    Seq {
+        /// When the list is a `<<` key's value: the kept mappings it names, in order.
+        merging: Option<Vec<usize>>,
+    },
+    /// A mapping or sequence used as a key.
+    ComplexKey,
+}
+
+impl Frame {
+    fn map() -> Frame {
+        Frame::Map {
+            key: None,
+            expecting_key: true,
+            seen: HashMap::new(),
+            merging: false,
+            sources: Vec::new(),
+        }
+    }
+
+    /// The key whose value is being read here, when this frame is a mapping reading one
+    /// (not a merge).
+    fn value_key(&self) -> Option<&str> {
+        match self {
+            Frame::Map {
+                key: Some(k),
+                expecting_key: false,
+                merging: false,
+                ..
+            } => Some(k),
+            _ => None,
+        }
+    }
+
+    fn expects_key(&self) -> bool {
+        matches!(
+            self,
+            Frame::Map {
+                expecting_key: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether what comes next is what a `<<` merges: a mapping's `<<` value, or an item
+    /// of a `<<` list.
+    fn expects_merge(&self) -> bool {
+        matches!(
+            self,
+            Frame::Map {
+                merging: true,
+                expecting_key: false,
+                ..
+            } | Frame::Seq { merging: Some(_) }
+        )
+    }
+}
+
+/// The longest dotted path kept, in bytes: a key path (see [`Found::keys`]) is at most 256
+/// bytes, and a known key far less.
+const MAX_PATH: usize = 256;
+
+/// The path of the value being read through `frames` (keys only: a list or a merge on the
+/// way is no path, nor is one longer than [`MAX_PATH`]).
+fn frame_path(frames: &[Frame]) -> Option<Path> {
+    let mut length = 0;
+    frames
+        .iter()
+        .map(|f| {
+            let key = f.value_key()?;
+            length += key.len() + 1;
+            (length <= MAX_PATH + 1).then(|| key.to_owned())
+        })
+        .collect()
+}
+
+/// The dotted path of `frames`' value, then `more`, when it is a path of keys only and at
+/// most `limit` bytes long: the known keys and the key list are matched on these.
+fn dotted<'a>(
+    frames: &'a [Frame],
+    more: impl IntoIterator<Item = &'a str>,
+    limit: usize,
+) -> Option<String> {
+    let keys = frames.iter().map(Frame::value_key);
+    joined(String::new(), keys.chain(more.into_iter().map(Some)), limit)
+}
+
+/// `path`, then `keys` (each `None` when the path breaks there), dotted, when at most
+/// `limit` bytes long.
+fn joined<'a>(
+    mut path: String,
+    keys: impl Iterator<Item = Option<&'a str>>,
+    limit: usize,
+) -> Option<String> {
+    for key in keys {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key?);
+        if path.len() > limit {
+            return None;
+        }
+    }
+    Some(path)
+}
+
+/// The longest known key, in bytes: a longer path is none.
+const MAX_KNOWN_KEY: usize = 64;
+
+/// PyYAML's words for a `<<` whose value is no mapping.
+fn not_mergeable(found: &str) -> String {
+    format!("expected a mapping or list of mappings for merging (`<<`), but found {found}")
+}
+
+/// One parse of `source`.
+pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
+    let mut reader = Reader {
+        source,
+        stack: Vec::new(),
+        scalars: HashMap::new(),
+        anchors: Anchors::default(),
+        found: Found::default(),
+    };
+    let mut parser = Parser::new_from_str(source);
+    let mut documents = 0;
+    while let Some(event) = parser.next_event() {
+        let (event, span) = match event {
+            Ok(pair) => pair,
+            Err(error) => return Err((error.info().to_owned(), error.marker().index()).into()),
+        };
+        let chars = (span.start.index(), span.end.index());
+        match event {
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    // PyYAML's `load`, which OmegaConf and Hydra read a file with, takes
+                    // one document and stops at the start of another.
+                    let message =
+                        "expected a single document in the stream, but found another document";
+                    return Err((message.to_owned(), chars.0).into());
+                }
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                reader.scalar(value.into_owned(), style, anchor, tag.as_deref(), chars)?
+            }
+            Event::Alias(anchor) => reader.alias(anchor, chars)?,
+            Event::MappingStart(anchor, tag) => {
+                reader.start(NodeKind::Mapping, anchor, tag.as_deref(), chars)?
+            }
+            Event::SequenceStart(anchor, tag) => {
+                reader.start(NodeKind::Sequence, anchor, tag.as_deref(), chars)?
+            }
+            Event::MappingEnd | Event::SequenceEnd => reader.end(chars)?,
+            Event::DocumentEnd | Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
+        }
+    }
+    Ok(reader.found)
+}
+
+struct Reader<'s> {
+    source: &'s str,
+    stack: Vec<Frame>,
+    /// Anchored scalars: their text and what made them strings.
+    scalars: HashMap<usize, (String, Option<StringMark>)>,
+    anchors: Anchors,
+    found: Found,
+}
+
+impl Reader<'_> {
+    fn scalar(
+        &mut self,
+        value: String,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&Tag>,
+        chars: (usize, usize),
+    ) -> Result<(), ReadError> {
+        if let Some(message) = refusal(tag, NodeKind::Scalar) {
+            return Err(ReadError {
+                message,
+                at: chars.0,
+                refused_tag: true,
+            });
+        }
+        let quoted = (!matches!(style, ScalarStyle::Plain)).then_some(StringMark::Quotes);
+        let is_key = self.stack.last().is_some_and(Frame::expects_key);
+        if is_key && value == "<<" && quoted.is_none() && tag.is_none() {
+            // PyYAML's merge key: never a key of the mapping, nor a duplicate.
+            if let Some(Frame::Map {
+                key,
+                expecting_key,
+                merging,
+                ..
+            }) = self.stack.last_mut()
+            {
+                (*key, *expecting_key, *merging) = (Some(value), false, true);
+            }
+            return Ok(());
+        }
+        if self.stack.last().is_some_and(Frame::expects_merge) {
+            return Err((not_mergeable("a scalar"), chars.0).into());
+        }
+        // A key keeps its text: only values are read as their tag makes them.
+        let (value, quoted) = match is_key {
+            true => (value, quoted),
+            false => tagged_scalar(tag, value, quoted),
+        };
+        if anchor > 0 {
+            self.scalars.insert(anchor, (value.clone(), quoted));
+        }
+        self.note_default(&value);
+        if is_key {
+            self.key(value, chars)
+        } else {
+            self.value(Item::Scalar((value, quoted, chars)))
+        }
+    }
+
+    /// A mapping's key: kept as a path, refused when the mapping has it already (OmegaConf's
+    /// loader refuses such a mapping; PyYAML alone would keep the later value).
+    fn key(&mut self, text: String, chars: (usize, usize)) -> Result<(), ReadError> {
+        let top = self.stack.len() - 1;
+        if let Some(path) = dotted(&self.stack[..top], [text.as_str()], MAX_PATH) {
+            self.note_key(path, chars);
+        }
+        if self.anchors.keeping() {
+            let stack = &self.stack;
+            let item = Item::Key(chars);
+            self.anchors
+                .keep(
+                    |frame| {
+                        let mut p = frame_path(&stack[frame..top])?;
+                        p.push(text.clone());
+                        Some(p)
+                    },
+                    &item,
+                )
+                .map_err(|message| (message, chars.0))?;
+        }
+        if let Some(Frame::Map {
+            key,
+            expecting_key,
+            seen,
+            ..
+        }) = self.stack.last_mut()
+        {
+            if let Some(&first) = seen.get(&text) {
+                let line = 1 + self
+                    .source
+                    .chars()
+                    .take(first)
+                    .filter(|&c| c == '\n')
+                    .count();
+                return Err((
+                    format!("found duplicate key `{text}` (first on line {line})"),
+                    chars.0,
+                )
+                    .into());
+            }
+            seen.insert(text.clone(), chars.0);
+            (*key, *expecting_key) = (Some(text), false);
+        }
+        Ok(())
+    }
+
+    /// A value where the stack stands: kept for its known key, and in the mappings being
+    /// kept; then the enclosing mapping expects a key.
+    fn value(&mut self, item: Item) -> Result<(), ReadError> {
+        let at = match &item {
+            Item::Scalar((_, _, chars)) | Item::Container(chars) | Item::Key(chars) => chars.0,
+        };
+        if let Some(path) = dotted(&self.stack, [], MAX_KNOWN_KEY) {
+            self.note_value(&path, &item);
+        }
+        let stack = &self.stack;
+        self.anchors
+            .keep(|frame| frame_path(&stack[frame..]), &item)
+            .map_err(|message| (message, at))?;
+        if matches!(item, Item::Scalar(_)) {
+            self.after_value();
+        }
+        Ok(())
+    }
+
+    fn alias(&mut self, anchor: usize, chars: (usize, usize)) -> Result<(), ReadError> {
+        let mapping = self.anchors.mapping(anchor);
+        if self.stack.last().is_some_and(Frame::expects_merge) {
+            match (mapping, self.scalars.contains_key(&anchor)) {
+                (Some(kept), _) => self.merge_source(kept),
+                (None, true) => return Err((not_mergeable("a scalar"), chars.0).into()),
+                // An anchored list: PyYAML merges the mappings in it; not followed here.
+                (None, false) => self.merge_done(),
+            }
+            return Ok(());
+        }
+        if let Some((value, quoted)) = self.scalars.get(&anchor).cloned() {
+            if self.stack.last().is_some_and(Frame::expects_key) {
+                return self.key(value, chars);
+            }
+            return self.value(Item::Scalar((value, quoted, chars)));
+        }
+        if self.stack.last().is_some_and(Frame::expects_key) {
+            // An alias of a container used as a key: nothing we read.
+            self.after_value();
+            return Ok(());
+        }
+        self.value(Item::Container(chars))?;
+        if let Some(kept) = mapping {
+            // The mapping, as if written here.
+            let items = self.anchors.items(kept);
+            self.place(self.stack.len(), &items, chars)?;
+        }
+        self.after_value();
+        Ok(())
+    }
+
+    fn start(
+        &mut self,
+        node: NodeKind,
+        anchor: usize,
+        tag: Option<&Tag>,
+        chars: (usize, usize),
+    ) -> Result<(), ReadError> {
+        if let Some(message) = refusal(tag, node) {
+            return Err(ReadError {
+                message,
+                at: chars.0,
+                refused_tag: true,
+            });
+        }
+        let is_map = node == NodeKind::Mapping;
+        let top = self.stack.last();
+        if top.is_some_and(|f| f.expects_key() || matches!(f, Frame::ComplexKey)) {
+            self.stack.push(Frame::ComplexKey);
+            return Ok(());
+        }
+        if top.is_some_and(Frame::expects_merge) {
+            let in_list = matches!(top, Some(Frame::Seq { .. }));
+            if is_map {
+                self.stack.push(Frame::map());
+                self.anchors.open(self.stack.len() - 1, anchor, true);
+            } else if in_list {
+                return Err((not_mergeable("a list in the list"), chars.0).into());
+            } else {
+                self.stack.push(Frame::Seq {
+                    merging: Some(Vec::new()),
+                });
+            }
+            return Ok(());
+        }
+        self.value(Item::Container(chars))?;
+        if is_map {
+            self.stack.push(Frame::map());
+            if anchor > 0 {
+                self.anchors.open(self.stack.len() - 1, anchor, false);
+            }
+        } else {
+            self.stack.push(Frame::Seq { merging: None });
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, chars: (usize, usize)) -> Result<(), ReadError> {
+        let Some(top) = self.stack.len().checked_sub(1) else {
+            return Ok(());
+        };
+        if let Some(Frame::Map { sources, seen, .. }) = self.stack.last_mut()
+            && !sources.is_empty()
+        {
+            let (sources, seen) = (std::mem::take(sources), std::mem::take(seen));
+            let merged = self
+                .anchors
+                .merged(&sources, &seen)
+                .map_err(|m| (m, chars.0))?;
+            self.place(top, &merged, chars)?;
+        }
+        let closed = self.anchors.close(top);
+        let ended = self.stack.pop();
+        match (ended, self.stack.last_mut()) {
+            (Some(Frame::Map { .. }), _) if closed.as_ref().is_some_and(|c| c.merge_source) => {
+                self.merge_source(closed.map_or(0, |c| c.kept));
+            }
+            (
+                Some(Frame::Seq {
+                    merging: Some(list),
+                }),
+                Some(Frame::Map { sources, .. }),
+            ) => {
+                // PyYAML merges a list's mappings in reverse: the first one wins.
+                sources.extend(list.into_iter().rev());
+                self.merge_done();
+            }
+            (
+                Some(Frame::ComplexKey),
+                Some(Frame::Map {
+                    key, expecting_key, ..
+                }),
+            ) if *expecting_key => {
+                (*key, *expecting_key) = (None, false);
+            }
+            _ => self.after_value(),
+        }
+        Ok(())
+    }
+
+    /// A kept mapping to merge into the mapping (or the `<<` list) being read.
+    fn merge_source(&mut self, kept: usize) {
+        match self.stack.last_mut() {
+            Some(Frame::Seq {
+                merging: Some(list),
+            }) => list.push(kept),
+            Some(Frame::Map { sources, .. }) => {
+                sources.push(kept);
+                self.merge_done();
+            }
+            _ => {}
+        }
+    }
+
+    /// The `<<` key's value is read: the mapping expects its next key.
+    fn merge_done(&mut self) {
+        if let Some(Frame::Map { merging, .. }) = self.stack.last_mut() {
+            *merging = false;
+        }
+        self.after_value();
+    }
+
+    /// `items` (paths relative to the value that frames `..upto` read) placed there, as if
+    /// written there: kept for their known keys and in the mappings being kept.
+    fn place(
+        &mut self,
+        upto: usize,
+        items: &[(Path, Item)],
+        chars: (usize, usize),
+    ) -> Result<(), ReadError> {
+        let base = dotted(&self.stack[..upto], [], MAX_PATH);
+        for (path, item) in items {
+            if let Some(base) = &base {
+                let limit = match item {
+                    Item::Key(_) => MAX_PATH,
+                    _ => MAX_KNOWN_KEY,
+                };
+                let more = path.iter().map(|k| Some(k.as_str()));
+                match (joined(base.clone(), more, limit), item) {
+                    (Some(full), Item::Key(at)) => self.note_key(full, *at),
+                    (Some(full), _) => self.note_value(&full, item),
+                    (None, _) => {}
+                }
+            }
+            let stack = &self.stack;
+            self.anchors
+                .keep(
+                    |frame| {
+                        let mut p = frame_path(stack.get(frame..upto)?)?;
+                        p.extend(path.iter().cloned());
+                        Some(p)
+                    },
+                    item,
+                )
+                .map_err(|message| (message, chars.0))?;
+        }
+        Ok(())
+    }
+
+    /// A key's dotted path, kept while there are fewer than [`MAX_KEYS`].
+    fn note_key(&mut self, dotted: String, chars: (usize, usize)) {
+        if self.found.keys.len() < MAX_KEYS {
+            self.found.keys.push(dotted);
+            self.found.key_chars.push(chars);
+        }
+    }
+
+    /// A value at a dotted path: kept when the path is a known key.
+    fn note_value(&mut self, dotted: &str, item: &Item) {
+        let Some(id) = KEYS.iter().position(|k| k.path == dotted) else {
+            return;
+        };
+        match item {
+            Item::Scalar(scalar) => {
+                self.found.values.insert(id, scalar.clone());
+            }
+            Item::Container(chars) => {
+                self.found.not_scalar.insert(id, *chars);
+            }
+            Item::Key(_) => {}
+        }
+    }
+
+    /// An item of the top-level `defaults:` list: `name`, or `group: option` (`override
+    /// group: option`).
+    fn note_default(&mut self, text: &str) {
+        match &self.stack[..] {
+            [top, Frame::Seq { .. }] if top.value_key() == Some("defaults") => {
+                self.found.defaults.push((None, text.to_owned()));
+            }
+            [top, Frame::Seq { .. }, item] if top.value_key() == Some("defaults") => {
+                if let Some(group) = item.value_key() {
+                    let group = group.strip_prefix("override ").unwrap_or(group);
+                    self.found
+                        .defaults
+                        .push((Some(group.trim().to_owned()), text.to_owned()));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// After a value, the enclosing mapping expects a key.
+    fn after_value(&mut self) {
+        if let Some(Frame::Map { expecting_key, .. }) = self.stack.last_mut() {
+            *expecting_key = true;
+        }
+    }
+}
