@@ -12,11 +12,13 @@ import sys
 from pathlib import Path
 
 
-def rerun_with(module: str, requirement: str, cache: Path, *, exact: bool = True) -> None:
+def rerun_with(
+    module: str, requirement: str, cache: Path, *, exact: bool = True, also: tuple[str, ...] = ()
+) -> None:
     """Returns when `module` imports here (at `requirement`'s version when `exact`);
-    otherwise makes `cache/venv` with `requirement` installed (once) and re-runs this
-    script, with its arguments, under that venv's Python. A second miss inside the venv
-    ends the script."""
+    otherwise makes `cache/venv` with `requirement` and the requirements `also` installed
+    (once) and re-runs this script, with its arguments, under that venv's Python. A second
+    miss inside the venv ends the script."""
     try:
         found = importlib.import_module(module)
         if not exact or found.__version__ == requirement.split("==")[1]:
@@ -30,6 +32,6 @@ def rerun_with(module: str, requirement: str, cache: Path, *, exact: bool = True
     python = venv / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", requirement], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", requirement, *also], check=True)
     os.environ[flag] = "1"
     os.execv(str(python), [str(python), *sys.argv])

@@ -671,9 +671,12 @@ fn deep_nesting_is_a_syntax_error_not_a_stack_overflow() {
 
 #[test]
 fn yaml_anchors_that_multiply_stop_at_their_bound() {
-    use resource_pool_core::verl_settings::yaml::{MAX_ANCHORED_ITEMS, read_yaml};
+    use resource_pool_core::verl_settings::yaml::{
+        MAX_ANCHORED_ITEMS, MAX_MERGED_PAIRS, read_yaml,
+    };
     // Each level holds the one before twice: 2^60 values if expanded, by aliases
-    // (`{a: *l0, b: *l0}`, the "billion laughs") or by merges (`{a: {<<: *l0}, ...}`).
+    // (`{a: *l0, b: *l0}`, the "billion laughs") or by merges (`{a: {<<: *l0}, ...}`,
+    // `{<<: [*l0, *l0]}`).
     let laughs = |twice: &dyn Fn(usize) -> String| {
         let mut text = "l0: &l0 {nnodes: 1, n_gpus_per_node: 2}\n".to_owned();
         for i in 1..=60 {
@@ -683,12 +686,15 @@ fn yaml_anchors_that_multiply_stop_at_their_bound() {
     };
     let aliases = laughs(&|p| format!("{{a: *l{p}, b: *l{p}}}"));
     let merges = laughs(&|p| format!("{{a: {{<<: *l{p}}}, b: {{<<: *l{p}}}}}"));
-    for (what, text) in [("aliases", aliases), ("merges", merges)] {
+    // A mapping merging the one before twice: PyYAML copies its pairs twice per level.
+    let lists = laughs(&|p| format!("{{<<: [*l{p}, *l{p}], x: {p}}}"));
+    for (what, text) in [("aliases", aliases), ("merges", merges), ("lists", lists)] {
         let started = Instant::now();
         let (read, peak) = peak_bytes(|| read_yaml(&text));
         let error = read.expect_err(what);
         assert!(
-            error.message.contains(&MAX_ANCHORED_ITEMS.to_string()),
+            error.message.contains(&MAX_ANCHORED_ITEMS.to_string())
+                || error.message.contains(&MAX_MERGED_PAIRS.to_string()),
             "{what}: {error:?}"
         );
         assert!(peak < 64 << 20, "{what}: peak {peak} bytes");

@@ -19,11 +19,15 @@ use crate::source::Span;
 pub use crate::yaml_text::MAX_PAIRED_SCALARS;
 use crate::yaml_text::{Shifts, TextError, char_to_byte, parse_joining_pairs};
 
+#[cfg(test)]
+mod anchor_diff_tests;
 mod anchors;
+mod construction;
 mod events;
 mod tag;
 
 pub use self::anchors::MAX_ANCHORED_ITEMS;
+pub use self::construction::MAX_MERGED_PAIRS;
 use self::tag::written_tag;
 
 /// A scalar as written.

@@ -13,11 +13,12 @@ use super::super::hydra::{OverrideProblem, SweepRun};
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum VerlLaunchDiagnostic {
-    /// The YAML does not parse.
-    #[error("the YAML does not parse: {message}")]
+    /// The YAML does not load: its syntax, a key written twice in a mapping, a second
+    /// document, or a `<<` merge OmegaConf's loader refuses.
+    #[error("the YAML does not load: {message}")]
     #[diagnostic(
         code(resource_pool::verl::yaml_syntax),
-        help("fix the YAML syntax; Hydra and verl would stop here too")
+        help("fix it where labelled: Hydra and verl would stop loading the file here too")
     )]
     YamlSyntax {
         /// The parser's words.

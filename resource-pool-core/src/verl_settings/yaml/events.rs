@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use super::anchors::{Anchors, Item, Path};
+use super::construction::Shape;
 use super::tag::{NodeKind, refusal, tagged_scalar};
 use super::{CharScalar, MAX_KEYS, ReadError, StringMark};
-use crate::verl_settings::keys::{KEYS, KeyId};
+use crate::verl_settings::keys::{KEYS, KeyId, Kind, interpret, is_null};
 
 /// What one parse found, positions in characters.
 #[derive(Default)]
@@ -23,6 +24,8 @@ pub(super) struct Found {
 
 enum Frame {
     Map {
+        /// Its node in [`Shape`].
+        node: usize,
         key: Option<String>,
         expecting_key: bool,
         /// The mapping's own scalar keys so far, each with the char index where it stands.
@@ -33,16 +36,20 @@ enum Frame {
         sources: Vec<usize>,
     },
     Seq {
-        /// When the list is a `<<` key's value: the kept mappings it names, in order.
-        merging: Option<Vec<usize>>,
+        /// Its node in [`Shape`].
+        node: usize,
+        /// When the list is a `<<` key's value: the kept mappings it names, in order, and
+        /// their nodes.
+        merging: Option<(Vec<usize>, Vec<usize>)>,
     },
     /// A mapping or sequence used as a key.
     ComplexKey,
 }
 
 impl Frame {
-    fn map() -> Frame {
+    fn map(node: usize) -> Frame {
         Frame::Map {
+            node,
             key: None,
             expecting_key: true,
             seen: HashMap::new(),
@@ -84,8 +91,19 @@ impl Frame {
                 merging: true,
                 expecting_key: false,
                 ..
-            } | Frame::Seq { merging: Some(_) }
+            } | Frame::Seq {
+                merging: Some(_),
+                ..
+            }
         )
+    }
+
+    /// Its node in [`Shape`], for a mapping or a list.
+    fn node(&self) -> Option<usize> {
+        match self {
+            Frame::Map { node, .. } | Frame::Seq { node, .. } => Some(*node),
+            Frame::ComplexKey => None,
+        }
     }
 }
 
@@ -152,6 +170,8 @@ pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
         stack: Vec::new(),
         scalars: HashMap::new(),
         anchors: Anchors::default(),
+        shape: Shape::default(),
+        node_of_anchor: HashMap::new(),
         found: Found::default(),
     };
     let mut parser = Parser::new_from_str(source);
@@ -187,6 +207,9 @@ pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
             Event::DocumentEnd | Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
         }
     }
+    if let Some(duplicate) = reader.shape.duplicate() {
+        return Err(duplicate.into());
+    }
     Ok(reader.found)
 }
 
@@ -196,6 +219,10 @@ struct Reader<'s> {
     /// Anchored scalars: their text and what made them strings.
     scalars: HashMap<usize, (String, Option<StringMark>)>,
     anchors: Anchors,
+    /// The document's mappings and lists, for OmegaConf 2.3's duplicate check.
+    shape: Shape,
+    /// Anchored mappings' and lists' nodes in `shape`.
+    node_of_anchor: HashMap<usize, usize>,
     found: Found,
 }
 
@@ -243,7 +270,7 @@ impl Reader<'_> {
         }
         self.note_default(&value);
         if is_key {
-            self.key(value, chars)
+            self.key(value, quoted, chars)
         } else {
             self.value(Item::Scalar((value, quoted, chars)))
         }
@@ -251,8 +278,21 @@ impl Reader<'_> {
 
     /// A mapping's key: kept as a path, refused when the mapping has it already (OmegaConf's
     /// loader refuses such a mapping; PyYAML alone would keep the later value).
-    fn key(&mut self, text: String, chars: (usize, usize)) -> Result<(), ReadError> {
+    fn key(
+        &mut self,
+        text: String,
+        quoted: Option<StringMark>,
+        chars: (usize, usize),
+    ) -> Result<(), ReadError> {
         let top = self.stack.len() - 1;
+        if let Some(node) = self.stack[top].node() {
+            // OmegaConf's duplicate check counts the keys that are strings.
+            let string = quoted.is_some()
+                || !(interpret(&text, false, Kind::Int, true).is_some()
+                    || interpret(&text, false, Kind::Bool, true).is_some()
+                    || is_null(&text, false, true));
+            self.shape.key(node, &text, string, chars.0);
+        }
         if let Some(path) = dotted(&self.stack[..top], [text.as_str()], MAX_PATH) {
             self.note_key(path, chars);
         }
@@ -317,6 +357,9 @@ impl Reader<'_> {
 
     fn alias(&mut self, anchor: usize, chars: (usize, usize)) -> Result<(), ReadError> {
         let mapping = self.anchors.mapping(anchor);
+        if let Some(&id) = self.node_of_anchor.get(&anchor) {
+            self.link(id);
+        }
         if self.stack.last().is_some_and(Frame::expects_merge) {
             match (mapping, self.scalars.contains_key(&anchor)) {
                 (Some(kept), _) => self.merge_source(kept),
@@ -328,7 +371,7 @@ impl Reader<'_> {
         }
         if let Some((value, quoted)) = self.scalars.get(&anchor).cloned() {
             if self.stack.last().is_some_and(Frame::expects_key) {
-                return self.key(value, chars);
+                return self.key(value, quoted, chars);
             }
             return self.value(Item::Scalar((value, quoted, chars)));
         }
@@ -367,30 +410,65 @@ impl Reader<'_> {
             self.stack.push(Frame::ComplexKey);
             return Ok(());
         }
+        let id = self.shape.node(is_map);
+        if anchor > 0 {
+            self.node_of_anchor.insert(anchor, id);
+        }
         if top.is_some_and(Frame::expects_merge) {
             let in_list = matches!(top, Some(Frame::Seq { .. }));
             if is_map {
-                self.stack.push(Frame::map());
+                self.link(id);
+                self.stack.push(Frame::map(id));
                 self.anchors.open(self.stack.len() - 1, anchor, true);
             } else if in_list {
                 return Err((not_mergeable("a list in the list"), chars.0).into());
             } else {
+                // A `<<` list: its mappings are merged when it ends.
                 self.stack.push(Frame::Seq {
-                    merging: Some(Vec::new()),
+                    node: id,
+                    merging: Some((Vec::new(), Vec::new())),
                 });
             }
             return Ok(());
         }
+        self.link(id);
         self.value(Item::Container(chars))?;
         if is_map {
-            self.stack.push(Frame::map());
+            self.stack.push(Frame::map(id));
             if anchor > 0 {
                 self.anchors.open(self.stack.len() - 1, anchor, false);
             }
         } else {
-            self.stack.push(Frame::Seq { merging: None });
+            self.stack.push(Frame::Seq {
+                node: id,
+                merging: None,
+            });
         }
         Ok(())
+    }
+
+    /// Mapping or list `id` (new, or named by an alias) in [`Shape`], where the stack
+    /// stands: a key's value, a list's item, or what a `<<` merges.
+    fn link(&mut self, id: usize) {
+        match self.stack.last_mut() {
+            Some(Frame::Seq {
+                merging: Some((_, nodes)),
+                ..
+            }) => nodes.push(id),
+            Some(Frame::Seq { node, .. }) => self.shape.item(*node, id),
+            Some(Frame::Map {
+                node,
+                merging: true,
+                expecting_key: false,
+                ..
+            }) => self.shape.merge(*node, id),
+            Some(Frame::Map {
+                node,
+                expecting_key: false,
+                ..
+            }) => self.shape.value(*node, id),
+            _ => {}
+        }
     }
 
     fn end(&mut self, chars: (usize, usize)) -> Result<(), ReadError> {
@@ -415,12 +493,14 @@ impl Reader<'_> {
             }
             (
                 Some(Frame::Seq {
-                    merging: Some(list),
+                    merging: Some((list, nodes)),
+                    ..
                 }),
-                Some(Frame::Map { sources, .. }),
+                Some(Frame::Map { sources, node, .. }),
             ) => {
                 // PyYAML merges a list's mappings in reverse: the first one wins.
                 sources.extend(list.into_iter().rev());
+                self.shape.merge_list(*node, nodes);
                 self.merge_done();
             }
             (
@@ -440,7 +520,8 @@ impl Reader<'_> {
     fn merge_source(&mut self, kept: usize) {
         match self.stack.last_mut() {
             Some(Frame::Seq {
-                merging: Some(list),
+                merging: Some((list, _)),
+                ..
             }) => list.push(kept),
             Some(Frame::Map { sources, .. }) => {
                 sources.push(kept);
