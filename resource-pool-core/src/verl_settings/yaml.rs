@@ -400,6 +400,15 @@ mod tests {
     }
 
     #[test]
+    fn a_key_twice_counts_only_as_a_string() {
+        // omegaconf 2.3.0: `1:` or `true:` twice is the later value (its duplicate check
+        // counts string keys only); `'1':` twice is its error.
+        assert!(read_yaml("1: a\n1: b\ntrue: 1\ntrue: 2\n").is_ok());
+        let e = read_yaml("'1': a\n'1': b\n").unwrap_err();
+        assert!(e.message.starts_with("found duplicate key `1`"), "{e:?}");
+    }
+
+    #[test]
     fn complex_keys_are_skipped() {
         let text = "? [a, b]\n: 1\ntrainer:\n  nnodes: 2\n";
         let y = read_yaml(text).unwrap();

@@ -285,12 +285,13 @@ impl Reader<'_> {
         chars: (usize, usize),
     ) -> Result<(), ReadError> {
         let top = self.stack.len() - 1;
+        // OmegaConf's duplicate check counts the keys that are strings (`1:` twice is the
+        // later one's, as PyYAML builds it; a float key is taken for a string here).
+        let string = quoted.is_some()
+            || !(interpret(&text, false, Kind::Int, true).is_some()
+                || interpret(&text, false, Kind::Bool, true).is_some()
+                || is_null(&text, false, true));
         if let Some(node) = self.stack[top].node() {
-            // OmegaConf's duplicate check counts the keys that are strings.
-            let string = quoted.is_some()
-                || !(interpret(&text, false, Kind::Int, true).is_some()
-                    || interpret(&text, false, Kind::Bool, true).is_some()
-                    || is_null(&text, false, true));
             self.shape.key(node, &text, string, chars.0);
         }
         if let Some(path) = dotted(&self.stack[..top], [text.as_str()], MAX_PATH) {
@@ -317,7 +318,7 @@ impl Reader<'_> {
             ..
         }) = self.stack.last_mut()
         {
-            if let Some(&first) = seen.get(&text) {
+            if let Some(&first) = seen.get(&text).filter(|_| string) {
                 let line = 1 + self
                     .source
                     .chars()
