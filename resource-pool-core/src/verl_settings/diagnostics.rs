@@ -354,6 +354,34 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
+    /// A pool key whose value comes from a `<<` list that two of its mappings give it:
+    /// PyYAML's releases disagree on which wins (see
+    /// [`MergeOrder`](super::yaml::MergeOrder)).
+    #[error(
+        "`{key}` is {} from the first mapping of a `<<` list; PyYAML 6.0.4 takes {} from a later one",
+        shown(.used),
+        shown(.newer)
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::merge_order),
+        help(
+            "write `{key}` in the mapping itself (or on the command line), or let one mapping of the list give it: PyYAML 6.0.4 (2026-11-20) changed which mapping of a `<<` list wins, so verl reads one value or the other by the PyYAML it has; this check reads the first, as earlier releases and omegaconf 2.4 do"
+        )
+    )]
+    MergeOrder {
+        /// The dotted key.
+        key: &'static str,
+        /// Its value as read (`None`: not set, verl's default).
+        used: Option<String>,
+        /// Its value under PyYAML 6.0.4 (`None`: not set).
+        newer: Option<String>,
+        /// The value read, else the other.
+        #[label("from this mapping")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// Interpolations that lead back to a key they passed through (`nnodes:
     /// ${trainer.n_gpus_per_node}` beside `n_gpus_per_node: ${trainer.nnodes}`).
     #[error("`{key}` is `{text}`, and the interpolations come back to it: {cycle}")]
@@ -496,4 +524,12 @@ pub enum VerlDiagnostic {
         /// Where it came from.
         origin: OriginKind,
     },
+}
+
+/// A value of a YAML key for a message: `4`, or "no value" (verl's default then).
+fn shown(value: &Option<String>) -> String {
+    match value {
+        Some(text) => format!("`{text}`"),
+        None => "no value".to_owned(),
+    }
 }

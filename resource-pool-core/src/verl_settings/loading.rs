@@ -98,6 +98,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     let mut yaml_keys: Vec<String> = Vec::new();
     let mut yaml_key_spans: Vec<Span> = Vec::new();
     let mut yaml_defaults: Vec<(Option<String>, String)> = Vec::new();
+    let mut merge_order = Vec::new();
     if let Some(text) = yaml {
         match read_yaml(text) {
             Ok(values) => {
@@ -116,6 +117,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
                 yaml_keys = values.keys;
                 yaml_key_spans = values.key_spans;
                 yaml_defaults = values.defaults;
+                merge_order = values.merge_order;
             }
             Err(error) => {
                 let span = to_source_span(&error.span);
@@ -201,6 +203,17 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
             });
         }
         apply_override(o, space, &in_yaml, &mut raw, &mut diagnostics);
+    }
+    // A key the command line sets does not depend on the YAML's merge order.
+    for m in merge_order {
+        if !matches!(raw.get(&m.key), Some((_, true))) {
+            diagnostics.push(VerlDiagnostic::MergeOrder {
+                key: KEYS[m.key].path,
+                used: m.used,
+                newer: m.newer,
+                span: to_source_span(&m.span),
+            });
+        }
     }
     if let Some(release) = release {
         let mut ids: Vec<&KeyId> = in_yaml.keys().collect();

@@ -1012,6 +1012,28 @@ fn yaml_tags_read_as_omegaconf_constructs_them() {
 }
 
 #[test]
+fn a_merge_list_whose_winner_depends_on_pyyaml_is_a_warning() {
+    let yaml = "a: &a {nnodes: 2}\nb: &b {nnodes: 3}\ntrainer:\n  <<: [*a, *b]\n";
+    let loaded = load(Some(yaml), &[]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::merge_order"]);
+    let d = &loaded.diagnostics[0];
+    assert_eq!(
+        d.to_string(),
+        "`trainer.nnodes` is `2` from the first mapping of a `<<` list; PyYAML 6.0.4 takes `3` from a later one"
+    );
+    let data = serde_json::to_value(d).expect("data");
+    assert_eq!(
+        (data["used"].as_str(), data["newer"].as_str()),
+        (Some("2"), Some("3"))
+    );
+    // The layout is built from the first mapping's value.
+    assert!(loaded.layout.is_some());
+    // Set on the command line, the YAML's merge order does not matter.
+    let loaded = load(Some(yaml), &["trainer.nnodes=2"]);
+    assert_eq!(codes(&loaded), Vec::<&str>::new());
+}
+
+#[test]
 fn a_config_given_as_data_is_not_the_yaml() {
     let config = "{\"trainer\": {\"nnodes\": \"2\"}}";
     let options = VerlOptions {

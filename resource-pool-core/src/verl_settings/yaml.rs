@@ -24,6 +24,7 @@ mod anchor_diff_tests;
 mod anchors;
 mod construction;
 mod events;
+mod frames;
 mod tag;
 
 pub use self::anchors::MAX_ANCHORED_ITEMS;
@@ -82,6 +83,23 @@ pub struct YamlValues {
     /// dp_actor`, `override model_engine: megatron`) and bare names (`ppo_trainer`, `_self_`)
     /// with no group.
     pub defaults: Vec<(Option<String>, String)>,
+    /// The pool keys whose value from a `<<` list depends on PyYAML's release.
+    pub merge_order: Vec<MergeOrder>,
+}
+
+/// A pool key whose value comes from a `<<` list that two of its mappings give it (or a
+/// section holding it): PyYAML up to 6.0.3, and omegaconf 2.4, take the first mapping's,
+/// which the reading takes too; PyYAML 6.0.4 (2026-11-20) takes the last's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeOrder {
+    /// The key.
+    pub key: KeyId,
+    /// Its value as read (`None`: the first mapping does not set it).
+    pub used: Option<String>,
+    /// Its value under PyYAML 6.0.4 (`None`: not set).
+    pub newer: Option<String>,
+    /// Where the value read is written, else the other (bytes).
+    pub span: Span,
 }
 
 /// The most key paths kept of one file: a bound on memory for hostile input.
@@ -156,6 +174,9 @@ fn read_source(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
     for (a, b) in found.not_scalar.values().chain(&found.key_chars) {
         wanted.extend([*a, *b]);
     }
+    for m in &found.merge_order {
+        wanted.extend([m.chars.0, m.chars.1]);
+    }
     let in_text: Vec<usize> = wanted.iter().map(|&c| shifts.original(c)).collect();
     let bytes = char_to_byte(text, &in_text);
     let at: HashMap<usize, usize> = wanted.into_iter().zip(bytes).collect();
@@ -178,6 +199,16 @@ fn read_source(source: &str, text: &str, shifts: &Shifts) -> Result<YamlValues, 
         keys: found.keys,
         key_spans: found.key_chars.into_iter().map(span).collect(),
         defaults: found.defaults,
+        merge_order: found
+            .merge_order
+            .into_iter()
+            .map(|m| MergeOrder {
+                key: m.key,
+                used: m.used,
+                newer: m.newer,
+                span: span(m.chars),
+            })
+            .collect(),
     })
 }
 
@@ -380,6 +411,42 @@ mod tests {
                     .starts_with("expected a mapping or list of mappings for merging"),
                 "{text}: {e:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_pool_key_a_merge_list_gives_twice_is_noted() {
+        // PyYAML 6.0.3 (and omegaconf 2.4): the first mapping's `4`; PyYAML 6.0.4: `8`.
+        let text =
+            "a: &a {nnodes: 4}\nb: &b {nnodes: 8, n_gpus_per_node: 2}\ntrainer:\n  <<: [*a, *b]\n";
+        let y = read_yaml(text).unwrap();
+        assert_eq!(y.values[&NNODES].text, "4");
+        let [m] = &y.merge_order[..] else {
+            panic!("{:?}", y.merge_order)
+        };
+        assert_eq!(
+            (m.key, m.used.as_deref(), m.newer.as_deref()),
+            (NNODES, Some("4"), Some("8"))
+        );
+        assert_eq!(&text[m.span.clone()], "4");
+        // A section two mappings bring: each pool key under it that differs.
+        let text = "a: &a {trainer: {nnodes: 4, device: npu}}\nb: &b {trainer: {nnodes: 4}}\n<<: [*a, *b]\n";
+        let y = read_yaml(text).unwrap();
+        let noted: Vec<_> = y
+            .merge_order
+            .iter()
+            .map(|m| (m.key, m.newer.clone()))
+            .collect();
+        assert_eq!(noted, [(DEVICE, None)]);
+        // Not when the mapping's own key, or only one mapping, gives it; nor across two
+        // `<<` keys (a later one wins in every release).
+        for text in [
+            "a: &a {nnodes: 4}\nb: &b {nnodes: 8}\ntrainer:\n  <<: [*a, *b]\n  nnodes: 2\n",
+            "a: &a {nnodes: 4}\nb: &b {device: npu}\ntrainer:\n  <<: [*a, *b]\n",
+            "a: &a {nnodes: 4}\nb: &b {nnodes: 8}\ntrainer:\n  <<: *a\n  <<: *b\n",
+            "a: &a {nnodes: 4}\nb: &b {nnodes: 4}\ntrainer:\n  <<: [*a, *b]\n",
+        ] {
+            assert_eq!(read_yaml(text).unwrap().merge_order, [], "{text}");
         }
     }
 

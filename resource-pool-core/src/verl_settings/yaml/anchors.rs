@@ -44,6 +44,24 @@ struct Open {
     items: Vec<(Path, Item)>,
 }
 
+/// A key that two mappings of one `<<` list bring: PyYAML up to 6.0.3 (and omegaconf 2.4)
+/// gives it to the first, PyYAML 6.0.4 (2026-11-20) to the last (for keys longer than one
+/// character: it dedupes merged pairs by the identity of their key strings). `used` holds
+/// the first's items under the key (which the reading takes), `newer` the last's.
+#[derive(Debug)]
+pub(super) struct Contested {
+    pub used: Vec<(Path, Item)>,
+    pub newer: Vec<(Path, Item)>,
+}
+
+/// What the `<<` keys of a mapping bring into it (see [`Anchors::merged`]).
+pub(super) struct Merged {
+    /// The items of the mappings that win each key, by path relative to the mapping.
+    pub items: Vec<(Path, Item)>,
+    /// The keys PyYAML's releases give to different mappings of one list.
+    pub contested: Vec<Contested>,
+}
+
 /// A mapping that was kept, once closed.
 pub(super) struct Closed {
     /// Its index, for [`Anchors::merged`] and [`Anchors::items`].
@@ -121,39 +139,76 @@ impl Anchors {
         Rc::clone(&self.kept[kept])
     }
 
-    /// What `sources` (kept mappings, lowest priority first) bring into a mapping whose
-    /// own keys are `explicit`: per key, the items of the source that wins it.
+    /// What the `<<` keys of a mapping whose own keys are `explicit` bring into it: per
+    /// key, the items of the kept mapping that wins it. `merges` holds each `<<` key's
+    /// mappings (one, or a list's in order), in the order written. Also each key that two
+    /// mappings of one list bring, which PyYAML's releases give to different ones (see
+    /// [`Contested`]).
     pub fn merged(
         &mut self,
-        sources: &[usize],
+        merges: &[Vec<usize>],
         explicit: &HashMap<String, usize>,
-    ) -> Result<Vec<(Path, Item)>, String> {
+    ) -> Result<Merged, String> {
         let mut claimed: HashSet<&str> = explicit.keys().map(String::as_str).collect();
-        let mut out = Vec::new();
-        for &source in sources.iter().rev() {
-            let items = &self.kept[source];
-            self.spent += items.len();
-            if self.spent > MAX_ANCHORED_ITEMS {
-                break;
+        let (mut out, mut contested) = (Vec::new(), Vec::new());
+        // A later `<<` wins; within a list, the first mapping.
+        for list in merges.iter().rev() {
+            // Each key the list brings, in the order first brought: its first and last
+            // mapping.
+            let mut in_list: Vec<(&str, usize, usize)> = Vec::new();
+            let mut at: HashMap<&str, usize> = HashMap::new();
+            for &source in list {
+                let items = &self.kept[source];
+                self.spent += items.len();
+                if self.spent > MAX_ANCHORED_ITEMS {
+                    return Err(self.too_many());
+                }
+                for (path, _) in items.iter() {
+                    let key = path[0].as_str();
+                    if claimed.contains(key) {
+                        continue;
+                    }
+                    match at.get(key) {
+                        Some(&i) => in_list[i].2 = source,
+                        None => {
+                            at.insert(key, in_list.len());
+                            in_list.push((key, source, source));
+                        }
+                    }
+                }
             }
-            out.extend(
-                items
-                    .iter()
-                    .filter(|(path, _)| !claimed.contains(path[0].as_str()))
-                    .cloned(),
-            );
-            claimed.extend(items.iter().map(|(path, _)| path[0].as_str()));
+            for &(key, first, last) in &in_list {
+                let under = |source: usize| -> Vec<(Path, Item)> {
+                    let items = self.kept[source].iter();
+                    items.filter(|(path, _)| path[0] == key).cloned().collect()
+                };
+                out.extend(under(first));
+                if first != last {
+                    contested.push(Contested {
+                        used: under(first),
+                        newer: under(last),
+                    });
+                }
+            }
+            claimed.extend(in_list.into_iter().map(|(key, ..)| key));
         }
-        self.within_bound().map(|()| out)
+        self.within_bound().map(|()| Merged {
+            items: out,
+            contested,
+        })
     }
 
     fn within_bound(&self) -> Result<(), String> {
-        if self.spent > MAX_ANCHORED_ITEMS {
-            return Err(format!(
-                "anchored mappings and what aliases and `<<` merges copy of them hold more than {MAX_ANCHORED_ITEMS} keys and values"
-            ));
+        match self.spent > MAX_ANCHORED_ITEMS {
+            true => Err(self.too_many()),
+            false => Ok(()),
         }
-        Ok(())
+    }
+
+    fn too_many(&self) -> String {
+        format!(
+            "anchored mappings and what aliases and `<<` merges copy of them hold more than {MAX_ANCHORED_ITEMS} keys and values"
+        )
     }
 }
 
@@ -188,8 +243,22 @@ mod tests {
         let high = anchors.close(2).unwrap().kept;
         // `inner` is the later source's, whole; `a` the earlier's; `b` is the mapping's own.
         let explicit = HashMap::from([("b".to_owned(), 0)]);
-        let merged = anchors.merged(&[low, high], &explicit).unwrap();
+        let Merged {
+            items: merged,
+            contested,
+        } = anchors.merged(&[vec![low], vec![high]], &explicit).unwrap();
         assert_eq!(paths(&merged), ["inner", "inner.y", "a"]);
+        assert!(contested.is_empty());
+        // As one list, `[low, high]`: the first brings `inner`, and the last would in
+        // PyYAML 6.0.4.
+        let Merged {
+            items: merged,
+            contested,
+        } = anchors.merged(&[vec![low, high]], &explicit).unwrap();
+        assert_eq!(paths(&merged), ["a", "inner", "inner.x"]);
+        assert_eq!(contested.len(), 1);
+        assert_eq!(paths(&contested[0].used), ["inner", "inner.x"]);
+        assert_eq!(paths(&contested[0].newer), ["inner", "inner.y"]);
     }
 
     #[test]
@@ -199,7 +268,7 @@ mod tests {
         let item = key(&["k"]);
         anchors.keep(|_| Some(item.0.clone()), &item.1).unwrap();
         let kept = anchors.close(1).unwrap().kept;
-        let sources = vec![kept; MAX_ANCHORED_ITEMS];
+        let sources = vec![vec![kept]; MAX_ANCHORED_ITEMS];
         assert!(anchors.merged(&sources, &HashMap::new()).is_err());
     }
 }

@@ -2,12 +2,13 @@
 //! top-level `defaults:` list, and the anchored mappings that aliases and `<<` merges
 //! bring in ([`super::anchors`]). Positions are in characters of the parsed source.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use super::anchors::{Anchors, Item, Path};
+use super::anchors::{Anchors, Contested, Item, Path};
 use super::construction::Shape;
+use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
 use super::tag::{NodeKind, refusal, tagged_scalar};
 use super::{CharScalar, MAX_KEYS, ReadError, StringMark};
 use crate::verl_settings::keys::{KEYS, KeyId, Kind, interpret, is_null};
@@ -20,143 +21,41 @@ pub(super) struct Found {
     pub keys: Vec<String>,
     pub key_chars: Vec<(usize, usize)>,
     pub defaults: Vec<(Option<String>, String)>,
+    pub merge_order: Vec<MergeOrderChars>,
 }
 
-enum Frame {
-    Map {
-        /// Its node in [`Shape`].
-        node: usize,
-        key: Option<String>,
-        expecting_key: bool,
-        /// The mapping's own scalar keys so far, each with the char index where it stands.
-        seen: HashMap<String, usize>,
-        /// The current key is `<<`: its value is what to merge into this mapping.
-        merging: bool,
-        /// The kept mappings merged into this one, lowest priority first.
-        sources: Vec<usize>,
-    },
-    Seq {
-        /// Its node in [`Shape`].
-        node: usize,
-        /// When the list is a `<<` key's value: the kept mappings it names, in order, and
-        /// their nodes.
-        merging: Option<(Vec<usize>, Vec<usize>)>,
-    },
-    /// A mapping or sequence used as a key.
-    ComplexKey,
+/// A pool key whose value from a `<<` list depends on PyYAML's release: the value the
+/// reading takes (`None`: the key is not set that way), the one PyYAML 6.0.4 takes, and
+/// where the first of those is written (chars).
+pub(super) struct MergeOrderChars {
+    pub key: KeyId,
+    pub used: Option<String>,
+    pub newer: Option<String>,
+    pub chars: (usize, usize),
 }
 
-impl Frame {
-    fn map(node: usize) -> Frame {
-        Frame::Map {
-            node,
-            key: None,
-            expecting_key: true,
-            seen: HashMap::new(),
-            merging: false,
-            sources: Vec::new(),
-        }
+/// The pool keys `items` (paths relative to `base`) set: each value as a message shows it
+/// (`'8'` when quoted), and where it is written (chars).
+fn pool_values(base: &str, items: &[(Path, Item)]) -> BTreeMap<KeyId, (String, (usize, usize))> {
+    let mut out = BTreeMap::new();
+    for (path, item) in items {
+        let more = path.iter().map(|k| Some(k.as_str()));
+        let Some(full) = joined(base.to_owned(), more, MAX_KNOWN_KEY) else {
+            continue;
+        };
+        let Some(key) = KEYS.iter().position(|k| k.path == full) else {
+            continue;
+        };
+        let shown = match item {
+            Item::Scalar((text, Some(_), chars)) => (format!("'{text}'"), *chars),
+            Item::Scalar((text, None, chars)) => (text.clone(), *chars),
+            Item::Container(chars) => ("a mapping or list".to_owned(), *chars),
+            Item::Key(_) => continue,
+        };
+        out.insert(key, shown);
     }
-
-    /// The key whose value is being read here, when this frame is a mapping reading one
-    /// (not a merge).
-    fn value_key(&self) -> Option<&str> {
-        match self {
-            Frame::Map {
-                key: Some(k),
-                expecting_key: false,
-                merging: false,
-                ..
-            } => Some(k),
-            _ => None,
-        }
-    }
-
-    fn expects_key(&self) -> bool {
-        matches!(
-            self,
-            Frame::Map {
-                expecting_key: true,
-                ..
-            }
-        )
-    }
-
-    /// Whether what comes next is what a `<<` merges: a mapping's `<<` value, or an item
-    /// of a `<<` list.
-    fn expects_merge(&self) -> bool {
-        matches!(
-            self,
-            Frame::Map {
-                merging: true,
-                expecting_key: false,
-                ..
-            } | Frame::Seq {
-                merging: Some(_),
-                ..
-            }
-        )
-    }
-
-    /// Its node in [`Shape`], for a mapping or a list.
-    fn node(&self) -> Option<usize> {
-        match self {
-            Frame::Map { node, .. } | Frame::Seq { node, .. } => Some(*node),
-            Frame::ComplexKey => None,
-        }
-    }
+    out
 }
-
-/// The longest dotted path kept, in bytes: a key path (see [`Found::keys`]) is at most 256
-/// bytes, and a known key far less.
-const MAX_PATH: usize = 256;
-
-/// The path of the value being read through `frames` (keys only: a list or a merge on the
-/// way is no path, nor is one longer than [`MAX_PATH`]).
-fn frame_path(frames: &[Frame]) -> Option<Path> {
-    let mut length = 0;
-    frames
-        .iter()
-        .map(|f| {
-            let key = f.value_key()?;
-            length += key.len() + 1;
-            (length <= MAX_PATH + 1).then(|| key.to_owned())
-        })
-        .collect()
-}
-
-/// The dotted path of `frames`' value, then `more`, when it is a path of keys only and at
-/// most `limit` bytes long: the known keys and the key list are matched on these.
-fn dotted<'a>(
-    frames: &'a [Frame],
-    more: impl IntoIterator<Item = &'a str>,
-    limit: usize,
-) -> Option<String> {
-    let keys = frames.iter().map(Frame::value_key);
-    joined(String::new(), keys.chain(more.into_iter().map(Some)), limit)
-}
-
-/// `path`, then `keys` (each `None` when the path breaks there), dotted, when at most
-/// `limit` bytes long.
-fn joined<'a>(
-    mut path: String,
-    keys: impl Iterator<Item = Option<&'a str>>,
-    limit: usize,
-) -> Option<String> {
-    for key in keys {
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(key?);
-        if path.len() > limit {
-            return None;
-        }
-    }
-    Some(path)
-}
-
-/// The longest known key, in bytes: a longer path is none.
-const MAX_KNOWN_KEY: usize = 64;
 
 /// PyYAML's words for a `<<` whose value is no mapping.
 fn not_mergeable(found: &str) -> String {
@@ -484,7 +383,10 @@ impl Reader<'_> {
                 .anchors
                 .merged(&sources, &seen)
                 .map_err(|m| (m, chars.0))?;
-            self.place(top, &merged, chars)?;
+            self.place(top, &merged.items, chars)?;
+            for contested in &merged.contested {
+                self.note_contested(top, contested);
+            }
         }
         let closed = self.anchors.close(top);
         let ended = self.stack.pop();
@@ -499,8 +401,7 @@ impl Reader<'_> {
                 }),
                 Some(Frame::Map { sources, node, .. }),
             ) => {
-                // PyYAML merges a list's mappings in reverse: the first one wins.
-                sources.extend(list.into_iter().rev());
+                sources.push(list);
                 self.shape.merge_list(*node, nodes);
                 self.merge_done();
             }
@@ -525,7 +426,7 @@ impl Reader<'_> {
                 ..
             }) => list.push(kept),
             Some(Frame::Map { sources, .. }) => {
-                sources.push(kept);
+                sources.push(vec![kept]);
                 self.merge_done();
             }
             _ => {}
@@ -575,6 +476,34 @@ impl Reader<'_> {
                 .map_err(|message| (message, chars.0))?;
         }
         Ok(())
+    }
+
+    /// The pool keys whose value a contested key of a `<<` list (merged into the mapping
+    /// frames `..upto` read) gives otherwise under PyYAML 6.0.4.
+    fn note_contested(&mut self, upto: usize, contested: &Contested) {
+        let Some(base) = dotted(&self.stack[..upto], [], MAX_PATH) else {
+            return;
+        };
+        let (used, newer) = (
+            pool_values(&base, &contested.used),
+            pool_values(&base, &contested.newer),
+        );
+        let keys: BTreeSet<KeyId> = used.keys().chain(newer.keys()).copied().collect();
+        for key in keys {
+            let (a, b) = (used.get(&key), newer.get(&key));
+            if a.map(|v| &v.0) == b.map(|v| &v.0) {
+                continue;
+            }
+            let Some(&(_, chars)) = a.or(b) else {
+                continue;
+            };
+            self.found.merge_order.push(MergeOrderChars {
+                key,
+                used: a.map(|v| v.0.clone()),
+                newer: b.map(|v| v.0.clone()),
+                chars,
+            });
+        }
     }
 
     /// A key's dotted path, kept while there are fewer than [`MAX_KEYS`].
