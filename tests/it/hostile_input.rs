@@ -702,6 +702,32 @@ fn yaml_anchors_that_multiply_stop_at_their_bound() {
     }
 }
 
+#[test]
+fn a_wide_anchored_mapping_merges_in_time_linear_in_its_width() {
+    use resource_pool_core::verl_settings::yaml::read_yaml;
+    // 20,000 keys, kept once and merged once: within the bound on anchored items, and
+    // read with one pass per mapping (a pass per key would be 800 million steps).
+    let keys: Vec<String> = (0..20_000).map(|i| format!("k{i}: {i}")).collect();
+    let text = format!(
+        "wide: &w {{{}, nnodes: 3}}\ntrainer:\n  <<: [*w, {{nnodes: 5}}]\n",
+        keys.join(", ")
+    );
+    let started = Instant::now();
+    let read = read_yaml(&text).expect("within the bounds");
+    let nnodes = read
+        .values
+        .values()
+        .find(|v| v.text == "3")
+        .expect("the first mapping's");
+    assert_eq!(&text[nnodes.span.clone()], "3");
+    assert_eq!(read.merge_order.len(), 1);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Search
 

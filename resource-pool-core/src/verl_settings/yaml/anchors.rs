@@ -48,7 +48,7 @@ struct Open {
 /// gives it to the first, PyYAML 6.0.4 (2026-11-20) to the last (for keys longer than one
 /// character: it dedupes merged pairs by the identity of their key strings). `used` holds
 /// the first's items under the key (which the reading takes), `newer` the last's.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Contested {
     pub used: Vec<(Path, Item)>,
     pub newer: Vec<(Path, Item)>,
@@ -177,19 +177,35 @@ impl Anchors {
                     }
                 }
             }
-            for &(key, first, last) in &in_list {
-                let under = |source: usize| -> Vec<(Path, Item)> {
-                    let items = self.kept[source].iter();
-                    items.filter(|(path, _)| path[0] == key).cloned().collect()
-                };
-                out.extend(under(first));
-                if first != last {
-                    contested.push(Contested {
-                        used: under(first),
-                        newer: under(last),
-                    });
+            // Each mapping's items under the keys it wins (and, for a contested key, the
+            // last one's under it): one pass over each mapping, whatever its width.
+            let wins: HashMap<&str, (usize, usize)> = in_list
+                .iter()
+                .map(|&(key, first, last)| (key, (first, last)))
+                .collect();
+            let mut sides: HashMap<&str, Contested> = HashMap::new();
+            let mut done: HashSet<usize> = HashSet::new();
+            for &source in list.iter().filter(|&&source| done.insert(source)) {
+                for (path, item) in self.kept[source].iter() {
+                    let Some(&(first, last)) = wins.get(path[0].as_str()) else {
+                        continue;
+                    };
+                    let pair = (path.clone(), item.clone());
+                    if source == first {
+                        out.push(pair.clone());
+                    }
+                    if first != last {
+                        let side = sides.entry(path[0].as_str()).or_default();
+                        match source {
+                            s if s == first => side.used.push(pair),
+                            s if s == last => side.newer.push(pair),
+                            _ => {}
+                        }
+                    }
                 }
             }
+            // In the order the keys were first brought.
+            contested.extend(in_list.iter().filter_map(|(key, ..)| sides.remove(key)));
             claimed.extend(in_list.into_iter().map(|(key, ..)| key));
         }
         self.within_bound().map(|()| Merged {
