@@ -703,7 +703,7 @@ fn yaml_anchors_that_multiply_stop_at_their_bound() {
 }
 
 #[test]
-fn a_wide_anchored_mapping_merges_in_time_linear_in_its_width() {
+fn a_wide_anchored_mapping_is_merged_and_aliased_in_bounded_time() {
     use resource_pool_core::verl_settings::yaml::read_yaml;
     // 20,000 keys, kept once and merged once: within the bound on anchored items, and
     // read with one pass per mapping (a pass per key would be 800 million steps).
@@ -721,6 +721,16 @@ fn a_wide_anchored_mapping_merges_in_time_linear_in_its_width() {
         .expect("the first mapping's");
     assert_eq!(&text[nnodes.span.clone()], "3");
     assert_eq!(read.merge_order.len(), 1);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // The same mapping aliased 100,000 times: copies count against the bound too.
+    let aliases: Vec<String> = (0..100_000).map(|i| format!("a{i}: *w")).collect();
+    let text = format!("wide: &w {{{}}}\n{}\n", keys.join(", "), aliases.join("\n"));
+    let started = Instant::now();
+    assert!(read_yaml(&text).is_err());
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "{:?}",

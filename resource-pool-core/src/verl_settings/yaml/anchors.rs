@@ -129,6 +129,13 @@ impl Anchors {
         })
     }
 
+    /// Counts `n` items copied elsewhere (an alias's mapping placed where it stands)
+    /// against [`MAX_ANCHORED_ITEMS`].
+    pub fn spend(&mut self, n: usize) -> Result<(), String> {
+        self.spent += n;
+        self.within_bound()
+    }
+
     /// The kept mapping an anchor names, if it names a mapping.
     pub fn mapping(&self, anchor: usize) -> Option<usize> {
         self.by_anchor.get(&anchor).copied()

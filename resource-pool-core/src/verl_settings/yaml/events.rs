@@ -282,8 +282,11 @@ impl Reader<'_> {
         }
         self.value(Item::Container(chars))?;
         if let Some(kept) = mapping {
-            // The mapping, as if written here.
+            // The mapping, as if written here: a copy, counted against the bound.
             let items = self.anchors.items(kept);
+            self.anchors
+                .spend(items.len())
+                .map_err(|message| (message, chars.0))?;
             self.place(self.stack.len(), &items, chars)?;
         }
         self.after_value();
