@@ -10,7 +10,7 @@ use super::keys::*;
 use super::launch::{EntryKind, Launch, UNDERSTOOD, parse_launch};
 use super::layout::layout;
 use super::releases::{Release, release};
-use super::resolve::{Walk, resolve, wrong_type};
+use super::resolve::{Walk, wrong_type};
 use super::rules::rules;
 use super::settings::{Origin, VerlSettings};
 use super::yaml::{RawScalar, read_yaml};
@@ -234,8 +234,7 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
     let mut ids: Vec<KeyId> = raw.keys().copied().collect();
     ids.sort_unstable();
     for id in ids {
-        let mut walk = Walk::default();
-        if let Some(setting) = resolve(id, &raw, &yaml_origin, &mut diagnostics, &mut walk) {
+        if let Some(setting) = Walk::new(&raw, &yaml_origin, &mut diagnostics).resolve(id) {
             settings.settings[id] = setting;
         }
     }

@@ -13,28 +13,15 @@ use super::settings::{Origin, Setting};
 use super::yaml::{RawScalar, StringMark};
 use crate::source::{Span, to_source_span};
 
-/// Following `${other.key}` from key to key: the keys being followed, and whether they
-/// came back to one of them.
-#[derive(Default)]
-pub(super) struct Walk {
+/// Following `${other.key}` from key to key, from one key: what was written for the keys,
+/// where the problems go, the keys being followed, and whether they came back to one of
+/// them.
+pub(super) struct Walk<'a> {
+    raw: &'a HashMap<KeyId, (RawScalar, bool)>,
+    yaml_origin: &'a dyn Fn(Span) -> Origin,
+    diagnostics: &'a mut Vec<VerlDiagnostic>,
     path: Vec<KeyId>,
     cycle: bool,
-}
-
-/// A key's value: its scalar read as its kind, `${other.key}` followed to a value or to
-/// verl's default of the last key followed. Interpolations that come back to a key they
-/// passed through are `interpolation_cycle` (once per cycle), and give no value.
-pub(super) fn resolve(
-    id: KeyId,
-    raw: &HashMap<KeyId, (RawScalar, bool)>,
-    yaml_origin: &dyn Fn(Span) -> Origin,
-    diagnostics: &mut Vec<VerlDiagnostic>,
-    walk: &mut Walk,
-) -> Option<Setting> {
-    walk.path.push(id);
-    let setting = resolve_one(id, raw, yaml_origin, diagnostics, walk);
-    walk.path.pop();
-    setting
 }
 
 /// The origin of a key's value as read.
@@ -50,92 +37,115 @@ fn origin_of(
     }
 }
 
-/// [`resolve`] of the key last pushed on `walk`. Problems are said of the key the walk
-/// started from only: a key it passes through is judged when its own walk starts.
-fn resolve_one(
-    id: KeyId,
-    raw: &HashMap<KeyId, (RawScalar, bool)>,
-    yaml_origin: &dyn Fn(Span) -> Origin,
-    diagnostics: &mut Vec<VerlDiagnostic>,
-    walk: &mut Walk,
-) -> Option<Setting> {
-    let outermost = walk.path.len() == 1;
-    let (scalar, from_command_line) = raw.get(&id)?;
-    let origin = origin_of(scalar, *from_command_line, yaml_origin);
-    let key = &KEYS[id];
-    if key.kind != Kind::Str && is_env_interpolation(&scalar.text) {
-        // OmegaConf gives verl a string here, whatever the variable holds: verl fails on it
-        // (`sum` of strings, a truthy "False"), as on a quoted number. A key that follows
-        // this one (`${trainer.nnodes}`) takes verl's default: one error, on this value.
-        if outermost {
-            diagnostics.push(wrong_type(
-                id,
-                Found::EnvString(scalar.text.clone()),
-                None,
-                origin,
-            ));
+impl<'a> Walk<'a> {
+    /// A walk that has followed no key yet.
+    pub fn new(
+        raw: &'a HashMap<KeyId, (RawScalar, bool)>,
+        yaml_origin: &'a dyn Fn(Span) -> Origin,
+        diagnostics: &'a mut Vec<VerlDiagnostic>,
+    ) -> Self {
+        Walk {
+            raw,
+            yaml_origin,
+            diagnostics,
+            path: Vec::new(),
+            cycle: false,
         }
-        return None;
     }
-    if let Some(inner) = scalar
-        .text
-        .strip_prefix("${")
-        .and_then(|t| t.strip_suffix('}'))
-        .filter(|_| !scalar.quoted() || scalar.text.starts_with("${"))
-    {
-        // `${oc.select:KEY,FALLBACK}` is KEY (verl's config has every key read): verl's own
-        // default of the rollout's `n_gpus_per_node`, which a copied config keeps.
-        let inner = inner
-            .trim()
-            .strip_prefix("oc.select:")
-            .map_or(inner, |select| select.split(',').next().unwrap_or(select));
-        let target = key_id(inner.trim()).filter(|&t| KEYS[t].kind == key.kind);
-        if let Some(t) = target
-            && let Some(at) = walk.path.iter().position(|&k| k == t)
-        {
-            walk.cycle = true;
-            note_cycle(&walk.path[at..], raw, yaml_origin, diagnostics);
+
+    /// A key's value: its scalar read as its kind, `${other.key}` followed to a value or to
+    /// verl's default of the last key followed. Interpolations that come back to a key they
+    /// passed through are `interpolation_cycle` (once per cycle), and give no value.
+    pub fn resolve(&mut self, id: KeyId) -> Option<Setting> {
+        self.path.push(id);
+        let setting = self.resolve_last(id);
+        self.path.pop();
+        setting
+    }
+
+    /// [`Walk::resolve`] of the key last pushed on the path. Problems are said of the key the
+    /// walk started from only: a key it passes through is judged when its own walk starts.
+    fn resolve_last(&mut self, id: KeyId) -> Option<Setting> {
+        let (raw, yaml_origin) = (self.raw, self.yaml_origin);
+        let outermost = self.path.len() == 1;
+        let (scalar, from_command_line) = raw.get(&id)?;
+        let origin = origin_of(scalar, *from_command_line, yaml_origin);
+        let key = &KEYS[id];
+        if key.kind != Kind::Str && is_env_interpolation(&scalar.text) {
+            // OmegaConf gives verl a string here, whatever the variable holds: verl fails on it
+            // (`sum` of strings, a truthy "False"), as on a quoted number. A key that follows
+            // this one (`${trainer.nnodes}`) takes verl's default: one error, on this value.
+            if outermost {
+                self.diagnostics.push(wrong_type(
+                    id,
+                    Found::EnvString(scalar.text.clone()),
+                    None,
+                    origin,
+                ));
+            }
             return None;
         }
-        let resolved = match target {
-            Some(t) => match resolve(t, raw, yaml_origin, diagnostics, walk) {
-                _ if walk.cycle => return None,
-                Some(s) => Some(s.value),
-                None => Some(KEYS[t].default.value()),
-            },
-            None => None,
-        };
-        return match resolved {
+        if let Some(inner) = scalar
+            .text
+            .strip_prefix("${")
+            .and_then(|t| t.strip_suffix('}'))
+            .filter(|_| !scalar.quoted() || scalar.text.starts_with("${"))
+        {
+            // `${oc.select:KEY,FALLBACK}` is KEY (verl's config has every key read): verl's own
+            // default of the rollout's `n_gpus_per_node`, which a copied config keeps.
+            let inner = inner
+                .trim()
+                .strip_prefix("oc.select:")
+                .map_or(inner, |select| select.split(',').next().unwrap_or(select));
+            let target = key_id(inner.trim()).filter(|&t| KEYS[t].kind == key.kind);
+            if let Some(t) = target
+                && let Some(at) = self.path.iter().position(|&k| k == t)
+            {
+                self.cycle = true;
+                note_cycle(&self.path[at..], raw, yaml_origin, self.diagnostics);
+                return None;
+            }
+            let resolved = match target {
+                Some(t) => match self.resolve(t) {
+                    _ if self.cycle => return None,
+                    Some(s) => Some(s.value),
+                    None => Some(KEYS[t].default.value()),
+                },
+                None => None,
+            };
+            return match resolved {
+                Some(value) => Some(Setting { value, origin }),
+                None => {
+                    if outermost {
+                        self.diagnostics.push(VerlDiagnostic::Unresolved {
+                            key: key.path,
+                            text: scalar.text.clone(),
+                            default: key.default.value().to_string(),
+                            span: to_source_span(&scalar.span),
+                        });
+                    }
+                    None
+                }
+            };
+        }
+        if key.nullable && is_null(&scalar.text, scalar.quoted(), !from_command_line) {
+            // verl reads this null as "not set" (see `Key::nullable`): the default stands.
+            return None;
+        }
+        match interpret(&scalar.text, scalar.quoted(), key.kind, !from_command_line) {
             Some(value) => Some(Setting { value, origin }),
             None => {
                 if outermost {
-                    diagnostics.push(VerlDiagnostic::Unresolved {
-                        key: key.path,
-                        text: scalar.text.clone(),
-                        default: key.default.value().to_string(),
-                        span: to_source_span(&scalar.span),
-                    });
+                    let found = match scalar.text.chars().take(40).collect::<String>() {
+                        text if text.is_empty() => Found::EmptyString,
+                        text if scalar.quoted() => Found::String(text),
+                        text => Found::Plain(text),
+                    };
+                    self.diagnostics
+                        .push(wrong_type(id, found, scalar.string, origin));
                 }
                 None
             }
-        };
-    }
-    if key.nullable && is_null(&scalar.text, scalar.quoted(), !from_command_line) {
-        // verl reads this null as "not set" (see `Key::nullable`): the default stands.
-        return None;
-    }
-    match interpret(&scalar.text, scalar.quoted(), key.kind, !from_command_line) {
-        Some(value) => Some(Setting { value, origin }),
-        None => {
-            if outermost {
-                let found = match scalar.text.chars().take(40).collect::<String>() {
-                    text if text.is_empty() => Found::EmptyString,
-                    text if scalar.quoted() => Found::String(text),
-                    text => Found::Plain(text),
-                };
-                diagnostics.push(wrong_type(id, found, scalar.string, origin));
-            }
-            None
         }
     }
 }
