@@ -35,12 +35,11 @@ pub(super) enum Item {
     Container((usize, usize)),
 }
 
-/// A mapping being kept: the frame it stands in (an index into the reader's stack), its
-/// anchor (0: none), and whether it is a `<<` key's value.
+/// A mapping being kept: the frame it stands in (an index into the reader's stack) and its
+/// node in the document's shape.
 struct Open {
     frame: usize,
-    anchor: usize,
-    merge_source: bool,
+    node: usize,
     items: Vec<(Path, Item)>,
 }
 
@@ -62,31 +61,22 @@ pub(super) struct Merged {
     pub contested: Vec<Contested>,
 }
 
-/// A mapping that was kept, once closed.
-pub(super) struct Closed {
-    /// Its index, for [`Anchors::merged`] and [`Anchors::items`].
-    pub kept: usize,
-    /// Whether it is a `<<` key's value (else it is kept for its anchor).
-    pub merge_source: bool,
-}
-
-/// The anchored mappings of one parse, and those being read.
+/// The mappings of one parse that are kept (anchored ones, and those a `<<` names), by
+/// their node in the document's shape, and those being read.
 #[derive(Default)]
 pub(super) struct Anchors {
-    kept: Vec<Rc<[(Path, Item)]>>,
-    by_anchor: HashMap<usize, usize>,
+    kept: HashMap<usize, Rc<[(Path, Item)]>>,
     open: Vec<Open>,
     /// Items kept or merged so far, against [`MAX_ANCHORED_ITEMS`].
     spent: usize,
 }
 
 impl Anchors {
-    /// Starts keeping the mapping in stack frame `frame`: anchored, a merge source, or both.
-    pub fn open(&mut self, frame: usize, anchor: usize, merge_source: bool) {
+    /// Starts keeping mapping `node`, in stack frame `frame`.
+    pub fn open(&mut self, frame: usize, node: usize) {
         self.open.push(Open {
             frame,
-            anchor,
-            merge_source,
+            node,
             items: Vec::new(),
         });
     }
@@ -113,20 +103,12 @@ impl Anchors {
     }
 
     /// Closes the mapping kept for stack frame `frame`, if one is.
-    pub fn close(&mut self, frame: usize) -> Option<Closed> {
-        if self.open.last().is_none_or(|open| open.frame != frame) {
-            return None;
+    pub fn close(&mut self, frame: usize) {
+        if self.open.last().is_some_and(|open| open.frame == frame)
+            && let Some(open) = self.open.pop()
+        {
+            self.kept.insert(open.node, open.items.into());
         }
-        let open = self.open.pop()?;
-        let kept = self.kept.len();
-        self.kept.push(open.items.into());
-        if open.anchor > 0 {
-            self.by_anchor.insert(open.anchor, kept);
-        }
-        Some(Closed {
-            kept,
-            merge_source: open.merge_source,
-        })
     }
 
     /// Counts `n` items copied elsewhere (an alias's mapping placed where it stands)
@@ -136,19 +118,15 @@ impl Anchors {
         self.within_bound()
     }
 
-    /// The kept mapping an anchor names, if it names a mapping.
-    pub fn mapping(&self, anchor: usize) -> Option<usize> {
-        self.by_anchor.get(&anchor).copied()
-    }
-
-    /// Everything a kept mapping holds (shared, not copied).
-    pub fn items(&self, kept: usize) -> Rc<[(Path, Item)]> {
-        Rc::clone(&self.kept[kept])
+    /// Everything mapping `node` holds (shared, not copied), when it was kept.
+    pub fn items(&self, node: usize) -> Option<Rc<[(Path, Item)]>> {
+        self.kept.get(&node).cloned()
     }
 
     /// What the `<<` keys of a mapping whose own keys are `explicit` bring into it: per
     /// key, the items of the kept mapping that wins it. `merges` holds each `<<` key's
-    /// mappings (one, or a list's in order), in the order written. Also each key that two
+    /// nodes (one, or a list's in order), in the order written; a node not kept (an
+    /// anchored list) brings nothing. Also each key that two
     /// mappings of one list bring, which PyYAML's releases give to different ones (see
     /// [`Contested`]).
     pub fn merged(
@@ -165,7 +143,9 @@ impl Anchors {
             let mut in_list: Vec<(&str, usize, usize)> = Vec::new();
             let mut at: HashMap<&str, usize> = HashMap::new();
             for &source in list {
-                let items = &self.kept[source];
+                let Some(items) = self.kept.get(&source) else {
+                    continue;
+                };
                 self.spent += items.len();
                 if self.spent > MAX_ANCHORED_ITEMS {
                     return Err(self.too_many());
@@ -193,7 +173,10 @@ impl Anchors {
             let mut sides: HashMap<&str, Contested> = HashMap::new();
             let mut done: HashSet<usize> = HashSet::new();
             for &source in list.iter().filter(|&&source| done.insert(source)) {
-                for (path, item) in self.kept[source].iter() {
+                let Some(items) = self.kept.get(&source) else {
+                    continue;
+                };
+                for (path, item) in items.iter() {
                     let Some(&(first, last)) = wins.get(path[0].as_str()) else {
                         continue;
                     };
@@ -253,17 +236,18 @@ mod tests {
     #[test]
     fn a_merge_is_shallow_and_later_sources_win() {
         let mut anchors = Anchors::default();
-        anchors.open(1, 7, false);
+        let (low, high) = (7, 8);
+        anchors.open(1, low);
         for item in [key(&["a"]), key(&["inner"]), key(&["inner", "x"])] {
             anchors.keep(|_| Some(item.0.clone()), &item.1).unwrap();
         }
-        let low = anchors.close(1).unwrap().kept;
-        assert_eq!(anchors.mapping(7), Some(low));
-        anchors.open(2, 0, true);
+        anchors.close(1);
+        assert_eq!(anchors.items(low).map(|items| items.len()), Some(3));
+        anchors.open(2, high);
         for item in [key(&["inner"]), key(&["inner", "y"]), key(&["b"])] {
             anchors.keep(|_| Some(item.0.clone()), &item.1).unwrap();
         }
-        let high = anchors.close(2).unwrap().kept;
+        anchors.close(2);
         // `inner` is the later source's, whole; `a` the earlier's; `b` is the mapping's own.
         let explicit = HashMap::from([("b".to_owned(), 0)]);
         let Merged {
@@ -287,11 +271,11 @@ mod tests {
     #[test]
     fn copies_are_bounded() {
         let mut anchors = Anchors::default();
-        anchors.open(1, 1, false);
+        anchors.open(1, 1);
         let item = key(&["k"]);
         anchors.keep(|_| Some(item.0.clone()), &item.1).unwrap();
-        let kept = anchors.close(1).unwrap().kept;
-        let sources = vec![vec![kept]; MAX_ANCHORED_ITEMS];
+        anchors.close(1);
+        let sources = vec![vec![1]; MAX_ANCHORED_ITEMS];
         assert!(anchors.merged(&sources, &HashMap::new()).is_err());
     }
 }

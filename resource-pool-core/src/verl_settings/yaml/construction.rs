@@ -30,17 +30,12 @@ struct Pair {
     value: Option<usize>,
 }
 
-/// What one `<<` key names.
-enum Merge {
-    One(usize),
-    List(Vec<usize>),
-}
-
 #[derive(Default)]
 struct Node {
     is_map: bool,
     pairs: Vec<Pair>,
-    merges: Vec<Merge>,
+    /// Each `<<` key's mappings (one, or a list's in order), in the order written.
+    merges: Vec<Vec<usize>>,
     /// A list's mappings and lists.
     items: Vec<usize>,
 }
@@ -82,14 +77,10 @@ impl Shape {
         }
     }
 
-    /// Mapping `node` merges mapping `source` (a `<<` of an alias or a mapping).
-    pub fn merge(&mut self, node: usize, source: usize) {
-        self.nodes[node].merges.push(Merge::One(source));
-    }
-
-    /// Mapping `node` merges the mappings of a `<<` list.
-    pub fn merge_list(&mut self, node: usize, sources: Vec<usize>) {
-        self.nodes[node].merges.push(Merge::List(sources));
+    /// Mapping `node`'s `<<` keys: each one's mappings (one, or a list's in order), in the
+    /// order written.
+    pub fn merges(&mut self, node: usize, merges: Vec<Vec<usize>>) {
+        self.nodes[node].merges = merges;
     }
 
     /// List `node` holds mapping or list `item`.
@@ -168,12 +159,8 @@ impl Flat<'_> {
             self.pairs[node] = Some(Vec::new());
             let shape = self.shape;
             let mut merged = Vec::new();
-            for merge in &shape.nodes[node].merges {
-                let sources: Vec<usize> = match merge {
-                    Merge::One(source) => vec![*source],
-                    Merge::List(list) => list.iter().rev().copied().collect(),
-                };
-                for source in sources {
+            for list in &shape.nodes[node].merges {
+                for &source in list.iter().rev() {
                     merged.extend_from_slice(self.pairs(source)?);
                 }
             }
@@ -233,12 +220,12 @@ mod tests {
         s.key(holder, "big", true, 3);
         let big = s.node(true);
         s.value(holder, big);
-        s.merge(big, base);
+        s.merges(big, vec![vec![base]]);
         s.key(big, "nnodes", true, 4);
         s.key(root, "trainer", true, 5);
         let trainer = s.node(true);
         s.value(root, trainer);
-        s.merge(trainer, big);
+        s.merges(trainer, vec![vec![big]]);
         s
     }
 

@@ -256,16 +256,18 @@ impl Reader<'_> {
     }
 
     fn alias(&mut self, anchor: usize, chars: (usize, usize)) -> Result<(), ReadError> {
-        let mapping = self.anchors.mapping(anchor);
-        if let Some(&id) = self.node_of_anchor.get(&anchor) {
-            self.link(id);
+        let node = self.node_of_anchor.get(&anchor).copied();
+        if let Some(node) = node {
+            self.link(node);
         }
         if self.stack.last().is_some_and(Frame::expects_merge) {
-            match (mapping, self.scalars.contains_key(&anchor)) {
-                (Some(kept), _) => self.merge_source(kept),
-                (None, true) => return Err((not_mergeable("a scalar"), chars.0).into()),
-                // An anchored list: PyYAML merges the mappings in it; not followed here.
-                (None, false) => self.merge_done(),
+            if self.scalars.contains_key(&anchor) {
+                return Err((not_mergeable("a scalar"), chars.0).into());
+            }
+            // In a list, the list's end closes the merge. (An anchored list merged brings
+            // nothing here: PyYAML merges the mappings in it; not followed.)
+            if matches!(self.stack.last(), Some(Frame::Map { .. })) {
+                self.merge_done();
             }
             return Ok(());
         }
@@ -281,9 +283,8 @@ impl Reader<'_> {
             return Ok(());
         }
         self.value(Item::Container(chars))?;
-        if let Some(kept) = mapping {
+        if let Some(items) = node.and_then(|node| self.anchors.items(node)) {
             // The mapping, as if written here: a copy, counted against the bound.
-            let items = self.anchors.items(kept);
             self.anchors
                 .spend(items.len())
                 .map_err(|message| (message, chars.0))?;
@@ -322,14 +323,14 @@ impl Reader<'_> {
             if is_map {
                 self.link(id);
                 self.stack.push(Frame::map(id));
-                self.anchors.open(self.stack.len() - 1, anchor, true);
+                self.anchors.open(self.stack.len() - 1, id);
             } else if in_list {
                 return Err((not_mergeable("a list in the list"), chars.0).into());
             } else {
                 // A `<<` list: its mappings are merged when it ends.
                 self.stack.push(Frame::Seq {
                     node: id,
-                    merging: Some((Vec::new(), Vec::new())),
+                    merging: Some(Vec::new()),
                 });
             }
             return Ok(());
@@ -339,7 +340,7 @@ impl Reader<'_> {
         if is_map {
             self.stack.push(Frame::map(id));
             if anchor > 0 {
-                self.anchors.open(self.stack.len() - 1, anchor, false);
+                self.anchors.open(self.stack.len() - 1, id);
             }
         } else {
             self.stack.push(Frame::Seq {
@@ -355,16 +356,16 @@ impl Reader<'_> {
     fn link(&mut self, id: usize) {
         match self.stack.last_mut() {
             Some(Frame::Seq {
-                merging: Some((_, nodes)),
+                merging: Some(list),
                 ..
-            }) => nodes.push(id),
+            }) => list.push(id),
             Some(Frame::Seq { node, .. }) => self.shape.item(*node, id),
             Some(Frame::Map {
-                node,
                 merging: true,
                 expecting_key: false,
+                sources,
                 ..
-            }) => self.shape.merge(*node, id),
+            }) => sources.push(vec![id]),
             Some(Frame::Map {
                 node,
                 expecting_key: false,
@@ -378,10 +379,17 @@ impl Reader<'_> {
         let Some(top) = self.stack.len().checked_sub(1) else {
             return Ok(());
         };
-        if let Some(Frame::Map { sources, seen, .. }) = self.stack.last_mut()
+        if let Some(Frame::Map {
+            node,
+            sources,
+            seen,
+            ..
+        }) = self.stack.last_mut()
             && !sources.is_empty()
         {
-            let (sources, seen) = (std::mem::take(sources), std::mem::take(seen));
+            let (node, seen) = (*node, std::mem::take(seen));
+            let sources = std::mem::take(sources);
+            self.shape.merges(node, sources.clone());
             let merged = self
                 .anchors
                 .merged(&sources, &seen)
@@ -391,23 +399,28 @@ impl Reader<'_> {
                 self.note_contested(top, contested);
             }
         }
-        let closed = self.anchors.close(top);
+        self.anchors.close(top);
         let ended = self.stack.pop();
         match (ended, self.stack.last_mut()) {
-            (Some(Frame::Map { .. }), _) if closed.as_ref().is_some_and(|c| c.merge_source) => {
-                self.merge_source(closed.map_or(0, |c| c.kept));
-            }
+            // A mapping in a `<<` list: the list's end closes the merge.
+            (
+                Some(Frame::Map { .. }),
+                Some(Frame::Seq {
+                    merging: Some(_), ..
+                }),
+            ) => {}
+            // A `<<` list or mapping, read.
             (
                 Some(Frame::Seq {
-                    merging: Some((list, nodes)),
+                    merging: Some(list),
                     ..
                 }),
-                Some(Frame::Map { sources, node, .. }),
+                Some(Frame::Map { sources, .. }),
             ) => {
                 sources.push(list);
-                self.shape.merge_list(*node, nodes);
                 self.merge_done();
             }
+            (Some(Frame::Map { .. }), Some(parent)) if parent.expects_merge() => self.merge_done(),
             (
                 Some(Frame::ComplexKey),
                 Some(Frame::Map {
@@ -419,21 +432,6 @@ impl Reader<'_> {
             _ => self.after_value(),
         }
         Ok(())
-    }
-
-    /// A kept mapping to merge into the mapping (or the `<<` list) being read.
-    fn merge_source(&mut self, kept: usize) {
-        match self.stack.last_mut() {
-            Some(Frame::Seq {
-                merging: Some((list, _)),
-                ..
-            }) => list.push(kept),
-            Some(Frame::Map { sources, .. }) => {
-                sources.push(vec![kept]);
-                self.merge_done();
-            }
-            _ => {}
-        }
     }
 
     /// The `<<` key's value is read: the mapping expects its next key.

@@ -16,16 +16,15 @@ pub(super) enum Frame {
         seen: HashMap<String, usize>,
         /// The current key is `<<`: its value is what to merge into this mapping.
         merging: bool,
-        /// The kept mappings merged into this one: each `<<` key's (one, or a list's in
-        /// order), in the order written.
+        /// The mappings merged into this one, as nodes: each `<<` key's (one, or a list's
+        /// in order), in the order written.
         sources: Vec<Vec<usize>>,
     },
     Seq {
         /// Its node in the document's [`Shape`](super::construction::Shape).
         node: usize,
-        /// When the list is a `<<` key's value: the kept mappings it names, in order, and
-        /// their nodes.
-        merging: Option<(Vec<usize>, Vec<usize>)>,
+        /// When the list is a `<<` key's value: the mappings it names, as nodes, in order.
+        merging: Option<Vec<usize>>,
     },
     /// A mapping or sequence used as a key.
     ComplexKey,
