@@ -1,5 +1,6 @@
 //! Fuzz target `tool_outputs`: see `resource_pool_core::fuzzing::tool_outputs` for what it
-//! asserts (Slurm, kubectl, nvidia-smi, npu-smi and /proc/meminfo outputs).
+//! asserts (Slurm, kubectl, nvidia-smi, npu-smi and /proc/meminfo outputs, and KubeRay
+//! manifests).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

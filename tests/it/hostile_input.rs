@@ -738,6 +738,53 @@ fn a_wide_anchored_mapping_is_merged_and_aliased_in_bounded_time() {
     );
 }
 
+#[test]
+fn kuberay_aliases_that_multiply_stop_at_their_bound() {
+    use resource_pool_core::inventory::kuberay::{KubeRayError, parse_raycluster};
+    // 2^60 values if copied, by aliases of mappings, of lists, or by `<<` merges; and
+    // anchored lists nested in the one before, 300 levels through aliases.
+    let laughs = |twice: &dyn Fn(usize) -> String| {
+        let mut text = "kind: RayCluster\nl0: &l0 {cpu: \"1\"}\n".to_owned();
+        for i in 1..=60 {
+            text.push_str(&format!("l{i}: &l{i} {}\n", twice(i - 1)));
+        }
+        text + "spec: *l60\n"
+    };
+    let mut deep = "kind: RayCluster\nd0: &d0 [1]\n".to_owned();
+    for i in 1..=300 {
+        deep.push_str(&format!("d{i}: &d{i} [*d{}]\n", i - 1));
+    }
+    let cases = [
+        ("aliases", laughs(&|p| format!("{{a: *l{p}, b: *l{p}}}"))),
+        ("lists", laughs(&|p| format!("[*l{p}, *l{p}]"))),
+        (
+            "merges",
+            laughs(&|p| format!("{{a: {{<<: *l{p}}}, b: {{<<: *l{p}}}}}")),
+        ),
+        ("deep", deep),
+    ];
+    for (what, text) in cases {
+        let started = Instant::now();
+        let (read, peak) = peak_bytes(|| parse_raycluster(&text));
+        let errors = read.expect_err(what);
+        assert!(
+            matches!(&errors[..], [KubeRayError::Syntax { detail, .. }]
+                if detail.contains("100000") || detail.contains("deeper")),
+            "{what}: {errors:?}"
+        );
+        eprintln!(
+            "KubeRay {what}: peak {} KiB, {:?}",
+            peak / 1024,
+            started.elapsed()
+        );
+        assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
+    }
+    // An alias inside its own anchor's value is refused, as go-yaml refuses it.
+    let own = parse_raycluster("kind: RayCluster\nspec: &s {a: *s}\n").unwrap_err();
+    assert!(matches!(&own[..], [KubeRayError::Syntax { .. }]), "{own:?}");
+}
+
 // ---------------------------------------------------------------------------------------
 // Search
 

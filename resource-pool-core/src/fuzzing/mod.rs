@@ -11,6 +11,7 @@ use crate::inventory::cluster_file::{
     ClusterDiagnostic, ClusterFormat, ClusterLimits, cluster_to_json, cluster_to_toml,
     load_cluster, load_cluster_as,
 };
+use crate::inventory::kuberay::{KubeRayOptions, kuberay_inventory};
 use crate::inventory::local::{
     LocalFacts, local_inventory, parse_meminfo, parse_npu_smi, parse_nvidia_smi,
 };
@@ -346,8 +347,9 @@ pub fn ray_json(bytes: &[u8]) {
 /// The outputs of the other inventory sources, chosen by the first byte: `0` Slurm's
 /// `scontrol show node --json`; `1` `kubectl get nodes -o json`, then after a NUL byte
 /// `kubectl get pods -A -o json`; `2` nvidia-smi's CSV, a NUL, `npu-smi info -l`, a NUL,
-/// `/proc/meminfo`. Each parser reads its part (as UTF-8); every error's label lies in
-/// its part, and every inventory built prints as a cluster file that loads back equal.
+/// `/proc/meminfo`; `3` a KubeRay manifest (YAML or JSON; at most 1,000 nodes made).
+/// Each parser reads its part (as UTF-8); every error's label lies in its part, and every
+/// inventory built prints as a cluster file that loads back equal.
 pub fn tool_outputs(bytes: &[u8]) {
     let Some((&selector, rest)) = bytes.split_first() else {
         return;
@@ -359,7 +361,7 @@ pub fn tool_outputs(bytes: &[u8]) {
     let first = parts.next().unwrap_or_default();
     let second = parts.next().unwrap_or_default();
     let third = parts.next().unwrap_or_default();
-    match selector % 3 {
+    match selector % 4 {
         0 => match slurm::parse_slurm_nodes(text) {
             Ok(inventory) => assert_cluster_round_trips(&inventory.cluster),
             Err(errors) => assert_errors_in(&errors, text),
@@ -375,6 +377,16 @@ pub fn tool_outputs(bytes: &[u8]) {
             }
             if let (Ok(nodes), Ok(pods)) = (nodes, pods) {
                 assert_cluster_round_trips(&kubectl::kubectl_inventory(nodes, &pods).cluster);
+            }
+        }
+        3 => {
+            let options = KubeRayOptions {
+                max_nodes: 1_000,
+                ..KubeRayOptions::default()
+            };
+            match kuberay_inventory(text, &options) {
+                Ok(inventory) => assert_cluster_round_trips(&inventory.cluster),
+                Err(errors) => assert_errors_in(&errors, text),
             }
         }
         _ => {

@@ -38,6 +38,8 @@
 //! `kuberay::tree`), every problem of the file at once.
 
 mod error;
+#[cfg(test)]
+mod merge_diff_tests;
 mod read;
 mod tree;
 

@@ -17,6 +17,7 @@ const NPU: &str = manifest!("npu.yaml");
 const CUSTOM: &str = manifest!("custom.yaml");
 const BAD: &str = manifest!("bad.yaml");
 const GPU_JSON: &str = manifest!("raycluster-gpu.json");
+const ANCHORS: &str = manifest!("anchors.yaml");
 
 fn whole(n: u64) -> Amount {
     Amount::from_whole(n).unwrap_or_default()
@@ -252,6 +253,67 @@ fn every_problem_is_reported_in_the_manifest() {
     let unknown = find("resource_pool::kuberay::unknown_cpus")[0];
     assert!(labelled(BAD, unknown)[0].starts_with("name: ray-head"));
     assert!(unknown.to_string().contains("headgroup"));
+}
+
+#[test]
+fn anchors_aliases_and_merges_read_as_kubectl_reads_them() {
+    let eight = res(&[("CPU", 32), ("GPU", 8)]);
+    let half = res(&[("CPU", 16), ("GPU", 4)]);
+    let ids_and = |id: &str, r: &Resources| (format!("verl-anchors-{id}"), r.clone());
+    assert_eq!(
+        nodes(ANCHORS, Replicas::Current),
+        [
+            ("verl-anchors-head".to_owned(), Resources::new()),
+            ids_and("h100-0", &eight),
+            ids_and("h100-1", &eight),
+            ids_and("h100-spot-0", &eight),
+            ids_and("h100-spot-1", &eight),
+            ids_and("h100-spot-2", &eight),
+            ids_and("half-0", &half),
+            ids_and("copy-0", &eight),
+        ]
+    );
+}
+
+#[test]
+fn a_merged_value_counts_unless_the_mapping_writes_it_again() {
+    let manifest = |limits: &str| {
+        "kind: RayCluster
+metadata: {name: m}
+base: &base {cpu: lots, nvidia.com/gpu: 8}
+spec:
+  headGroupSpec:
+    rayStartParams: {num-cpus: \"0\"}
+    template: {spec: {containers: [{name: h}]}}
+  workerGroupSpecs:
+    - groupName: w
+      replicas: 1
+      template: {spec: {containers: [{name: ray-worker, resources: {limits: LIMITS}}]}}
+"
+        .replace("LIMITS", limits)
+    };
+    // Written after the merge, `cpu` is the mapping's own: the merged `lots` is not read.
+    let text = manifest("{<<: *base, cpu: \"16\"}");
+    let node = &nodes(&text, Replicas::Current)[1];
+    assert_eq!(node.1, res(&[("CPU", 16), ("GPU", 8)]));
+    // Written before it, go-yaml v2 writes the merged value over it: `lots` is read, and
+    // labelled where the anchor writes it.
+    let text = manifest("{cpu: \"16\", <<: *base}");
+    let errors = parse_raycluster(&text).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::bad_quantity"]);
+    assert_eq!(labelled(&text, &errors[0]), ["lots"]);
+    // What go-yaml refuses to merge is a syntax error on the merged value.
+    for (limits, at) in [("{<<: 8}", "8"), ("{<<: [*base, x]}", "[*base, x]")] {
+        let text = manifest(limits);
+        let errors = parse_raycluster(&text).unwrap_err();
+        assert_eq!(
+            codes(&errors),
+            ["resource_pool::kuberay::syntax"],
+            "{limits}"
+        );
+        assert_eq!(labelled(&text, &errors[0])[0], &at[..1], "{limits}");
+        assert!(errors[0].to_string().contains("`<<`"), "{}", errors[0]);
+    }
 }
 
 #[test]

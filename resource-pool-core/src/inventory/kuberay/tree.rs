@@ -3,19 +3,25 @@
 //! Both are read with `saphyr-parser` as events (JSON is YAML 1.2's flow style), so one
 //! builder gives spans to both in one linear pass; a JSON text is first checked by
 //! serde_json, so that what JSON refuses is refused with JSON's own message. Only plain
-//! data is built: an alias of a scalar reads as that scalar, an alias of a mapping or a
-//! list is not followed (no expansion bombs), a mapping used as a key is skipped. The tree
-//! holds each scalar of the input once, so its size is linear in the input's.
+//! data is built, as `kubectl` builds it (`sigs.k8s.io/yaml`, a copy of go-yaml v2.4.0):
+//! an alias is a copy of its anchor's value, a `<<` merge key writes its mappings' members
+//! where it stands, and a mapping used as a key is skipped. The tree holds each scalar of
+//! the input once, plus what anchors and aliases copy, at most [`MAX_COPIED_NODES`] nodes,
+//! so its size is linear in the input's.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use saphyr_parser::{Event, Parser, ScalarStyle};
+use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use crate::yaml_text::{Shifts, char_to_byte, is_null_word, parse_joining_pairs};
 
 /// The deepest nesting read (a RayCluster is about 15 levels deep; serde_json stops at 128).
 pub(crate) const MAX_DEPTH: usize = 128;
+
+/// The most nodes anchors and aliases may copy in one text: a manifest's anchors copy a
+/// few hundred, an expansion bomb (aliases of aliases of ...) far more.
+pub(crate) const MAX_COPIED_NODES: usize = 100_000;
 
 /// A node of the tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,8 +42,6 @@ pub(crate) enum Value {
     Map(Vec<(String, Node)>),
     /// A list.
     Seq(Vec<Node>),
-    /// An alias of a mapping or list, not followed.
-    Alias,
 }
 
 impl Node {
@@ -69,7 +73,6 @@ impl Node {
             Value::Scalar { .. } => "a scalar",
             Value::Map(_) => "a mapping",
             Value::Seq(_) => "a list",
-            Value::Alias => "an alias",
         }
     }
 }
@@ -108,57 +111,80 @@ pub(crate) fn parse_documents(text: &str) -> Result<Vec<Node>, SyntaxError> {
 enum Open {
     Map {
         start: usize,
+        /// Its anchor id (0: none).
+        anchor: usize,
         members: Vec<(String, Node)>,
-        key: Option<String>,
+        key: Option<Key>,
+        /// The keys `<<` merges wrote in: where one is written twice, only the last counts.
+        merged: Vec<String>,
     },
     Seq {
         start: usize,
+        anchor: usize,
         items: Vec<Node>,
     },
     /// A mapping or list used as a key: read past, not kept.
-    Key {
-        depth: usize,
-    },
+    Key { depth: usize },
+}
+
+/// A mapping's key, read, waiting for its value.
+enum Key {
+    /// A key, by its text.
+    Text(String),
+    /// YAML's merge key (`<<` plain, or tagged `!!merge`): its value's members are written
+    /// into the mapping where it stands.
+    Merge,
+}
+
+/// An anchored value, kept for its aliases.
+struct Anchored {
+    node: Node,
+    /// Its nodes, counted against [`MAX_COPIED_NODES`] at every copy.
+    size: usize,
+    /// Its levels of nesting, counted against [`MAX_DEPTH`] where a copy stands.
+    height: usize,
 }
 
 #[derive(Default)]
 struct Builder {
     stack: Vec<Open>,
     documents: Vec<Node>,
-    /// Scalars by anchor id.
-    anchors: HashMap<usize, (String, bool)>,
+    /// Anchored values by anchor id.
+    anchors: HashMap<usize, Anchored>,
+    /// Nodes copied for anchors and aliases so far.
+    copied: usize,
 }
+
+/// An error: its message and char index in the parsed text.
+type Failure = (String, usize);
 
 impl Builder {
     /// One parse of `source` (`text`, or it with surrogate pairs joined: `shifts` maps
     /// back); an error is its message and char index in `source`.
-    fn run(
-        mut self,
-        source: &str,
-        text: &str,
-        shifts: &Shifts,
-    ) -> Result<Vec<Node>, (String, usize)> {
+    fn run(mut self, source: &str, text: &str, shifts: &Shifts) -> Result<Vec<Node>, Failure> {
         let mut parser = Parser::new_from_str(source);
         while let Some(event) = parser.next_event() {
             let (event, span) =
                 event.map_err(|error| (error.info().to_owned(), error.marker().index()))?;
             let chars = span.start.index()..span.end.index();
             match event {
-                Event::Scalar(value, style, anchor, _) => {
+                Event::Scalar(value, style, anchor, tag) => {
                     let plain = matches!(style, ScalarStyle::Plain);
-                    if anchor > 0 {
-                        self.anchors.insert(anchor, (value.to_string(), plain));
-                    }
-                    self.scalar(value.into_owned(), plain, chars);
-                }
-                Event::Alias(anchor) => match self.anchors.get(&anchor).cloned() {
-                    Some((value, plain)) => self.scalar(value, plain, chars),
-                    None => self.value(Node {
-                        value: Value::Alias,
+                    let merge = value == "<<" && is_merge_key(plain, tag.as_deref());
+                    let node = Node {
+                        value: Value::Scalar {
+                            text: value.into_owned(),
+                            plain,
+                        },
                         span: chars,
-                    }),
-                },
-                Event::MappingStart(..) | Event::SequenceStart(..) => {
+                    };
+                    if anchor > 0 {
+                        self.keep(anchor, &node)?;
+                    }
+                    self.scalar(node, merge)?;
+                }
+                Event::Alias(anchor) => self.alias(anchor, chars)?,
+                Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
                     if self.stack.len() >= MAX_DEPTH {
                         return Err((
                             format!("nested deeper than {MAX_DEPTH} levels"),
@@ -173,36 +199,62 @@ impl Builder {
                         }
                         _ if is_map => self.stack.push(Open::Map {
                             start: chars.start,
+                            anchor,
                             members: Vec::new(),
                             key: None,
+                            merged: Vec::new(),
                         }),
                         _ => self.stack.push(Open::Seq {
                             start: chars.start,
+                            anchor,
                             items: Vec::new(),
                         }),
                     }
                 }
-                Event::MappingEnd | Event::SequenceEnd => match self.stack.pop() {
-                    Some(Open::Key { depth }) if depth > 1 => {
-                        self.stack.push(Open::Key { depth: depth - 1 });
-                    }
-                    Some(Open::Key { .. }) => {
-                        // The complex key is done: its value follows, under an empty key
-                        // that no reader asks for.
-                        if let Some(Open::Map { key, .. }) = self.stack.last_mut() {
-                            *key = Some(String::new());
+                Event::MappingEnd | Event::SequenceEnd => {
+                    let (anchor, node) = match self.stack.pop() {
+                        Some(Open::Key { depth }) => {
+                            if depth > 1 {
+                                self.stack.push(Open::Key { depth: depth - 1 });
+                            } else if let Some(Open::Map { key, .. }) = self.stack.last_mut() {
+                                // The complex key is done: its value follows, under an
+                                // empty key that no reader asks for.
+                                *key = Some(Key::Text(String::new()));
+                            }
+                            continue;
                         }
+                        Some(Open::Map {
+                            start,
+                            anchor,
+                            mut members,
+                            merged,
+                            ..
+                        }) => {
+                            keep_last_of(&mut members, &merged);
+                            let node = Node {
+                                value: Value::Map(members),
+                                span: start..chars.end,
+                            };
+                            (anchor, node)
+                        }
+                        Some(Open::Seq {
+                            start,
+                            anchor,
+                            items,
+                        }) => {
+                            let node = Node {
+                                value: Value::Seq(items),
+                                span: start..chars.end,
+                            };
+                            (anchor, node)
+                        }
+                        None => continue,
+                    };
+                    if anchor > 0 {
+                        self.keep(anchor, &node)?;
                     }
-                    Some(Open::Map { start, members, .. }) => self.value(Node {
-                        value: Value::Map(members),
-                        span: start..chars.end,
-                    }),
-                    Some(Open::Seq { start, items }) => self.value(Node {
-                        value: Value::Seq(items),
-                        span: start..chars.end,
-                    }),
-                    None => {}
-                },
+                    self.value(node)?;
+                }
                 Event::DocumentStart(_)
                 | Event::DocumentEnd
                 | Event::Nothing
@@ -215,32 +267,184 @@ impl Builder {
         Ok(documents)
     }
 
-    fn scalar(&mut self, text: String, plain: bool, chars: Range<usize>) {
+    /// Keeps a copy of an anchored value for its aliases.
+    fn keep(&mut self, anchor: usize, node: &Node) -> Result<(), Failure> {
+        let (size, height) = measure(node);
+        self.spend(size, node.span.start)?;
+        self.anchors.insert(
+            anchor,
+            Anchored {
+                node: node.clone(),
+                size,
+                height,
+            },
+        );
+        Ok(())
+    }
+
+    /// An alias: a copy of its anchor's value, as Kubernetes' YAML reader (go-yaml v2) builds
+    /// it. A scalar's copy stands where the alias is; a mapping's or list's nodes keep the
+    /// spans where the anchor writes them.
+    fn alias(&mut self, anchor: usize, chars: Range<usize>) -> Result<(), Failure> {
+        let Some(anchored) = self.anchors.get(&anchor) else {
+            // The parser knows the anchor but its value is not finished: it holds itself.
+            return Err((
+                "an alias inside the value of its own anchor".to_owned(),
+                chars.start,
+            ));
+        };
+        if let Value::Scalar { .. } = anchored.node.value {
+            let node = Node {
+                value: anchored.node.value.clone(),
+                span: chars,
+            };
+            return self.scalar(node, false);
+        }
+        if self.stack.len() + anchored.height > MAX_DEPTH {
+            return Err((
+                format!("nested deeper than {MAX_DEPTH} levels where the alias stands"),
+                chars.start,
+            ));
+        }
+        let (size, node) = (anchored.size, anchored.node.clone());
+        self.spend(size, chars.start)?;
+        self.value(node)
+    }
+
+    /// Counts `size` more copied nodes against [`MAX_COPIED_NODES`].
+    fn spend(&mut self, size: usize, at: usize) -> Result<(), Failure> {
+        self.copied += size;
+        if self.copied > MAX_COPIED_NODES {
+            return Err((
+                format!(
+                    "anchors and aliases copy more than {MAX_COPIED_NODES} values (a manifest holds a few hundred)"
+                ),
+                at,
+            ));
+        }
+        Ok(())
+    }
+
+    /// A scalar: a mapping's key (`merge`: the merge key), or a value.
+    fn scalar(&mut self, node: Node, merge: bool) -> Result<(), Failure> {
         match self.stack.last_mut() {
-            Some(Open::Key { .. }) => {}
+            Some(Open::Key { .. }) => Ok(()),
             Some(Open::Map {
                 key: key @ None, ..
-            }) => *key = Some(text),
-            _ => self.value(Node {
-                value: Value::Scalar { text, plain },
-                span: chars,
-            }),
+            }) => {
+                *key = Some(match node.value {
+                    _ if merge => Key::Merge,
+                    Value::Scalar { text, .. } => Key::Text(text),
+                    _ => Key::Text(String::new()),
+                });
+                Ok(())
+            }
+            _ => self.value(node),
         }
     }
 
-    /// A finished value: a member, an item, or a whole document.
-    fn value(&mut self, node: Node) {
+    /// A finished value: a member, what a `<<` merges, an item, or a whole document.
+    fn value(&mut self, node: Node) -> Result<(), Failure> {
         match self.stack.last_mut() {
-            Some(Open::Map { members, key, .. }) => match key.take() {
-                Some(key) => members.push((key, node)),
+            Some(Open::Map {
+                members,
+                key,
+                merged,
+                ..
+            }) => match key.take() {
+                Some(Key::Text(key)) => members.push((key, node)),
+                Some(Key::Merge) => merge(members, merged, node)?,
                 // A container as a key (its scalar case is handled in `scalar`).
-                None => *key = Some(String::new()),
+                None => *key = Some(Key::Text(String::new())),
             },
             Some(Open::Seq { items, .. }) => items.push(node),
             Some(Open::Key { .. }) => {}
             None => self.documents.push(node),
         }
+        Ok(())
     }
+}
+
+/// Whether a scalar `<<` is YAML's merge key, as go-yaml v2 has it: plain and untagged, or
+/// tagged `!!merge` (a quoted `"<<"` is a key like any other).
+fn is_merge_key(plain: bool, tag: Option<&Tag>) -> bool {
+    match tag {
+        None => plain,
+        Some(tag) => tag.handle == "tag:yaml.org,2002:" && tag.suffix == "merge",
+    }
+}
+
+/// Writes what a `<<` merges into a mapping's members where the key stands, as go-yaml v2
+/// (`sigs.k8s.io/yaml`, which `kubectl` reads manifests with) does: a mapping's members in
+/// order, a list's mappings last to first (so the first one's value is written last and
+/// counts), and any key written later in the mapping counts over them, one written
+/// earlier does not. Anything else is the error go-yaml gives.
+fn merge(
+    members: &mut Vec<(String, Node)>,
+    merged: &mut Vec<String>,
+    node: Node,
+) -> Result<(), Failure> {
+    let at = node.span.start;
+    let refused = || {
+        (
+            "a `<<` merge takes a mapping or a list of mappings (Kubernetes' YAML reader refuses this one: \"map merge requires map or sequence of maps as the value\")".to_owned(),
+            at,
+        )
+    };
+    let maps = match node.value {
+        Value::Map(from) => vec![from],
+        Value::Seq(items) => {
+            let mut maps = Vec::with_capacity(items.len());
+            for item in items.into_iter().rev() {
+                match item.value {
+                    Value::Map(from) => maps.push(from),
+                    _ => return Err(refused()),
+                }
+            }
+            maps
+        }
+        Value::Scalar { .. } => return Err(refused()),
+    };
+    for from in maps {
+        merged.extend(from.iter().map(|(key, _)| key.clone()));
+        members.extend(from);
+    }
+    Ok(())
+}
+
+/// Drops every member whose key `merged` names but a later member writes again: in a
+/// mapping read as go-yaml reads it, the last write of a key is its value.
+fn keep_last_of(members: &mut Vec<(String, Node)>, merged: &[String]) {
+    if merged.is_empty() {
+        return;
+    }
+    let merged: HashSet<&str> = merged.iter().map(String::as_str).collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut kept: Vec<(String, Node)> = Vec::with_capacity(members.len());
+    for (key, node) in members.drain(..).rev() {
+        if merged.contains(key.as_str()) && !seen.insert(key.clone()) {
+            continue;
+        }
+        kept.push((key, node));
+    }
+    kept.reverse();
+    *members = kept;
+}
+
+/// A value's node count and levels of nesting (1 for a scalar), without recursion.
+fn measure(node: &Node) -> (usize, usize) {
+    let (mut size, mut height) = (0, 0);
+    let mut stack = vec![(node, 1)];
+    while let Some((node, level)) = stack.pop() {
+        size += 1;
+        height = height.max(level);
+        match &node.value {
+            Value::Map(members) => stack.extend(members.iter().map(|(_, v)| (v, level + 1))),
+            Value::Seq(items) => stack.extend(items.iter().map(|v| (v, level + 1))),
+            Value::Scalar { .. } => {}
+        }
+    }
+    (size, height)
 }
 
 /// Converts every span of the tree from characters of the parsed text to bytes of `text`,
@@ -382,7 +586,10 @@ mod tests {
         let docs = parse_documents(text).unwrap();
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[0].get("b").unwrap().text(), Some("1"));
-        assert_eq!(docs[0].get("d").unwrap().value, Value::Alias);
+        let d = docs[0].get("d").unwrap();
+        assert_eq!(d.get("k").unwrap().text(), Some("v"));
+        // A copied mapping is labelled where its anchor writes it.
+        assert_eq!(at(text, d), "&m {k: v}");
         assert_eq!(docs[0].get("").unwrap().text(), Some("skipped"));
         assert_eq!(docs[1].get("second").unwrap().text(), Some("2"));
     }
