@@ -5,12 +5,12 @@
 //! every key path. An alias of an anchored scalar reads as that scalar; an alias of an
 //! anchored mapping, or a `<<` merge of one, reads as the mapping written there, as
 //! OmegaConf's loader (PyYAML's `SafeLoader`) builds it (the `anchors` module: what
-//! anchored mappings hold is kept, bounded by [`MAX_ANCHORED_ITEMS`]); an alias of an
-//! anchored list is not followed. A second document is an error, as Hydra's load of the
-//! file makes it. A key written twice in one mapping is an error, as OmegaConf's loader
-//! makes it (`found duplicate key`): Hydra, and verl, stop there. Tags are read as
-//! OmegaConf's loader constructs them, and one it stops at is an error too (the `tag`
-//! module).
+//! anchored mappings hold is kept, bounded by [`MAX_ANCHORED_ITEMS`]); a `<<` of an
+//! anchored list merges the mappings it holds, as a `<<` list written there would. A
+//! second document is an error, as Hydra's load of the file makes it. A key written twice
+//! in one mapping is an error, as OmegaConf's loader makes it (`found duplicate key`):
+//! Hydra, and verl, stop there. Tags are read as OmegaConf's loader constructs them, and
+//! one it stops at is an error too (the `tag` module).
 
 use std::collections::HashMap;
 
@@ -376,6 +376,11 @@ mod tests {
             ),
             // A quoted `<<` is a key like any other.
             ("trainer:\n  \"<<\": {nnodes: 3}\n", &[]),
+            // An anchored list merges as the `<<` list of its mappings.
+            (
+                "a: &a {nnodes: 4}\nl: &l [*a, {nnodes: 5, n_gpus_per_node: 6}]\ntrainer:\n  <<: *l\n",
+                &[(NNODES, "4"), (N_GPUS_PER_NODE, "6")],
+            ),
         ];
         for (text, expected) in cases {
             let y = read_yaml(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
@@ -399,11 +404,15 @@ mod tests {
             y.keys
         );
         assert!(!y.keys.iter().any(|k| k.contains("<<")), "{:?}", y.keys);
-        // A scalar is nothing to merge (PyYAML's ConstructorError).
+        // A scalar is nothing to merge, nor a list in a `<<` list (PyYAML's
+        // ConstructorError).
         for text in [
             "x: &x 3\ntrainer:\n  <<: *x\n",
             "trainer:\n  <<: [1]\n",
             "trainer:\n  <<: 1\n",
+            "l: &l [{nnodes: 4}, 3]\ntrainer:\n  <<: *l\n",
+            "l: &l [{nnodes: 4}, [{}]]\ntrainer:\n  <<: *l\n",
+            "l: &l [{nnodes: 4}]\ntrainer:\n  <<: [*l]\n",
         ] {
             let e = read_yaml(text).unwrap_err();
             assert!(

@@ -125,8 +125,8 @@ impl Anchors {
 
     /// What the `<<` keys of a mapping whose own keys are `explicit` bring into it: per
     /// key, the items of the kept mapping that wins it. `merges` holds each `<<` key's
-    /// nodes (one, or a list's in order), in the order written; a node not kept (an
-    /// anchored list) brings nothing. Also each key that two
+    /// nodes (one, or a list's in order), in the order written; a node not kept brings
+    /// nothing. Also each key that two
     /// mappings of one list bring, which PyYAML's releases give to different ones (see
     /// [`Contested`]).
     pub fn merged(

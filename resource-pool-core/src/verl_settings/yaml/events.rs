@@ -71,6 +71,7 @@ pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
         anchors: Anchors::default(),
         shape: Shape::default(),
         node_of_anchor: HashMap::new(),
+        lists: HashMap::new(),
         found: Found::default(),
     };
     let mut parser = Parser::new_from_str(source);
@@ -122,6 +123,9 @@ struct Reader<'s> {
     shape: Shape,
     /// Anchored mappings' and lists' nodes in `shape`.
     node_of_anchor: HashMap<usize, usize>,
+    /// Anchored lists, by node, as a `<<` would merge them (`<<: *list`): the mappings
+    /// they hold in order (kept as anchored ones are), or what else one holds first.
+    lists: HashMap<usize, Result<Vec<usize>, &'static str>>,
     found: Found,
 }
 
@@ -168,6 +172,7 @@ impl Reader<'_> {
             self.scalars.insert(anchor, (value.clone(), quoted));
         }
         self.note_default(&value);
+        self.in_anchored_list(Err("a scalar in the list"));
         if is_key {
             self.key(value, quoted, chars)
         } else {
@@ -257,19 +262,44 @@ impl Reader<'_> {
 
     fn alias(&mut self, anchor: usize, chars: (usize, usize)) -> Result<(), ReadError> {
         let node = self.node_of_anchor.get(&anchor).copied();
+        let list = node.and_then(|node| self.lists.get(&node).cloned());
+        if self.stack.last().is_some_and(Frame::expects_merge) {
+            let in_list = matches!(self.stack.last(), Some(Frame::Seq { .. }));
+            return match (list, in_list) {
+                _ if self.scalars.contains_key(&anchor) => {
+                    Err((not_mergeable("a scalar"), chars.0).into())
+                }
+                (Some(_), true) => Err((not_mergeable("a list in the list"), chars.0).into()),
+                (Some(Err(found)), false) => Err((not_mergeable(found), chars.0).into()),
+                // An anchored list merges as if its mappings were written there as a
+                // `<<` list (PyYAML's `flatten_mapping` reads the same node).
+                (Some(Ok(mappings)), false) => {
+                    if let Some(Frame::Map { sources, .. }) = self.stack.last_mut() {
+                        sources.push(mappings);
+                    }
+                    self.merge_done();
+                    Ok(())
+                }
+                (None, _) => {
+                    if let Some(node) = node {
+                        self.link(node);
+                    }
+                    // In a list, the list's end closes the merge.
+                    if !in_list {
+                        self.merge_done();
+                    }
+                    Ok(())
+                }
+            };
+        }
+        let item = match (node, list.is_some()) {
+            (Some(node), false) => Ok(node),
+            _ if self.scalars.contains_key(&anchor) => Err("a scalar in the list"),
+            _ => Err("a list in the list"),
+        };
+        self.in_anchored_list(item);
         if let Some(node) = node {
             self.link(node);
-        }
-        if self.stack.last().is_some_and(Frame::expects_merge) {
-            if self.scalars.contains_key(&anchor) {
-                return Err((not_mergeable("a scalar"), chars.0).into());
-            }
-            // In a list, the list's end closes the merge. (An anchored list merged brings
-            // nothing here: PyYAML merges the mappings in it; not followed.)
-            if matches!(self.stack.last(), Some(Frame::Map { .. })) {
-                self.merge_done();
-            }
-            return Ok(());
         }
         if let Some((value, quoted)) = self.scalars.get(&anchor).cloned() {
             if self.stack.last().is_some_and(Frame::expects_key) {
@@ -337,9 +367,15 @@ impl Reader<'_> {
         }
         self.link(id);
         self.value(Item::Container(chars))?;
+        // A mapping in an anchored list is kept too: `<<: *list` merges it.
+        let in_list = self.in_anchored_list(if is_map {
+            Ok(id)
+        } else {
+            Err("a list in the list")
+        });
         if is_map {
             self.stack.push(Frame::map(id));
-            if anchor > 0 {
+            if anchor > 0 || in_list {
                 self.anchors.open(self.stack.len() - 1, id);
             }
         } else {
@@ -347,8 +383,28 @@ impl Reader<'_> {
                 node: id,
                 merging: None,
             });
+            if anchor > 0 {
+                self.lists.insert(id, Ok(Vec::new()));
+            }
         }
         Ok(())
+    }
+
+    /// Notes an item of the list being read, when it is anchored: a mapping (by node), or
+    /// what else it is (`Err`), which makes the list one that `<<` cannot merge. Whether
+    /// the list is anchored.
+    fn in_anchored_list(&mut self, item: Result<usize, &'static str>) -> bool {
+        let Some(Frame::Seq { node, .. }) = self.stack.last() else {
+            return false;
+        };
+        let Some(Ok(mappings)) = self.lists.get_mut(node) else {
+            return self.lists.contains_key(node);
+        };
+        match item {
+            Ok(mapping) => mappings.push(mapping),
+            Err(found) => self.lists.insert(*node, Err(found)).map_or((), drop),
+        }
+        true
     }
 
     /// Mapping or list `id` (new, or named by an alias) in [`Shape`], where the stack
