@@ -21,6 +21,11 @@
 //!   are the ones the device plugin mounts: the sum of the whole-chip limits
 //!   `huawei.com/Ascend<model>` (not the virtual slices such as `Ascend910-4c`), unless
 //!   `rayStartParams.resources` names `NPU`.
+//! - A group's `resources` field (KubeRay 1.5 on, `updateRayStartParamsResources`) is
+//!   written over `rayStartParams`: `cpu` (any case) is `num-cpus`, a GPU key `num-gpus`
+//!   (quantities, rounded up), `memory` is Ray's, any other name a custom resource, the
+//!   lot replacing `rayStartParams.resources`; beside resource flags in `rayStartParams`
+//!   KubeRay refuses it. Its `labels` field becomes the nodes' labels.
 //! - `memory` and `object_store_memory` are Ray-internal and left out, as the other Ray
 //!   sources do; Ray's `accelerator_type:…` resources come from what Ray detects on the
 //!   GPU and are not predicted.
@@ -154,6 +159,8 @@ pub struct RayGroup {
     pub replicas: ReplicaCounts,
     /// What Ray will declare on each of its nodes (Ray-internal resources left out).
     pub resources: Resources,
+    /// The group's `labels` field (KubeRay 1.5 and later): Ray labels of each of its nodes.
+    pub labels: BTreeMap<String, String>,
     span: Range<usize>,
 }
 
@@ -229,11 +236,9 @@ impl RayClusterSpec {
         let mut nodes = Vec::new();
         for (group, &count) in self.groups.iter().zip(&counts) {
             let kind = if group.head { "head" } else { "worker" };
-            let labels: BTreeMap<String, String> = [
-                ("ray.io/node-type".to_owned(), kind.to_owned()),
-                ("ray.io/group".to_owned(), group.name.clone()),
-            ]
-            .into();
+            let mut labels = group.labels.clone();
+            labels.insert("ray.io/node-type".to_owned(), kind.to_owned());
+            labels.insert("ray.io/group".to_owned(), group.name.clone());
             for i in 0..count {
                 let id = if group.head {
                     format!("{}-head", self.name)

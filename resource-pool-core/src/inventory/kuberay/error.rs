@@ -88,6 +88,54 @@ pub enum KubeRayError {
         #[serde(skip)]
         span: miette::SourceSpan,
     },
+    /// A value of a group's `resources` field (KubeRay 1.5 and later) that is not a
+    /// quantity KubeRay reads.
+    #[error("group `{group}`: resources `{name}` = `{value}` {problem}")]
+    #[diagnostic(
+        code(resource_pool::kuberay::bad_group_resource),
+        help(
+            "the group's `resources` maps Ray resources to quantities written as strings (`GPU: \"8\"`, `cpu: \"16\"`, `my_resource: \"2\"`)"
+        )
+    )]
+    BadGroupResource {
+        /// The worker group, by its `groupName`.
+        group: String,
+        /// The resource (`GPU`).
+        name: String,
+        /// As written.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+        /// Where.
+        #[label("{problem}")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
+    /// A group's `resources` field together with resource flags in `rayStartParams`,
+    /// which KubeRay refuses.
+    #[error(
+        "group `{group}` sets resources both in its `resources` field and in rayStartParams `{param}`: KubeRay refuses the RayCluster"
+    )]
+    #[diagnostic(
+        code(resource_pool::kuberay::resources_twice),
+        help(
+            "keep one: the group's `resources` (KubeRay 1.5 and later), or rayStartParams `num-cpus`, `num-gpus`, `memory` and `resources`"
+        )
+    )]
+    ResourcesTwice {
+        /// The worker group, by its `groupName`.
+        group: String,
+        /// The first resource flag of `rayStartParams` found (`num-gpus`).
+        param: String,
+        /// The group's `resources`.
+        #[label("the group's resources")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+        /// The flag.
+        #[label("and this flag")]
+        #[serde(skip)]
+        flag: miette::SourceSpan,
+    },
     /// Nothing says how many CPUs Ray will declare.
     #[error(
         "group `{group}`: neither rayStartParams `num-cpus` nor a CPU limit or request on the Ray container"

@@ -186,7 +186,9 @@ impl Reader {
                 suspended: spec.get("suspend").and_then(Node::text) == Some("true"),
             }
         };
-        let params = self.start_params(spec, &name);
+        let mut params = self.start_params(spec, &name);
+        self.group_resources(spec, &name, &mut params);
+        let labels = self.group_labels(spec);
         let container = self.container(spec)?;
         let Quantities {
             read: limits,
@@ -252,8 +254,135 @@ impl Reader {
             head,
             replicas,
             resources,
+            labels,
             span: spec.span.clone(),
         })
+    }
+
+    /// The group's `resources` field (KubeRay 1.5 and later), written over what
+    /// `rayStartParams` gives as KubeRay's `updateRayStartParamsResources` does: `cpu`
+    /// (any case) is `num-cpus`, a GPU key (`GPU`, `nvidia.com/gpu`, any case) is
+    /// `num-gpus`, `memory` is Ray's own, and every other name is a custom resource; each
+    /// a Kubernetes quantity, rounded up for the counts. KubeRay refuses the field beside
+    /// resource flags in `rayStartParams`.
+    fn group_resources(&mut self, spec: &Node, group: &str, params: &mut StartParams) {
+        let Some(field) = spec.get("resources").filter(|n| !n.is_null()) else {
+            return;
+        };
+        let Value::Map(members) = &field.value else {
+            self.shape(
+                &field.span,
+                format!("`resources` is {}, not a mapping", field.kind()),
+            );
+            return;
+        };
+        if members.is_empty() {
+            return;
+        }
+        let flag = spec.get("rayStartParams").and_then(|p| match &p.value {
+            Value::Map(flags) => flags.iter().find(|(key, value)| {
+                RESOURCE_FLAGS.contains(&key.as_str())
+                    && value.text().is_some_and(|t| !t.is_empty())
+            }),
+            _ => None,
+        });
+        if let Some((param, node)) = flag {
+            self.errors.push(KubeRayError::ResourcesTwice {
+                group: group.to_owned(),
+                param: param.clone(),
+                span: span(&field.span),
+                flag: span(&node.span),
+            });
+            return;
+        }
+        let mut cpus: Option<(&str, Amount)> = None;
+        let mut gpus: Option<(&str, Amount)> = None;
+        let mut custom = BTreeMap::new();
+        for (name, node) in members {
+            let bad = |reader: &mut Reader, problem: String| {
+                reader.errors.push(KubeRayError::BadGroupResource {
+                    group: group.to_owned(),
+                    name: name.clone(),
+                    value: node.text().unwrap_or_default().to_owned(),
+                    problem,
+                    span: span(&node.span),
+                });
+            };
+            let text = match &node.value {
+                Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => text,
+                _ => {
+                    bad(
+                        self,
+                        "is not a string: the API server refuses it (write `\"8\"`)".to_owned(),
+                    );
+                    continue;
+                }
+            };
+            let amount = match parse_quantity(text.trim()) {
+                Ok(amount) => amount,
+                Err(reason) => {
+                    bad(self, format!("{reason} (KubeRay would skip it)"));
+                    continue;
+                }
+            };
+            let lower = name.to_ascii_lowercase();
+            let slot = match lower.as_str() {
+                "cpu" => &mut cpus,
+                "memory" => continue,
+                _ if is_gpu_key(&lower) => &mut gpus,
+                _ => {
+                    custom.insert(name.clone(), amount);
+                    continue;
+                }
+            };
+            let amount = ceil_whole(amount);
+            match slot {
+                Some((first, earlier)) if *earlier != amount => bad(
+                    self,
+                    format!(
+                        "gives what `{first}` gives too, another amount: KubeRay takes either, as its map's order falls"
+                    ),
+                ),
+                _ => *slot = Some((name, amount)),
+            }
+        }
+        if let Some((_, amount)) = cpus {
+            (params.num_cpus, params.num_cpus_written) = (Some(amount), true);
+        }
+        if let Some((_, amount)) = gpus {
+            params.num_gpus = Some(amount);
+        }
+        if !custom.is_empty() {
+            (params.resources, params.resources_seen) = (custom, true);
+        }
+    }
+
+    /// The group's `labels` field (KubeRay 1.5 and later), which KubeRay passes to
+    /// `ray start --labels`; a value that is not a string is refused by the API server.
+    fn group_labels(&mut self, spec: &Node) -> BTreeMap<String, String> {
+        let mut labels = BTreeMap::new();
+        let Some(field) = spec.get("labels").filter(|n| !n.is_null()) else {
+            return labels;
+        };
+        let Value::Map(members) = &field.value else {
+            self.shape(
+                &field.span,
+                format!("`labels` is {}, not a mapping", field.kind()),
+            );
+            return labels;
+        };
+        for (key, node) in members {
+            match &node.value {
+                Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => {
+                    labels.insert(key.clone(), text.clone());
+                }
+                _ => self.shape(
+                    &node.span,
+                    format!("label `{key}` is not a string; the API server refuses it"),
+                ),
+            }
+        }
+        labels
     }
 
     /// A whole, non-negative count at `key` of the group.
@@ -475,6 +604,9 @@ fn reads_as_non_string(plain: &str) -> bool {
         || plain.parse::<f64>().is_ok_and(f64::is_finite)
             && plain.bytes().any(|b| b.is_ascii_digit())
 }
+
+/// The `rayStartParams` that KubeRay refuses beside a group's `resources` field.
+const RESOURCE_FLAGS: [&str; 4] = ["num-cpus", "num-gpus", "memory", "resources"];
 
 fn kind(node: &Node) -> Option<&str> {
     node.get("kind").and_then(Node::text)

@@ -316,6 +316,71 @@ spec:
     }
 }
 
+/// A one-group RayCluster whose worker group has `extra` (YAML lines at the group's
+/// indent) and a container limited to 32 CPUs and 8 GPUs.
+fn one_group(extra: &str) -> String {
+    format!(
+        "kind: RayCluster
+metadata: {{name: g}}
+spec:
+  headGroupSpec:
+    rayStartParams: {{num-cpus: \"0\"}}
+    template: {{spec: {{containers: [{{name: h}}]}}}}
+  workerGroupSpecs:
+    - groupName: w
+      replicas: 1
+{extra}
+      template: {{spec: {{containers: [{{name: ray-worker, resources: {{limits: {{cpu: \"32\", nvidia.com/gpu: 8}}}}}}]}}}}
+"
+    )
+}
+
+#[test]
+fn a_groups_resources_field_is_read_as_kuberay_1_5_reads_it() {
+    // Over the container's limits: `cpu` and a GPU key as counts (rounded up), `memory`
+    // left to Ray, anything else a custom resource.
+    let text = one_group(
+        "      resources: {CPU: \"15500m\", GPU: \"4\", NPU: \"2\", my_res: \"1.5\", memory: 64Gi}\n      labels: {zone: a, tier: \"1\"}",
+    );
+    let inventory = kuberay_inventory(&text, &KubeRayOptions::default()).unwrap();
+    let worker = &inventory.cluster.nodes[1];
+    let mut expected = res(&[("CPU", 16), ("GPU", 4), ("NPU", 2)]);
+    expected.set("my_res", Amount::from_f64_rounded(1.5).unwrap());
+    assert_eq!(worker.available, expected);
+    assert_eq!(worker.labels.get("zone").map(String::as_str), Some("a"));
+    assert_eq!(worker.labels.get("tier").map(String::as_str), Some("1"));
+    assert_eq!(
+        worker.labels.get("ray.io/group").map(String::as_str),
+        Some("w")
+    );
+    // Only a GPU count: the CPUs still come from the container.
+    let text = one_group("      resources: {nvidia.com/gpu: \"2\"}");
+    let nodes = nodes(&text, Replicas::Current);
+    assert_eq!(nodes[1].1, res(&[("CPU", 32), ("GPU", 2)]));
+}
+
+#[test]
+fn a_groups_resources_field_beside_start_params_or_unreadable_is_an_error() {
+    let text = one_group("      rayStartParams: {num-gpus: \"8\"}\n      resources: {GPU: \"4\"}");
+    let errors = parse_raycluster(&text).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::resources_twice"]);
+    assert_eq!(labelled(&text, &errors[0]), ["{GPU: \"4\"}", "\"8\""]);
+    for (resources, at) in [
+        ("{GPU: 8}", "8"),
+        ("{cpu: \"lots\"}", "\"lots\""),
+        ("{GPU: \"4\", nvidia.com/gpu: \"8\"}", "\"8\""),
+    ] {
+        let text = one_group(&format!("      resources: {resources}"));
+        let errors = parse_raycluster(&text).unwrap_err();
+        assert_eq!(
+            codes(&errors),
+            ["resource_pool::kuberay::bad_group_resource"],
+            "{resources}"
+        );
+        assert_eq!(labelled(&text, &errors[0]), [at], "{resources}");
+    }
+}
+
 #[test]
 fn json_errors_are_spanned_too() {
     let text = GPU_JSON.replacen("\"nvidia.com/gpu\": \"8\"", "\"nvidia.com/gpu\": \"8x\"", 1);
