@@ -9,6 +9,11 @@ use super::{KubeRayError, RayClusterSpec, RayGroup, ReplicaCounts, span};
 use crate::inventory::kubectl::{is_whole_ascend, parse_quantity};
 use crate::model::{Amount, Resources, names};
 
+mod start_params;
+
+#[cfg(test)]
+pub(super) use self::start_params::custom_resources;
+
 /// A manifest item of a known kind without the cluster spec of its kind.
 const NO_CLUSTER_SPEC: &str =
     "no cluster spec (`spec`, `spec.rayClusterSpec` or `spec.rayClusterConfig`)";
@@ -259,132 +264,6 @@ impl Reader {
         })
     }
 
-    /// The group's `resources` field (KubeRay 1.5 and later), written over what
-    /// `rayStartParams` gives as KubeRay's `updateRayStartParamsResources` does: `cpu`
-    /// (any case) is `num-cpus`, a GPU key (`GPU`, `nvidia.com/gpu`, any case) is
-    /// `num-gpus`, `memory` is Ray's own, and every other name is a custom resource; each
-    /// a Kubernetes quantity, rounded up for the counts. KubeRay refuses the field beside
-    /// resource flags in `rayStartParams`.
-    fn group_resources(&mut self, spec: &Node, group: &str, params: &mut StartParams) {
-        let Some(field) = spec.get("resources").filter(|n| !n.is_null()) else {
-            return;
-        };
-        let Value::Map(members) = &field.value else {
-            self.shape(
-                &field.span,
-                format!("`resources` is {}, not a mapping", field.kind()),
-            );
-            return;
-        };
-        if members.is_empty() {
-            return;
-        }
-        let flag = spec.get("rayStartParams").and_then(|p| match &p.value {
-            Value::Map(flags) => flags.iter().find(|(key, value)| {
-                RESOURCE_FLAGS.contains(&key.as_str())
-                    && value.text().is_some_and(|t| !t.is_empty())
-            }),
-            _ => None,
-        });
-        if let Some((param, node)) = flag {
-            self.errors.push(KubeRayError::ResourcesTwice {
-                group: group.to_owned(),
-                param: param.clone(),
-                span: span(&field.span),
-                flag: span(&node.span),
-            });
-            return;
-        }
-        let mut cpus: Option<(&str, Amount)> = None;
-        let mut gpus: Option<(&str, Amount)> = None;
-        let mut custom = BTreeMap::new();
-        for (name, node) in members {
-            let bad = |reader: &mut Reader, problem: String| {
-                reader.errors.push(KubeRayError::BadGroupResource {
-                    group: group.to_owned(),
-                    name: name.clone(),
-                    value: node.text().unwrap_or_default().to_owned(),
-                    problem,
-                    span: span(&node.span),
-                });
-            };
-            let text = match &node.value {
-                Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => text,
-                _ => {
-                    bad(
-                        self,
-                        "is not a string: the API server refuses it (write `\"8\"`)".to_owned(),
-                    );
-                    continue;
-                }
-            };
-            let amount = match parse_quantity(text.trim()) {
-                Ok(amount) => amount,
-                Err(reason) => {
-                    bad(self, format!("{reason} (KubeRay would skip it)"));
-                    continue;
-                }
-            };
-            let lower = name.to_ascii_lowercase();
-            let slot = match lower.as_str() {
-                "cpu" => &mut cpus,
-                "memory" => continue,
-                _ if is_gpu_key(&lower) => &mut gpus,
-                _ => {
-                    custom.insert(name.clone(), amount);
-                    continue;
-                }
-            };
-            let amount = ceil_whole(amount);
-            match slot {
-                Some((first, earlier)) if *earlier != amount => bad(
-                    self,
-                    format!(
-                        "gives what `{first}` gives too, another amount: KubeRay takes either, as its map's order falls"
-                    ),
-                ),
-                _ => *slot = Some((name, amount)),
-            }
-        }
-        if let Some((_, amount)) = cpus {
-            (params.num_cpus, params.num_cpus_written) = (Some(amount), true);
-        }
-        if let Some((_, amount)) = gpus {
-            params.num_gpus = Some(amount);
-        }
-        if !custom.is_empty() {
-            (params.resources, params.resources_seen) = (custom, true);
-        }
-    }
-
-    /// The group's `labels` field (KubeRay 1.5 and later), which KubeRay passes to
-    /// `ray start --labels`; a value that is not a string is refused by the API server.
-    fn group_labels(&mut self, spec: &Node) -> BTreeMap<String, String> {
-        let mut labels = BTreeMap::new();
-        let Some(field) = spec.get("labels").filter(|n| !n.is_null()) else {
-            return labels;
-        };
-        let Value::Map(members) = &field.value else {
-            self.shape(
-                &field.span,
-                format!("`labels` is {}, not a mapping", field.kind()),
-            );
-            return labels;
-        };
-        for (key, node) in members {
-            match &node.value {
-                Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => {
-                    labels.insert(key.clone(), text.clone());
-                }
-                _ => self.shape(
-                    &node.span,
-                    format!("label `{key}` is not a string; the API server refuses it"),
-                ),
-            }
-        }
-        labels
-    }
-
     /// A whole, non-negative count at `key` of the group.
     fn count(&mut self, spec: &Node, key: &str) -> Option<u32> {
         let node = spec.get(key).filter(|n| !n.is_null())?;
@@ -407,82 +286,6 @@ impl Reader {
                 None
             }
         }
-    }
-
-    fn start_params(&mut self, spec: &Node, group: &str) -> StartParams {
-        let mut out = StartParams::default();
-        let Some(params) = spec.get("rayStartParams").filter(|n| !n.is_null()) else {
-            return out;
-        };
-        let Value::Map(members) = &params.value else {
-            self.shape(
-                &params.span,
-                format!("`rayStartParams` is {}, not a mapping", params.kind()),
-            );
-            return out;
-        };
-        let bad = |reader: &mut Reader, param: &str, node: &Node, problem: &str| {
-            reader.errors.push(KubeRayError::BadStartParam {
-                group: group.to_owned(),
-                param: param.to_owned(),
-                value: node.text().unwrap_or_default().to_owned(),
-                problem: problem.to_owned(),
-                span: span(&node.span),
-            });
-        };
-        for (param, node) in members.iter().rev() {
-            out.num_cpus_written |= param == "num-cpus";
-            let done = match param.as_str() {
-                "num-cpus" => out.num_cpus.is_some(),
-                "num-gpus" => out.num_gpus.is_some(),
-                "resources" => out.resources_seen,
-                _ => continue,
-            };
-            if done {
-                continue; // a later duplicate wins
-            }
-            let Some(text) = node.text() else {
-                bad(self, param, node, "is not a string");
-                continue;
-            };
-            if matches!(&node.value, Value::Scalar { plain: true, .. }) && reads_as_non_string(text)
-            {
-                bad(
-                    self,
-                    param,
-                    node,
-                    "is not a string: the API server refuses it (rayStartParams values are strings, `\"8\"`)",
-                );
-                continue;
-            }
-            match param.as_str() {
-                "num-cpus" | "num-gpus" => {
-                    match text
-                        .trim()
-                        .parse::<u64>()
-                        .ok()
-                        .and_then(|n| Amount::from_whole(n).ok())
-                    {
-                        Some(amount) if param == "num-cpus" => out.num_cpus = Some(amount),
-                        Some(amount) => out.num_gpus = Some(amount),
-                        None => bad(
-                            self,
-                            param,
-                            node,
-                            "is not a whole number (`ray start` takes an integer)",
-                        ),
-                    }
-                }
-                _ => {
-                    out.resources_seen = true;
-                    match custom_resources(text) {
-                        Ok(resources) => out.resources = resources,
-                        Err(problem) => bad(self, param, node, &problem),
-                    }
-                }
-            }
-        }
-        out
     }
 
     /// The pod template's first container (KubeRay's Ray container).
@@ -571,43 +374,6 @@ struct Quantities {
     cpu_written: bool,
 }
 
-/// Whether a plain YAML scalar is typed as something else than a string by kubectl's YAML
-/// reader: a number or a boolean.
-fn reads_as_non_string(plain: &str) -> bool {
-    // YAML 1.1's booleans, as sigs.k8s.io/yaml (go-yaml v2) reads them, `yes` and `on`
-    // included.
-    matches!(
-        plain,
-        "true"
-            | "True"
-            | "TRUE"
-            | "false"
-            | "False"
-            | "FALSE"
-            | "yes"
-            | "Yes"
-            | "YES"
-            | "no"
-            | "No"
-            | "NO"
-            | "on"
-            | "On"
-            | "ON"
-            | "off"
-            | "Off"
-            | "OFF"
-            | "y"
-            | "Y"
-            | "n"
-            | "N"
-    ) || plain.parse::<i64>().is_ok()
-        || plain.parse::<f64>().is_ok_and(f64::is_finite)
-            && plain.bytes().any(|b| b.is_ascii_digit())
-}
-
-/// The `rayStartParams` that KubeRay refuses beside a group's `resources` field.
-const RESOURCE_FLAGS: [&str; 4] = ["num-cpus", "num-gpus", "memory", "resources"];
-
 fn kind(node: &Node) -> Option<&str> {
     node.get("kind").and_then(Node::text)
 }
@@ -616,58 +382,4 @@ fn lookup(list: &[(String, Amount)], key: &str) -> Option<Amount> {
     list.iter()
         .find(|(k, amount)| k == key && !amount.is_zero())
         .map(|(_, amount)| *amount)
-}
-
-/// What `rayStartParams` says about resources.
-#[derive(Default)]
-struct StartParams {
-    /// `num-cpus` is there, readable or not.
-    num_cpus_written: bool,
-    num_cpus: Option<Amount>,
-    num_gpus: Option<Amount>,
-    resources: BTreeMap<String, Amount>,
-    resources_seen: bool,
-}
-
-/// `rayStartParams.resources`: a JSON object of numbers, without `CPU`/`GPU` (Ray refuses
-/// those there). KubeRay puts the value into a `bash -c` command line as written, so one
-/// outer layer of shell quotes is removed as bash would: `'{"a": 1}'` literally,
-/// `"{\"a\": 1}"` with its backslash escapes (the form of KubeRay's samples).
-pub(super) fn custom_resources(text: &str) -> Result<BTreeMap<String, Amount>, String> {
-    let trimmed = text.trim();
-    let unquoted = if let Some(inner) = trimmed
-        .strip_prefix('\'')
-        .and_then(|t| t.strip_suffix('\''))
-    {
-        inner.to_owned()
-    } else if let Some(inner) = trimmed.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        let mut out = String::with_capacity(inner.len());
-        let mut chars = inner.chars();
-        while let Some(c) = chars.next() {
-            match (c, chars.clone().next()) {
-                ('\\', Some(next @ ('"' | '\\' | '$' | '`'))) => {
-                    out.push(next);
-                    chars.next();
-                }
-                _ => out.push(c),
-            }
-        }
-        out
-    } else {
-        trimmed.to_owned()
-    };
-    let map: BTreeMap<String, f64> = serde_json::from_str(&unquoted)
-        .map_err(|e| format!("is not a JSON object of numbers ({e})"))?;
-    let mut out = BTreeMap::new();
-    for (name, value) in map {
-        if name == names::CPU || name == names::GPU {
-            return Err(format!(
-                "names `{name}`, which `ray start` takes only from --num-cpus/--num-gpus"
-            ));
-        }
-        let amount = Amount::from_f64_rounded(value)
-            .map_err(|e| format!("gives `{name}` = {value}: {e}"))?;
-        out.insert(name, amount);
-    }
-    Ok(out)
 }
