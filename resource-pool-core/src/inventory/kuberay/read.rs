@@ -59,6 +59,26 @@ impl Reader {
         });
     }
 
+    /// The mapping at `node` and its members (absent or null: `None`); anything else is a
+    /// `shape` error that names it `what`.
+    fn mapping<'n>(
+        &mut self,
+        node: Option<&'n Node>,
+        what: &str,
+    ) -> Option<(&'n Node, &'n [(String, Node)])> {
+        let node = node.filter(|n| !n.is_null())?;
+        match &node.value {
+            Value::Map(members) => Some((node, members)),
+            _ => {
+                self.shape(
+                    &node.span,
+                    format!("`{what}` is {}, not a mapping", node.kind()),
+                );
+                None
+            }
+        }
+    }
+
     /// The one RayCluster of the documents.
     pub(super) fn cluster(&mut self, documents: &[Node]) -> Option<RayClusterSpec> {
         let mut found: Vec<(&Node, &Node)> = Vec::new();
@@ -317,18 +337,8 @@ impl Reader {
     /// The quantities KubeRay reads of `resources.<which>`, by key, in sorted key order.
     fn quantities(&mut self, container: &Node, which: &str, group: &str) -> Quantities {
         let mut quantities = Quantities::default();
-        let Some(list) = container
-            .get("resources")
-            .and_then(|r| r.get(which))
-            .filter(|n| !n.is_null())
-        else {
-            return quantities;
-        };
-        let Value::Map(members) = &list.value else {
-            self.shape(
-                &list.span,
-                format!("`resources.{which}` is {}, not a mapping", list.kind()),
-            );
+        let list = container.get("resources").and_then(|r| r.get(which));
+        let Some((_, members)) = self.mapping(list, &format!("resources.{which}")) else {
             return quantities;
         };
         let mut out: BTreeMap<String, Amount> = BTreeMap::new();

@@ -18,14 +18,7 @@ impl Reader {
     /// a Kubernetes quantity, rounded up for the counts. KubeRay refuses the field beside
     /// resource flags in `rayStartParams`.
     pub(super) fn group_resources(&mut self, spec: &Node, group: &str, params: &mut StartParams) {
-        let Some(field) = spec.get("resources").filter(|n| !n.is_null()) else {
-            return;
-        };
-        let Value::Map(members) = &field.value else {
-            self.shape(
-                &field.span,
-                format!("`resources` is {}, not a mapping", field.kind()),
-            );
+        let Some((field, members)) = self.mapping(spec.get("resources"), "resources") else {
             return;
         };
         if members.is_empty() {
@@ -113,14 +106,7 @@ impl Reader {
     /// `ray start --labels`; a value that is not a string is refused by the API server.
     pub(super) fn group_labels(&mut self, spec: &Node) -> BTreeMap<String, String> {
         let mut labels = BTreeMap::new();
-        let Some(field) = spec.get("labels").filter(|n| !n.is_null()) else {
-            return labels;
-        };
-        let Value::Map(members) = &field.value else {
-            self.shape(
-                &field.span,
-                format!("`labels` is {}, not a mapping", field.kind()),
-            );
+        let Some((_, members)) = self.mapping(spec.get("labels"), "labels") else {
             return labels;
         };
         for (key, node) in members {
@@ -139,14 +125,7 @@ impl Reader {
 
     pub(super) fn start_params(&mut self, spec: &Node, group: &str) -> StartParams {
         let mut out = StartParams::default();
-        let Some(params) = spec.get("rayStartParams").filter(|n| !n.is_null()) else {
-            return out;
-        };
-        let Value::Map(members) = &params.value else {
-            self.shape(
-                &params.span,
-                format!("`rayStartParams` is {}, not a mapping", params.kind()),
-            );
+        let Some((_, members)) = self.mapping(spec.get("rayStartParams"), "rayStartParams") else {
             return out;
         };
         let bad = |reader: &mut Reader, param: &str, node: &Node, problem: &str| {
