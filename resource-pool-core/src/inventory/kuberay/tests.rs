@@ -382,6 +382,20 @@ fn a_groups_resources_field_beside_start_params_or_unreadable_is_an_error() {
 }
 
 #[test]
+fn tags_type_values_as_kubectl_types_them() {
+    // `!!str 8` is a string, as `"8"` is; `!!int "1"` a number, as `1` is.
+    let text = one_group("      rayStartParams: {num-gpus: !!str 4}")
+        .replace("replicas: 1", "replicas: !!int \"3\"");
+    let nodes = nodes(&text, Replicas::Current);
+    assert_eq!(nodes.len(), 4, "{nodes:?}");
+    assert_eq!(nodes[1].1, res(&[("CPU", 32), ("GPU", 4)]));
+    // A tag of its own makes a string too, which a count may not be.
+    let text = one_group("").replace("replicas: 1", "replicas: !mine 3");
+    let errors = parse_raycluster(&text).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::shape"]);
+}
+
+#[test]
 fn json_errors_are_spanned_too() {
     let text = GPU_JSON.replacen("\"nvidia.com/gpu\": \"8\"", "\"nvidia.com/gpu\": \"8x\"", 1);
     assert_ne!(text, GPU_JSON);

@@ -35,8 +35,9 @@ pub(crate) struct Node {
 /// A node's value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Value {
-    /// A scalar: its text, and whether it was plain (unquoted), so `null` can be told
-    /// from `"null"`.
+    /// A scalar: its text, and whether YAML types it by its text (plain and untagged, or
+    /// tagged `!!int`, `!!float`, `!!bool`, `!!null`), so `null` and `8` can be told from
+    /// `"null"` and `!!str 8`.
     Scalar { text: String, plain: bool },
     /// A mapping, members in order (a later duplicate key is found last).
     Map(Vec<(String, Node)>),
@@ -171,6 +172,7 @@ impl Builder {
                 Event::Scalar(value, style, anchor, tag) => {
                     let plain = matches!(style, ScalarStyle::Plain);
                     let merge = value == "<<" && is_merge_key(plain, tag.as_deref());
+                    let plain = typed_by_text(plain, tag.as_deref());
                     let node = Node {
                         value: Value::Scalar {
                             text: value.into_owned(),
@@ -362,6 +364,19 @@ impl Builder {
             None => self.documents.push(node),
         }
         Ok(())
+    }
+}
+
+/// Whether go-yaml v2 types a scalar by its text (a number, a boolean, null) rather than
+/// keeping it a string: plain and untagged, or tagged with one of those types (`!!int
+/// "2"` is 2); quoted, tagged `!!str`, or with a tag of its own (`!custom 8`), a string.
+fn typed_by_text(plain: bool, tag: Option<&Tag>) -> bool {
+    match tag {
+        None => plain,
+        Some(tag) => {
+            tag.handle == "tag:yaml.org,2002:"
+                && matches!(tag.suffix.as_str(), "int" | "float" | "bool" | "null")
+        }
     }
 }
 
