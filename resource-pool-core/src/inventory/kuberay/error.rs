@@ -111,6 +111,29 @@ pub enum KubeRayError {
         #[serde(skip)]
         span: miette::SourceSpan,
     },
+    /// A label of a group's `labels` field (KubeRay 1.5 and later) that KubeRay or the
+    /// API server refuses.
+    #[error("group `{group}`: label `{key}` = `{value}` {problem}")]
+    #[diagnostic(
+        code(resource_pool::kuberay::bad_label),
+        help(
+            "a label is `[prefix/]name: value`, the name and the value up to 63 letters, digits, `-`, `_` or `.` each, alphanumeric at both ends, the value a string (`\"1\"`); KubeRay does not make a cluster whose labels are not"
+        )
+    )]
+    BadLabel {
+        /// The worker group, by its `groupName`.
+        group: String,
+        /// The label's key.
+        key: String,
+        /// Its value, as written.
+        value: String,
+        /// What is wrong with it.
+        problem: String,
+        /// Where (its value: the reader keeps no key's place).
+        #[label("{problem}")]
+        #[serde(skip)]
+        span: miette::SourceSpan,
+    },
     /// A group's `resources` field together with resource flags in `rayStartParams`,
     /// which KubeRay refuses.
     #[error(

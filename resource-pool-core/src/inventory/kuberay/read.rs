@@ -213,7 +213,7 @@ impl Reader {
         };
         let mut params = self.start_params(spec, &name);
         self.group_resources(spec, &name, &mut params);
-        let labels = self.group_labels(spec);
+        let labels = self.group_labels(spec, &name);
         let container = self.container(spec)?;
         let Quantities {
             read: limits,

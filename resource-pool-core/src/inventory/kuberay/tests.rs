@@ -382,6 +382,34 @@ fn a_groups_resources_field_beside_start_params_or_unreadable_is_an_error() {
 }
 
 #[test]
+fn group_labels_that_kuberay_refuses_are_errors() {
+    for (labels, problem) in [
+        ("{tier: 1}", "is not a string"),
+        ("{tier: \"-a\"}", "start and end"),
+        ("{\"a b\": x}", "character"),
+        ("{\"Example.com/a\": x}", "DNS subdomain"),
+        ("{\"/a\": x}", "DNS subdomain"),
+        ("{\"example.com/\": x}", "is empty"),
+    ] {
+        let text = one_group(&format!("      labels: {labels}"));
+        let errors = parse_raycluster(&text).unwrap_err();
+        assert_eq!(
+            codes(&errors),
+            ["resource_pool::kuberay::bad_label"],
+            "{labels}"
+        );
+        assert!(errors[0].to_string().contains(problem), "{}", errors[0]);
+    }
+    let text = one_group(
+        "      labels: {example.com/zone: us-east-1a, ray.io/market-type: spot, empty: \"\"}",
+    );
+    let inventory = kuberay_inventory(&text, &KubeRayOptions::default()).unwrap();
+    let labels = &inventory.cluster.nodes[1].labels;
+    assert_eq!(labels["example.com/zone"], "us-east-1a");
+    assert_eq!(labels["empty"], "");
+}
+
+#[test]
 fn tags_type_values_as_kubectl_types_them() {
     // `!!str 8` is a string, as `"8"` is; `!!int "1"` a number, as `1` is.
     let text = one_group("      rayStartParams: {num-gpus: !!str 4}")

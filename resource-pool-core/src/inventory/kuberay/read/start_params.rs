@@ -103,22 +103,34 @@ impl Reader {
     }
 
     /// The group's `labels` field (KubeRay 1.5 and later), which KubeRay passes to
-    /// `ray start --labels`; a value that is not a string is refused by the API server.
-    pub(super) fn group_labels(&mut self, spec: &Node) -> BTreeMap<String, String> {
+    /// `ray start --labels`. A value that is not a string is refused by the API server, a
+    /// key or value that is not a Kubernetes label's by KubeRay (`validateRayGroupLabels`:
+    /// the cluster is never made).
+    pub(super) fn group_labels(&mut self, spec: &Node, group: &str) -> BTreeMap<String, String> {
         let mut labels = BTreeMap::new();
         let Some((_, members)) = self.mapping(spec.get("labels"), "labels") else {
             return labels;
         };
         for (key, node) in members {
-            match &node.value {
+            let problem = match &node.value {
                 Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => {
-                    labels.insert(key.clone(), text.clone());
+                    match label_key_problem(key).or_else(|| label_value_problem(text)) {
+                        None => {
+                            labels.insert(key.clone(), text.clone());
+                            continue;
+                        }
+                        Some(problem) => problem,
+                    }
                 }
-                _ => self.shape(
-                    &node.span,
-                    format!("label `{key}` is not a string; the API server refuses it"),
-                ),
-            }
+                _ => "is not a string: the API server refuses it".to_owned(),
+            };
+            self.errors.push(KubeRayError::BadLabel {
+                group: group.to_owned(),
+                key: key.clone(),
+                value: node.text().unwrap_or_default().to_owned(),
+                problem,
+                span: span(&node.span),
+            });
         }
         labels
     }
@@ -225,6 +237,61 @@ fn reads_as_non_string(plain: &str) -> bool {
     ) || plain.parse::<i64>().is_ok()
         || plain.parse::<f64>().is_ok_and(f64::is_finite)
             && plain.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// What keeps `key` from being a Kubernetes label key (`IsQualifiedName`): an optional
+/// DNS subdomain prefix and `/`, then a name of at most 63 letters, digits, `-`, `_` and
+/// `.`, alphanumeric at both ends.
+fn label_key_problem(key: &str) -> Option<String> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        let label = |part: &str| {
+            !part.is_empty()
+                && part.len() <= 63
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !part.starts_with('-')
+                && !part.ends_with('-')
+        };
+        if prefix.len() > 253 || !prefix.split('.').all(label) {
+            return Some(format!(
+                "has the key `{key}`, whose prefix is not a DNS subdomain (lowercase letters, digits, `-` and `.`, as `example.com`)"
+            ));
+        }
+    }
+    name_problem(name).map(|problem| format!("has the key `{key}`, whose name {problem}"))
+}
+
+/// What keeps `value` from being a Kubernetes label value (`IsValidLabelValue`): empty,
+/// or a name as a key's.
+fn label_value_problem(value: &str) -> Option<String> {
+    if value.is_empty() {
+        return None;
+    }
+    name_problem(value).map(|problem| format!("is not a label value: it {problem}"))
+}
+
+/// What keeps `name` from being a label key's name or a label value.
+fn name_problem(name: &str) -> Option<&'static str> {
+    let alphanumeric = |c: Option<u8>| c.is_some_and(|b| b.is_ascii_alphanumeric());
+    if name.is_empty() {
+        Some("is empty")
+    } else if name.len() > 63 {
+        Some("is longer than 63 characters")
+    } else if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    {
+        Some("holds a character other than letters, digits, `-`, `_` and `.`")
+    } else if !alphanumeric(name.bytes().next()) || !alphanumeric(name.bytes().last()) {
+        Some("does not start and end with a letter or digit")
+    } else {
+        None
+    }
 }
 
 /// The `rayStartParams` that KubeRay refuses beside a group's `resources` field.
