@@ -33,6 +33,8 @@ struct Pair {
 #[derive(Default)]
 struct Node {
     is_map: bool,
+    /// Where it starts (chars).
+    at: usize,
     pairs: Vec<Pair>,
     /// Each `<<` key's mappings (one, or a list's in order), in the order written.
     merges: Vec<Vec<usize>>,
@@ -51,10 +53,11 @@ pub(super) struct Shape {
 pub const MAX_MERGED_PAIRS: usize = 100_000;
 
 impl Shape {
-    /// A new mapping or list; its id.
-    pub fn node(&mut self, is_map: bool) -> usize {
+    /// A new mapping or list, starting at char `at`; its id.
+    pub fn node(&mut self, is_map: bool, at: usize) -> usize {
         self.nodes.push(Node {
             is_map,
+            at,
             ..Node::default()
         });
         self.nodes.len() - 1
@@ -99,6 +102,7 @@ impl Shape {
             shape: self,
             pairs: vec![None; self.nodes.len()],
             total: 0,
+            over_at: 0,
         };
         let mut built = vec![false; self.nodes.len()];
         built[0] = true;
@@ -112,7 +116,7 @@ impl Shape {
                     }
                     match flat.pairs(node) {
                         Some(pairs) => pairs.iter().filter_map(|&p| self.pair(p).value).collect(),
-                        None => return Some(too_many()),
+                        None => return Some(too_many(flat.over_at)),
                     }
                 } else {
                     self.nodes[node].items.clone()
@@ -133,10 +137,11 @@ impl Shape {
     }
 }
 
-fn too_many() -> (String, usize) {
+/// The bound's error, at the mapping whose merges went past it.
+fn too_many(at: usize) -> (String, usize) {
     (
         format!("`<<` merges expand to more than {MAX_MERGED_PAIRS} keys as PyYAML applies them"),
-        0,
+        at,
     )
 }
 
@@ -147,6 +152,8 @@ struct Flat<'s> {
     /// Each mapping's pairs once flattened, when it was.
     pairs: Vec<Option<Vec<(usize, usize)>>>,
     total: usize,
+    /// Where the mapping whose merges went past [`MAX_MERGED_PAIRS`] starts (chars).
+    over_at: usize,
 }
 
 impl Flat<'_> {
@@ -168,6 +175,7 @@ impl Flat<'_> {
             merged.extend((0..own).map(|index| (node, index)));
             self.total += merged.len();
             if self.total > MAX_MERGED_PAIRS {
+                self.over_at = shape.nodes[node].at;
                 return None;
             }
             self.pairs[node] = Some(merged);
@@ -204,26 +212,26 @@ mod tests {
     /// `big` at the top level instead when `nested` is false.
     fn defs(nested: bool) -> Shape {
         let mut s = Shape::default();
-        let root = s.node(true);
+        let root = s.node(true, 0);
         let holder = if nested {
             s.key(root, "defs", true, 0);
-            let defs = s.node(true);
+            let defs = s.node(true, 0);
             s.value(root, defs);
             defs
         } else {
             root
         };
         s.key(holder, "base", true, 1);
-        let base = s.node(true);
+        let base = s.node(true, 0);
         s.value(holder, base);
         s.key(base, "nnodes", true, 2);
         s.key(holder, "big", true, 3);
-        let big = s.node(true);
+        let big = s.node(true, 0);
         s.value(holder, big);
         s.merges(big, vec![vec![base]]);
         s.key(big, "nnodes", true, 4);
         s.key(root, "trainer", true, 5);
-        let trainer = s.node(true);
+        let trainer = s.node(true, 0);
         s.value(root, trainer);
         s.merges(trainer, vec![vec![big]]);
         s
@@ -240,5 +248,26 @@ mod tests {
         assert_eq!(at, 4);
         // At the top level, `big` is built (and checked) before `trainer`.
         assert_eq!(defs(false).duplicate(), None);
+    }
+
+    #[test]
+    fn merges_past_the_bound_are_an_error_at_the_mapping_that_passes_it() {
+        // `l0` holds one key; each `l{i}` (at char 10 × i) merges the one before twice.
+        let mut s = Shape::default();
+        let root = s.node(true, 0);
+        let mut before = s.node(true, 5);
+        s.key(before, "k", true, 6);
+        for i in 1..=40 {
+            s.key(root, &format!("l{i}"), true, 10 * i);
+            let level = s.node(true, 10 * i + 1);
+            s.value(root, level);
+            s.merges(level, vec![vec![before, before]]);
+            before = level;
+        }
+        let (message, at) = s.duplicate().expect("past the bound");
+        assert!(message.contains(&MAX_MERGED_PAIRS.to_string()), "{message}");
+        // Level i flattens to 2^i pairs: the levels' sum passes 100,000 at the 16th
+        // (2^17 - 1 pairs in all), the one at char 161.
+        assert_eq!(at, 161);
     }
 }

@@ -344,7 +344,7 @@ impl Reader<'_> {
             self.stack.push(Frame::ComplexKey);
             return Ok(());
         }
-        let id = self.shape.node(is_map);
+        let id = self.shape.node(is_map, chars.0);
         if anchor > 0 {
             self.node_of_anchor.insert(anchor, id);
         }
