@@ -53,15 +53,12 @@ impl Reader {
                     span: span(&node.span),
                 });
             };
-            let text = match &node.value {
-                Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => text,
-                _ => {
-                    bad(
-                        self,
-                        "is not a string: the API server refuses it (write `\"8\"`)".to_owned(),
-                    );
-                    continue;
-                }
+            let Some(text) = api_string(node) else {
+                bad(
+                    self,
+                    "is not a string: the API server refuses it (write `\"8\"`)".to_owned(),
+                );
+                continue;
             };
             let amount = match parse_quantity(text.trim()) {
                 Ok(amount) => amount,
@@ -112,17 +109,15 @@ impl Reader {
             return labels;
         };
         for (key, node) in members {
-            let problem = match &node.value {
-                Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => {
-                    match label_key_problem(key).or_else(|| label_value_problem(text)) {
-                        None => {
-                            labels.insert(key.clone(), text.clone());
-                            continue;
-                        }
-                        Some(problem) => problem,
+            let problem = match api_string(node) {
+                Some(text) => match label_key_problem(key).or_else(|| label_value_problem(text)) {
+                    None => {
+                        labels.insert(key.clone(), text.to_owned());
+                        continue;
                     }
-                }
-                _ => "is not a string: the API server refuses it".to_owned(),
+                    Some(problem) => problem,
+                },
+                None => "is not a string: the API server refuses it".to_owned(),
             };
             self.errors.push(KubeRayError::BadLabel {
                 group: group.to_owned(),
@@ -202,6 +197,16 @@ impl Reader {
             }
         }
         out
+    }
+}
+
+/// The text of a scalar that kubectl's YAML reader keeps a string, which a field the API
+/// server types as a string (`map[string]string`) takes; `None` for a number, a boolean,
+/// a mapping or a list.
+fn api_string(node: &Node) -> Option<&str> {
+    match &node.value {
+        Value::Scalar { text, plain } if !*plain || !reads_as_non_string(text) => Some(text),
+        _ => None,
     }
 }
 
