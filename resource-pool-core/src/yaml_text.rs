@@ -1,10 +1,29 @@
 //! What the two YAML readers (verl's settings in `verl_settings::yaml`, KubeRay's manifests
 //! in `inventory::kuberay::tree`) share of YAML itself: which plain scalars are null, the
-//! byte offsets of the character offsets `saphyr-parser` gives, and JSON's surrogate pairs,
-//! which that parser refuses.
+//! types of YAML's own tags, the byte offsets of the character offsets `saphyr-parser`
+//! gives, and JSON's surrogate pairs, which that parser refuses.
 
 use std::borrow::Cow;
 use std::ops::Range;
+
+use saphyr_parser::Tag;
+
+/// The prefix of YAML's own tags, which `!!` stands for unless a `%TAG` directive says
+/// otherwise.
+pub(crate) const CORE_TAG: &str = "tag:yaml.org,2002:";
+
+/// A tag's full name: its handle as the parser resolved it and its suffix
+/// (`tag:yaml.org,2002:int` for `!!int`, and for the verbatim `!<tag:yaml.org,2002:int>`,
+/// whose handle is empty; `!custom`; `!` for the non-specific tag).
+pub(crate) fn tag_name(tag: &Tag) -> String {
+    format!("{}{}", tag.handle, tag.suffix)
+}
+
+/// The type of YAML's own a tag names (`int` for `!!int` or its verbatim form), if it
+/// names one.
+pub(crate) fn core_type(tag: &Tag) -> Option<String> {
+    tag_name(tag).strip_prefix(CORE_TAG).map(str::to_owned)
+}
 
 /// The words a plain (unquoted) scalar is null as, in YAML's core schema and in PyYAML,
 /// which OmegaConf uses: `null`, `Null`, `NULL` and `~`. An empty plain value is null as

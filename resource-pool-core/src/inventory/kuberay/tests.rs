@@ -414,9 +414,12 @@ fn tags_type_values_as_kubectl_types_them() {
     // `!!str 8` is a string, as `"8"` is; `!!int "1"` a number, as `1` is.
     let text = one_group("      rayStartParams: {num-gpus: !!str 4}")
         .replace("replicas: 1", "replicas: !!int \"3\"");
-    let nodes = nodes(&text, Replicas::Current);
-    assert_eq!(nodes.len(), 4, "{nodes:?}");
-    assert_eq!(nodes[1].1, res(&[("CPU", 32), ("GPU", 4)]));
+    let read = nodes(&text, Replicas::Current);
+    assert_eq!(read.len(), 4, "{read:?}");
+    assert_eq!(read[1].1, res(&[("CPU", 32), ("GPU", 4)]));
+    // A core tag's verbatim form is that tag.
+    let text = one_group("").replace("replicas: 1", "replicas: !<tag:yaml.org,2002:int> \"2\"");
+    assert_eq!(nodes(&text, Replicas::Current).len(), 3);
     // A tag of its own makes a string too, which a count may not be.
     let text = one_group("").replace("replicas: 1", "replicas: !mine 3");
     let errors = parse_raycluster(&text).unwrap_err();

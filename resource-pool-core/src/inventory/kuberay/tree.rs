@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use crate::yaml_text::{Shifts, char_to_byte, is_null_word, parse_joining_pairs};
+use crate::yaml_text::{Shifts, char_to_byte, core_type, is_null_word, parse_joining_pairs};
 
 /// The deepest nesting read (a RayCluster is about 15 levels deep; serde_json stops at 128).
 pub(crate) const MAX_DEPTH: usize = 128;
@@ -373,10 +373,10 @@ impl Builder {
 fn typed_by_text(plain: bool, tag: Option<&Tag>) -> bool {
     match tag {
         None => plain,
-        Some(tag) => {
-            tag.handle == "tag:yaml.org,2002:"
-                && matches!(tag.suffix.as_str(), "int" | "float" | "bool" | "null")
-        }
+        Some(tag) => matches!(
+            core_type(tag).as_deref(),
+            Some("int" | "float" | "bool" | "null")
+        ),
     }
 }
 
@@ -385,7 +385,7 @@ fn typed_by_text(plain: bool, tag: Option<&Tag>) -> bool {
 fn is_merge_key(plain: bool, tag: Option<&Tag>) -> bool {
     match tag {
         None => plain,
-        Some(tag) => tag.handle == "tag:yaml.org,2002:" && tag.suffix == "merge",
+        Some(tag) => core_type(tag).as_deref() == Some("merge"),
     }
 }
 

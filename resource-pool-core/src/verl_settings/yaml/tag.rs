@@ -25,10 +25,7 @@ use saphyr_parser::Tag;
 
 use super::StringMark;
 use crate::verl_settings::keys::{Kind, interpret};
-
-/// The prefix of YAML's own tags, which `!!` stands for unless a `%TAG` directive says
-/// otherwise.
-const CORE: &str = "tag:yaml.org,2002:";
+use crate::yaml_text::{CORE_TAG, tag_name};
 
 /// The kind of node a tag stands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +52,7 @@ fn full_name(tag: Option<&Tag>) -> Option<String> {
     if tag.handle.is_empty() && tag.suffix == "!" {
         return None;
     }
-    Some(format!("{}{}", tag.handle, tag.suffix))
+    Some(tag_name(tag))
 }
 
 /// Why OmegaConf's loader stops at a node with this tag, in words of ours after PyYAML's
@@ -63,7 +60,7 @@ fn full_name(tag: Option<&Tag>) -> Option<String> {
 /// constructs it.
 pub(super) fn refusal(tag: Option<&Tag>, node: NodeKind) -> Option<String> {
     let name = full_name(tag)?;
-    let Some(core) = name.strip_prefix(CORE) else {
+    let Some(core) = name.strip_prefix(CORE_TAG) else {
         return Some(no_constructor(&name));
     };
     let wanted = match core {
@@ -115,8 +112,8 @@ pub(super) fn tagged_scalar(
     let Some(name) = full_name(tag) else {
         return (text, quoted);
     };
-    let opaque = |text: &str| format!("!!{} {text}", name.trim_start_matches(CORE));
-    match name.strip_prefix(CORE) {
+    let opaque = |text: &str| format!("!!{} {text}", name.trim_start_matches(CORE_TAG));
+    match name.strip_prefix(CORE_TAG) {
         Some("str") => (text, quoted.or(Some(StringMark::StrTag))),
         Some("int") if interpret(&text, false, Kind::Int, true).is_some() => (text, None),
         Some("bool") => match text.to_lowercase().as_str() {
@@ -144,7 +141,7 @@ mod tests {
     fn collections_take_their_own_tags_only() {
         // omegaconf 2.4.0: `!!map {a: 1}`, `!!seq [1]`, `!!omap [{a: 1}]` load;
         // `!!str {a: 1}`, `!!map [1]`, `!custom [1]` stop the load.
-        let core = |s| tag(CORE, s);
+        let core = |s| tag(CORE_TAG, s);
         assert_eq!(refusal(Some(&core("map")), NodeKind::Mapping), None);
         assert_eq!(refusal(Some(&core("seq")), NodeKind::Sequence), None);
         assert_eq!(refusal(Some(&core("omap")), NodeKind::Sequence), None);
@@ -186,7 +183,7 @@ mod tests {
 
     #[test]
     fn a_scalar_reads_as_its_tag_makes_it() {
-        let core = |s| tag(CORE, s);
+        let core = |s| tag(CORE_TAG, s);
         let read = |t: &Tag, text: &str| tagged_scalar(Some(t), text.to_owned(), None);
         assert_eq!(read(&core("int"), "0x1F"), ("0x1F".to_owned(), None));
         assert_eq!(read(&core("int"), "abc"), ("!!int abc".to_owned(), None));
