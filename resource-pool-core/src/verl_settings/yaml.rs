@@ -25,6 +25,7 @@ mod anchors;
 mod construction;
 mod events;
 mod frames;
+mod merge_order;
 mod tag;
 
 pub use self::anchors::MAX_ANCHORED_ITEMS;

@@ -2,13 +2,14 @@
 //! top-level `defaults:` list, and the anchored mappings that aliases and `<<` merges
 //! bring in ([`super::anchors`]). Positions are in characters of the parsed source.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
 use super::anchors::{Anchors, Contested, Item, Path};
 use super::construction::Shape;
 use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
+use super::merge_order::{MergeOrderChars, contested_keys};
 use super::tag::{NodeKind, refusal, tagged_scalar};
 use super::{CharScalar, MAX_KEYS, ReadError, StringMark};
 use crate::verl_settings::keys::{KEYS, KeyId, Kind, interpret, is_null};
@@ -22,39 +23,6 @@ pub(super) struct Found {
     pub key_chars: Vec<(usize, usize)>,
     pub defaults: Vec<(Option<String>, String)>,
     pub merge_order: Vec<MergeOrderChars>,
-}
-
-/// A pool key whose value from a `<<` list depends on PyYAML's release: the value the
-/// reading takes (`None`: the key is not set that way), the one PyYAML 6.0.4 takes, and
-/// where the first of those is written (chars).
-pub(super) struct MergeOrderChars {
-    pub key: KeyId,
-    pub used: Option<String>,
-    pub newer: Option<String>,
-    pub chars: (usize, usize),
-}
-
-/// The pool keys `items` (paths relative to `base`) set: each value as a message shows it
-/// (`'8'` when quoted), and where it is written (chars).
-fn pool_values(base: &str, items: &[(Path, Item)]) -> BTreeMap<KeyId, (String, (usize, usize))> {
-    let mut out = BTreeMap::new();
-    for (path, item) in items {
-        let more = path.iter().map(|k| Some(k.as_str()));
-        let Some(full) = joined(base.to_owned(), more, MAX_KNOWN_KEY) else {
-            continue;
-        };
-        let Some(key) = KEYS.iter().position(|k| k.path == full) else {
-            continue;
-        };
-        let shown = match item {
-            Item::Scalar((text, Some(_), chars)) => (format!("'{text}'"), *chars),
-            Item::Scalar((text, None, chars)) => (text.clone(), *chars),
-            Item::Container(chars) => ("a mapping or list".to_owned(), *chars),
-            Item::Key(_) => continue,
-        };
-        out.insert(key, shown);
-    }
-    out
 }
 
 /// PyYAML's words for a `<<` whose value is no mapping.
@@ -262,9 +230,12 @@ impl Reader<'_> {
 
     fn alias(&mut self, anchor: usize, chars: (usize, usize)) -> Result<(), ReadError> {
         let node = self.node_of_anchor.get(&anchor).copied();
-        let list = node.and_then(|node| self.lists.get(&node).cloned());
+        let is_list = node.is_some_and(|node| self.lists.contains_key(&node));
         if self.stack.last().is_some_and(Frame::expects_merge) {
             let in_list = matches!(self.stack.last(), Some(Frame::Seq { .. }));
+            // Cloned only here: an alias merges a list's mappings, elsewhere it only
+            // needs to know that the node is a list.
+            let list = node.and_then(|node| self.lists.get(&node).cloned());
             return match (list, in_list) {
                 _ if self.scalars.contains_key(&anchor) => {
                     Err((not_mergeable("a scalar"), chars.0).into())
@@ -292,7 +263,7 @@ impl Reader<'_> {
                 }
             };
         }
-        let item = match (node, list.is_some()) {
+        let item = match (node, is_list) {
             (Some(node), false) => Ok(node),
             _ if self.scalars.contains_key(&anchor) => Err("a scalar in the list"),
             _ => Err("a list in the list"),
@@ -402,7 +373,9 @@ impl Reader<'_> {
         };
         match item {
             Ok(mapping) => mappings.push(mapping),
-            Err(found) => self.lists.insert(*node, Err(found)).map_or((), drop),
+            Err(found) => {
+                self.lists.insert(*node, Err(found));
+            }
         }
         true
     }
@@ -538,28 +511,10 @@ impl Reader<'_> {
     /// The pool keys whose value a contested key of a `<<` list (merged into the mapping
     /// frames `..upto` read) gives otherwise under PyYAML 6.0.4.
     fn note_contested(&mut self, upto: usize, contested: &Contested) {
-        let Some(base) = dotted(&self.stack[..upto], [], MAX_PATH) else {
-            return;
-        };
-        let (used, newer) = (
-            pool_values(&base, &contested.used),
-            pool_values(&base, &contested.newer),
-        );
-        let keys: BTreeSet<KeyId> = used.keys().chain(newer.keys()).copied().collect();
-        for key in keys {
-            let (a, b) = (used.get(&key), newer.get(&key));
-            if a.map(|v| &v.0) == b.map(|v| &v.0) {
-                continue;
-            }
-            let Some(&(_, chars)) = a.or(b) else {
-                continue;
-            };
-            self.found.merge_order.push(MergeOrderChars {
-                key,
-                used: a.map(|v| v.0.clone()),
-                newer: b.map(|v| v.0.clone()),
-                chars,
-            });
+        if let Some(base) = dotted(&self.stack[..upto], [], MAX_PATH) {
+            self.found
+                .merge_order
+                .extend(contested_keys(&base, contested));
         }
     }
 
