@@ -461,6 +461,52 @@ mod tests {
     }
 
     #[test]
+    fn the_merge_tag_is_read_as_pyyaml_resolves_it() {
+        // What PyYAML 6.0.3 under OmegaConf 2.3.0 does (checked 2026-12-06): a key tagged
+        // `!!merge` merges whatever its text, as does `<<` plain or under the non-specific
+        // `!` (quoted or not); a quoted or `!!str` `<<` is a key; a plain `<<` anywhere but
+        // a key has no constructor.
+        let base = "base: &b {nnodes: 3}\ntrainer:\n  ";
+        for key in [
+            "!!merge <<",
+            "!!merge other",
+            "!<tag:yaml.org,2002:merge> '<<'",
+            "! <<",
+            "! '<<'",
+        ] {
+            let y = read_yaml(&format!("{base}{key}: *b\n")).unwrap();
+            assert_eq!(y.values[&NNODES].text, "3", "{key}");
+            assert!(!y.keys.iter().any(|k| k.starts_with("trainer.<")), "{key}");
+        }
+        for key in ["'<<'", "!!str <<"] {
+            let y = read_yaml(&format!("{base}{key}: *b\n")).unwrap();
+            assert!(!y.values.contains_key(&NNODES), "{key}");
+            assert!(
+                y.keys.iter().any(|k| k == "trainer.<<"),
+                "{key}: {:?}",
+                y.keys
+            );
+        }
+        for (text, at) in [
+            ("trainer:\n  nnodes: <<\n", "<<"),
+            ("defaults:\n  - <<\n", "<<"),
+            ("trainer:\n  nnodes: !!merge 2\n", "!!merge"),
+        ] {
+            let e = read_yaml(text).unwrap_err();
+            assert!(
+                e.message
+                    .contains("no constructor for the tag `tag:yaml.org,2002:merge`"),
+                "{text}: {}",
+                e.message
+            );
+            assert!(text[e.span.start..].starts_with(at), "{text}: {:?}", e.span);
+        }
+        // The merged value must still be a mapping.
+        let e = read_yaml("trainer:\n  !!merge <<: 2\n").unwrap_err();
+        assert!(e.message.contains("but found a scalar"), "{}", e.message);
+    }
+
+    #[test]
     fn merges_that_multiply_are_bounded() {
         // Each level merges the one before twice, under two keys: 2^40 values if expanded.
         let mut text = "l0: &l0 {nnodes: 1, n_gpus_per_node: 2}\n".to_owned();

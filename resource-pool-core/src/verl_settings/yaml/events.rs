@@ -10,9 +10,10 @@ use super::anchors::{Anchors, Contested, Item, Path};
 use super::construction::Shape;
 use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
 use super::merge_order::{MergeOrderChars, contested_keys};
-use super::tag::{NodeKind, refusal, tagged_scalar};
+use super::tag::{NodeKind, no_constructor, non_specific, refusal, tagged_scalar};
 use super::{CharScalar, MAX_KEYS, ReadError, StringMark};
 use crate::verl_settings::keys::{KEYS, KeyId, Kind, interpret, is_null};
+use crate::yaml_text::{CORE_TAG, core_type};
 
 /// What one parse found, positions in characters.
 #[derive(Default)]
@@ -106,16 +107,26 @@ impl Reader<'_> {
         tag: Option<&Tag>,
         chars: (usize, usize),
     ) -> Result<(), ReadError> {
-        if let Some(message) = refusal(tag, NodeKind::Scalar) {
+        // Read as plain: written so, or under the non-specific `!`, whatever its quotes.
+        let plain = matches!(style, ScalarStyle::Plain) || non_specific(tag);
+        // PyYAML resolves a plain `<<` to the merge tag wherever it stands, and takes any
+        // key tagged `!!merge` (whatever its text) as the merge key.
+        let merge_tag = match tag {
+            Some(tag) if !non_specific(Some(tag)) => core_type(tag).as_deref() == Some("merge"),
+            _ => plain && value == "<<",
+        };
+        let is_key = self.stack.last().is_some_and(Frame::expects_key);
+        if !(is_key && merge_tag)
+            && let Some(message) = refusal(tag, NodeKind::Scalar)
+        {
             return Err(ReadError {
                 message,
                 at: chars.0,
                 refused_tag: true,
             });
         }
-        let quoted = (!matches!(style, ScalarStyle::Plain)).then_some(StringMark::Quotes);
-        let is_key = self.stack.last().is_some_and(Frame::expects_key);
-        if is_key && value == "<<" && quoted.is_none() && tag.is_none() {
+        let quoted = (!plain).then_some(StringMark::Quotes);
+        if is_key && merge_tag {
             // PyYAML's merge key: never a key of the mapping, nor a duplicate.
             if let Some(Frame::Map {
                 key,
@@ -130,6 +141,10 @@ impl Reader<'_> {
         }
         if self.stack.last().is_some_and(Frame::expects_merge) {
             return Err((not_mergeable("a scalar"), chars.0).into());
+        }
+        if merge_tag {
+            // A plain `<<` that is no key: PyYAML has no constructor for what it resolves to.
+            return Err((no_constructor(&format!("{CORE_TAG}merge")), chars.0).into());
         }
         // A key keeps its text: only values are read as their tag makes them.
         let (value, quoted) = match is_key {

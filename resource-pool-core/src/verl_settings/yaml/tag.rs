@@ -13,7 +13,10 @@
 //!   `!!binary`), or fails on in its constructor (`!!int abc`: Python's `int()` refuses
 //!   it), is the text as written with its tag, `!!float 8`: a value of no kind, which a
 //!   pool key reports as `wrong_type` and quotes as written;
-//! - a tag PyYAML has no constructor for (a local `!custom`, `!!python/int`), one of
+//! - the non-specific `!` leaves the scalar to be read as a plain one, quoted or not
+//!   (`! '8'` is `8`, as PyYAML's parser resolves it);
+//! - a tag PyYAML has no constructor for (a local `!custom`, `!!python/int`, `!!merge`
+//!   anywhere but on a key, where it makes the key the merge key), one of
 //!   another kind of node (`!!seq 8`, `!!str {a: 1}`), or one whose value OmegaConf
 //!   refuses (`!!timestamp`, `!!set`), stops the load: an error, wherever in the file it
 //!   stands, as OmegaConf's `ConstructorError` or `UnsupportedValueType` stops verl.
@@ -45,11 +48,17 @@ impl NodeKind {
     }
 }
 
+/// Whether the tag is the non-specific `!`, which PyYAML's parser resolves as it would a
+/// plain scalar, quoted or not (`! '8'` is the integer 8, `! '<<'` the merge key).
+pub(super) fn non_specific(tag: Option<&Tag>) -> bool {
+    tag.is_some_and(|tag| tag.handle.is_empty() && tag.suffix == "!")
+}
+
 /// The tag's full name as PyYAML spells it (`tag:yaml.org,2002:int`, `!custom`), or
 /// `None` for no tag and for the non-specific `!`, which PyYAML resolves as if untagged.
 fn full_name(tag: Option<&Tag>) -> Option<String> {
     let tag = tag?;
-    if tag.handle.is_empty() && tag.suffix == "!" {
+    if non_specific(Some(tag)) {
         return None;
     }
     Some(tag_name(tag))
@@ -84,7 +93,7 @@ pub(super) fn refusal(tag: Option<&Tag>, node: NodeKind) -> Option<String> {
     })
 }
 
-fn no_constructor(name: &str) -> String {
+pub(super) fn no_constructor(name: &str) -> String {
     format!("OmegaConf's loader has no constructor for the tag `{name}`")
 }
 
