@@ -532,10 +532,44 @@ mod tests {
     }
 
     #[test]
-    fn complex_keys_are_skipped() {
-        let text = "? [a, b]\n: 1\ntrainer:\n  nnodes: 2\n";
-        let y = read_yaml(text).unwrap();
-        assert_eq!(y.values[&NNODES].text, "2");
+    fn container_keys_are_refused() {
+        // PyYAML 6.0.3 under OmegaConf 2.3.0 (checked 2026-12-06): "while constructing a
+        // mapping ... found unhashable key", written or by alias. Labelled at the key.
+        for (text, at) in [
+            ("? [a, b]\n: 1\ntrainer:\n  nnodes: 2\n", "[a, b]"),
+            ("b: &b [1]\ntrainer:\n  *b : 4\n  nnodes: 2\n", "*b :"),
+            ("trainer:\n  {a: 1}: 4\n", "{a: 1}"),
+        ] {
+            let e = read_yaml(text).unwrap_err();
+            assert!(e.message.contains("found unhashable key"), "{text}: {e:?}");
+            assert!(text[e.span.start..].starts_with(at), "{text}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn an_alias_of_the_merge_key_is_the_merge_key() {
+        // PyYAML reads the alias's node, which carries the merge tag.
+        let base = "b: &b {nnodes: 3}\nt:\n  &m <<: *b\ntrainer:\n";
+        for key in ["<<", "!!merge x"] {
+            let text = base.replace("<<", key);
+            let y = read_yaml(&format!("{text}  *m : *b\n")).unwrap();
+            assert_eq!(y.values[&NNODES].text, "3", "{key}");
+        }
+        // Anywhere else it is no value PyYAML constructs.
+        for (rest, words) in [
+            (
+                "  nnodes: *m\n",
+                "no constructor for the tag `tag:yaml.org,2002:merge`",
+            ),
+            (
+                "  - *m\n",
+                "no constructor for the tag `tag:yaml.org,2002:merge`",
+            ),
+            ("  <<: *m\n", "but found a scalar"),
+        ] {
+            let e = read_yaml(&format!("{base}{rest}")).unwrap_err();
+            assert!(e.message.contains(words), "{rest}: {e:?}");
+        }
     }
 
     #[test]

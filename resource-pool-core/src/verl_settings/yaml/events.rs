@@ -2,7 +2,7 @@
 //! top-level `defaults:` list, and the anchored mappings that aliases and `<<` merges
 //! bring in ([`super::anchors`]). Positions are in characters of the parsed source.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
@@ -26,6 +26,9 @@ pub(super) struct Found {
     pub merge_order: Vec<MergeOrderChars>,
 }
 
+/// PyYAML's words for a mapping or list used as a key (a Python dict or list hashes not).
+const UNHASHABLE_KEY: &str = "found unhashable key: a mapping or list as a mapping's key";
+
 /// PyYAML's words for a `<<` whose value is no mapping.
 fn not_mergeable(found: &str) -> String {
     format!("expected a mapping or list of mappings for merging (`<<`), but found {found}")
@@ -40,6 +43,7 @@ pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
         anchors: Anchors::default(),
         shape: Shape::default(),
         node_of_anchor: HashMap::new(),
+        merge_anchors: HashSet::new(),
         lists: HashMap::new(),
         found: Found::default(),
     };
@@ -92,6 +96,8 @@ struct Reader<'s> {
     shape: Shape,
     /// Anchored mappings' and lists' nodes in `shape`.
     node_of_anchor: HashMap<usize, usize>,
+    /// Anchored merge keys (`&m <<`), also in `scalars`: an alias of one is the merge key.
+    merge_anchors: HashSet<usize>,
     /// Anchored lists, by node, as a `<<` would merge them (`<<: *list`): the mappings
     /// they hold in order (kept as anchored ones are), or what else one holds first.
     lists: HashMap<usize, Result<Vec<usize>, &'static str>>,
@@ -127,16 +133,12 @@ impl Reader<'_> {
         }
         let quoted = (!plain).then_some(StringMark::Quotes);
         if is_key && merge_tag {
-            // PyYAML's merge key: never a key of the mapping, nor a duplicate.
-            if let Some(Frame::Map {
-                key,
-                expecting_key,
-                merging,
-                ..
-            }) = self.stack.last_mut()
-            {
-                (*key, *expecting_key, *merging) = (Some(value), false, true);
+            if anchor > 0 {
+                // An alias of it is the merge key too (PyYAML reads the tag of the node).
+                self.merge_anchors.insert(anchor);
+                self.scalars.insert(anchor, (value, quoted));
             }
+            self.merge_key();
             return Ok(());
         }
         if self.stack.last().is_some_and(Frame::expects_merge) {
@@ -178,9 +180,8 @@ impl Reader<'_> {
             || !(interpret(&text, false, Kind::Int, true).is_some()
                 || interpret(&text, false, Kind::Bool, true).is_some()
                 || is_null(&text, false, true));
-        if let Some(node) = self.stack[top].node() {
-            self.shape.key(node, &text, string, chars.0);
-        }
+        self.shape
+            .key(self.stack[top].node(), &text, string, chars.0);
         if let Some(path) = dotted(&self.stack[..top], [text.as_str()], MAX_PATH) {
             self.note_key(path, chars);
         }
@@ -278,6 +279,10 @@ impl Reader<'_> {
                 }
             };
         }
+        if self.stack.last().is_some_and(Frame::expects_key) && !self.scalars.contains_key(&anchor)
+        {
+            return Err((UNHASHABLE_KEY.to_owned(), chars.0).into());
+        }
         let item = match (node, is_list) {
             (Some(node), false) => Ok(node),
             _ if self.scalars.contains_key(&anchor) => Err("a scalar in the list"),
@@ -288,15 +293,16 @@ impl Reader<'_> {
             self.link(node);
         }
         if let Some((value, quoted)) = self.scalars.get(&anchor).cloned() {
-            if self.stack.last().is_some_and(Frame::expects_key) {
-                return self.key(value, quoted, chars);
-            }
-            return self.value(Item::Scalar((value, quoted, chars)));
-        }
-        if self.stack.last().is_some_and(Frame::expects_key) {
-            // An alias of a container used as a key: nothing we read.
-            self.after_value();
-            return Ok(());
+            let merge_key = self.merge_anchors.contains(&anchor);
+            return match (self.stack.last().is_some_and(Frame::expects_key), merge_key) {
+                (true, true) => {
+                    self.merge_key();
+                    Ok(())
+                }
+                (true, false) => self.key(value, quoted, chars),
+                (false, true) => Err((no_constructor(&format!("{CORE_TAG}merge")), chars.0).into()),
+                (false, false) => self.value(Item::Scalar((value, quoted, chars))),
+            };
         }
         self.value(Item::Container(chars))?;
         if let Some(items) = node.and_then(|node| self.anchors.items(node)) {
@@ -326,9 +332,8 @@ impl Reader<'_> {
         }
         let is_map = node == NodeKind::Mapping;
         let top = self.stack.last();
-        if top.is_some_and(|f| f.expects_key() || matches!(f, Frame::ComplexKey)) {
-            self.stack.push(Frame::ComplexKey);
-            return Ok(());
+        if top.is_some_and(Frame::expects_key) {
+            return Err((UNHASHABLE_KEY.to_owned(), chars.0).into());
         }
         let id = self.shape.node(is_map, chars.0);
         if anchor > 0 {
@@ -465,14 +470,6 @@ impl Reader<'_> {
                 self.merge_done();
             }
             (Some(Frame::Map { .. }), Some(parent)) if parent.expects_merge() => self.merge_done(),
-            (
-                Some(Frame::ComplexKey),
-                Some(Frame::Map {
-                    key, expecting_key, ..
-                }),
-            ) if *expecting_key => {
-                (*key, *expecting_key) = (None, false);
-            }
             _ => self.after_value(),
         }
         Ok(())
@@ -573,6 +570,20 @@ impl Reader<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The merge key (`<<`) is read: its value is what to merge into the mapping. It is
+    /// never a key of the mapping, nor a duplicate.
+    fn merge_key(&mut self) {
+        if let Some(Frame::Map {
+            key,
+            expecting_key,
+            merging,
+            ..
+        }) = self.stack.last_mut()
+        {
+            (*key, *expecting_key, *merging) = (Some("<<".to_owned()), false, true);
         }
     }
 

@@ -26,8 +26,6 @@ pub(super) enum Frame {
         /// When the list is a `<<` key's value: the mappings it names, as nodes, in order.
         merging: Option<Vec<usize>>,
     },
-    /// A mapping or sequence used as a key.
-    ComplexKey,
 }
 
 impl Frame {
@@ -82,11 +80,10 @@ impl Frame {
         )
     }
 
-    /// Its node in the document's shape, for a mapping or a list.
-    pub fn node(&self) -> Option<usize> {
+    /// Its node in the document's shape.
+    pub fn node(&self) -> usize {
         match self {
-            Frame::Map { node, .. } | Frame::Seq { node, .. } => Some(*node),
-            Frame::ComplexKey => None,
+            Frame::Map { node, .. } | Frame::Seq { node, .. } => *node,
         }
     }
 }
