@@ -19,6 +19,13 @@ pub(crate) fn tag_name(tag: &Tag) -> String {
     format!("{}{}", tag.handle, tag.suffix)
 }
 
+/// Whether the tag is the non-specific `!`. Both readers' YAML libraries resolve a scalar
+/// under it as a plain one, quoted or not (a `! '<<'` key is the merge key), and then go
+/// their ways: PyYAML types it by its text (`! '8'` is 8), go-yaml v2 keeps it a string.
+pub(crate) fn non_specific(tag: &Tag) -> bool {
+    tag.handle.is_empty() && tag.suffix == "!"
+}
+
 /// The type of YAML's own a tag names (`int` for `!!int` or its verbatim form), if it
 /// names one.
 pub(crate) fn core_type(tag: &Tag) -> Option<String> {

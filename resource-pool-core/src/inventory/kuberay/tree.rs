@@ -5,7 +5,7 @@
 //! serde_json, so that what JSON refuses is refused with JSON's own message. Only plain
 //! data is built, as `kubectl` builds it (`sigs.k8s.io/yaml`, a copy of go-yaml v2.4.0):
 //! an alias is a copy of its anchor's value, a `<<` merge key writes its mappings' members
-//! where it stands, and a mapping used as a key is skipped. The tree holds each scalar of
+//! where it stands, and a mapping or list used as a key is an error. The tree holds each scalar of
 //! the input once, plus what anchors and aliases copy, at most [`MAX_COPIED_NODES`] nodes,
 //! so its size is linear in the input's.
 
@@ -14,7 +14,9 @@ use std::ops::Range;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use crate::yaml_text::{Shifts, char_to_byte, core_type, is_null_word, parse_joining_pairs};
+use crate::yaml_text::{
+    Shifts, char_to_byte, core_type, is_null_word, non_specific, parse_joining_pairs,
+};
 
 /// The deepest nesting read (a RayCluster is about 15 levels deep; serde_json stops at 128).
 pub(crate) const MAX_DEPTH: usize = 128;
@@ -22,6 +24,9 @@ pub(crate) const MAX_DEPTH: usize = 128;
 /// The most nodes anchors and aliases may copy in one text: a manifest's anchors copy a
 /// few hundred, an expansion bomb (aliases of aliases of ...) far more.
 pub(crate) const MAX_COPIED_NODES: usize = 100_000;
+
+/// go-yaml v2's words for a mapping or list used as a mapping's key, which it refuses.
+const INVALID_MAP_KEY: &str = "invalid map key: a mapping or list as a mapping's key";
 
 /// A node of the tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,15 +129,13 @@ enum Open {
         anchor: usize,
         items: Vec<Node>,
     },
-    /// A mapping or list used as a key: read past, not kept.
-    Key { depth: usize },
 }
 
 /// A mapping's key, read, waiting for its value.
 enum Key {
     /// A key, by its text.
     Text(String),
-    /// YAML's merge key (`<<` plain, or tagged `!!merge`): its value's members are written
+    /// YAML's merge key (see [`is_merge_key`]): its value's members are written
     /// into the mapping where it stands.
     Merge,
 }
@@ -195,9 +198,8 @@ impl Builder {
                     }
                     let is_map = matches!(event, Event::MappingStart(..));
                     match self.stack.last_mut() {
-                        Some(Open::Key { depth }) => *depth += 1,
                         Some(Open::Map { key: None, .. }) => {
-                            self.stack.push(Open::Key { depth: 1 })
+                            return Err((INVALID_MAP_KEY.to_owned(), chars.start));
                         }
                         _ if is_map => self.stack.push(Open::Map {
                             start: chars.start,
@@ -215,16 +217,6 @@ impl Builder {
                 }
                 Event::MappingEnd | Event::SequenceEnd => {
                     let (anchor, node) = match self.stack.pop() {
-                        Some(Open::Key { depth }) => {
-                            if depth > 1 {
-                                self.stack.push(Open::Key { depth: depth - 1 });
-                            } else if let Some(Open::Map { key, .. }) = self.stack.last_mut() {
-                                // The complex key is done: its value follows, under an
-                                // empty key that no reader asks for.
-                                *key = Some(Key::Text(String::new()));
-                            }
-                            continue;
-                        }
                         Some(Open::Map {
                             start,
                             anchor,
@@ -302,6 +294,9 @@ impl Builder {
             };
             return self.scalar(node, false);
         }
+        if matches!(self.stack.last(), Some(Open::Map { key: None, .. })) {
+            return Err((INVALID_MAP_KEY.to_owned(), chars.start));
+        }
         if self.stack.len() + anchored.height > MAX_DEPTH {
             return Err((
                 format!("nested deeper than {MAX_DEPTH} levels where the alias stands"),
@@ -330,7 +325,6 @@ impl Builder {
     /// A scalar: a mapping's key (`merge`: the merge key), or a value.
     fn scalar(&mut self, node: Node, merge: bool) -> Result<(), Failure> {
         match self.stack.last_mut() {
-            Some(Open::Key { .. }) => Ok(()),
             Some(Open::Map {
                 key: key @ None, ..
             }) => {
@@ -356,11 +350,11 @@ impl Builder {
             }) => match key.take() {
                 Some(Key::Text(key)) => members.push((key, node)),
                 Some(Key::Merge) => merge(members, merged, node)?,
-                // A container as a key (its scalar case is handled in `scalar`).
-                None => *key = Some(Key::Text(String::new())),
+                // A mapping or list as a key: refused where it starts (or its alias
+                // stands) before it gets here; a scalar is a key in `scalar`.
+                None => return Err((INVALID_MAP_KEY.to_owned(), node.span.start)),
             },
             Some(Open::Seq { items, .. }) => items.push(node),
-            Some(Open::Key { .. }) => {}
             None => self.documents.push(node),
         }
         Ok(())
@@ -380,12 +374,13 @@ fn typed_by_text(plain: bool, tag: Option<&Tag>) -> bool {
     }
 }
 
-/// Whether a scalar `<<` is YAML's merge key, as go-yaml v2 has it: plain and untagged, or
-/// tagged `!!merge` (a quoted `"<<"` is a key like any other).
+/// Whether a scalar `<<` is YAML's merge key, as go-yaml v2 has it: plain and untagged,
+/// under the non-specific `!` (quoted or not), or tagged `!!merge` (a quoted `"<<"` is a
+/// key like any other, and so is `!!merge` on any other text).
 fn is_merge_key(plain: bool, tag: Option<&Tag>) -> bool {
     match tag {
         None => plain,
-        Some(tag) => core_type(tag).as_deref() == Some("merge"),
+        Some(tag) => non_specific(tag) || core_type(tag).as_deref() == Some("merge"),
     }
 }
 
@@ -596,8 +591,8 @@ mod tests {
     }
 
     #[test]
-    fn documents_aliases_and_complex_keys() {
-        let text = "a: &x 1\nb: *x\nc: &m {k: v}\nd: *m\n? [k]\n: skipped\n---\nsecond: 2\n";
+    fn documents_and_aliases() {
+        let text = "a: &x 1\nb: *x\nc: &m {k: v}\nd: *m\n---\nsecond: 2\n";
         let docs = parse_documents(text).unwrap();
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[0].get("b").unwrap().text(), Some("1"));
@@ -605,8 +600,51 @@ mod tests {
         assert_eq!(d.get("k").unwrap().text(), Some("v"));
         // A copied mapping is labelled where its anchor writes it.
         assert_eq!(at(text, d), "&m {k: v}");
-        assert_eq!(docs[0].get("").unwrap().text(), Some("skipped"));
         assert_eq!(docs[1].get("second").unwrap().text(), Some("2"));
+    }
+
+    #[test]
+    fn container_keys_are_refused() {
+        // go-yaml v2.4.0 (checked 2026-12-06): `yaml: invalid map key`, written or by alias.
+        for (text, at) in [
+            ("a: 1\n? [k]\n: v\n", "[k]"),
+            ("a: &m {k: v}\nb:\n  *m : v\n", "*m :"),
+            ("a:\n  {k: v}: 1\n", "{k: v}"),
+        ] {
+            let error = parse_documents(text).unwrap_err();
+            assert!(
+                error.message.contains("invalid map key"),
+                "{text}: {error:?}"
+            );
+            assert!(
+                text[error.span.start..].starts_with(at),
+                "{text}: {error:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn merge_keys_as_go_yaml_spells_them() {
+        // go-yaml v2.4.0 (checked 2026-12-06): `<<` merges plain, under `!` (quoted or
+        // not) and tagged `!!merge`; `!!merge x`, `'<<'`, `!!str <<` and an alias of an
+        // anchored merge key are keys like any other.
+        let base = "b: &b {k: 1}\nout:\n  &m <<: *b\nx:\n  ";
+        for key in ["<<", "! <<", "! '<<'", "!!merge <<"] {
+            let docs = parse_documents(&format!("{base}{key}: *b\n")).unwrap();
+            let x = docs[0].get("x").unwrap();
+            assert_eq!(x.get("k").and_then(Node::text), Some("1"), "{key}");
+        }
+        for (key, text) in [
+            ("!!merge x", "x"),
+            ("'<<'", "<<"),
+            ("!!str <<", "<<"),
+            ("*m ", "<<"),
+        ] {
+            let docs = parse_documents(&format!("{base}{key}: *b\n")).unwrap();
+            let x = docs[0].get("x").unwrap();
+            assert!(x.get("k").is_none(), "{key}");
+            assert!(x.get(text).is_some(), "{key}");
+        }
     }
 
     #[test]

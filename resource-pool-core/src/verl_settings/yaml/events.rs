@@ -10,10 +10,10 @@ use super::anchors::{Anchors, Contested, Item, Path};
 use super::construction::Shape;
 use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
 use super::merge_order::{MergeOrderChars, contested_keys};
-use super::tag::{NodeKind, no_constructor, non_specific, refusal, tagged_scalar};
+use super::tag::{NodeKind, no_constructor, refusal, tagged_scalar};
 use super::{CharScalar, MAX_KEYS, ReadError, StringMark};
 use crate::verl_settings::keys::{KEYS, KeyId, Kind, interpret, is_null};
-use crate::yaml_text::{CORE_TAG, core_type};
+use crate::yaml_text::{CORE_TAG, core_type, non_specific};
 
 /// What one parse found, positions in characters.
 #[derive(Default)]
@@ -114,11 +114,11 @@ impl Reader<'_> {
         chars: (usize, usize),
     ) -> Result<(), ReadError> {
         // Read as plain: written so, or under the non-specific `!`, whatever its quotes.
-        let plain = matches!(style, ScalarStyle::Plain) || non_specific(tag);
+        let plain = matches!(style, ScalarStyle::Plain) || tag.is_some_and(non_specific);
         // PyYAML resolves a plain `<<` to the merge tag wherever it stands, and takes any
         // key tagged `!!merge` (whatever its text) as the merge key.
         let merge_tag = match tag {
-            Some(tag) if !non_specific(Some(tag)) => core_type(tag).as_deref() == Some("merge"),
+            Some(tag) if !non_specific(tag) => core_type(tag).as_deref() == Some("merge"),
             _ => plain && value == "<<",
         };
         let is_key = self.stack.last().is_some_and(Frame::expects_key);

@@ -28,7 +28,7 @@ use saphyr_parser::Tag;
 
 use super::StringMark;
 use crate::verl_settings::keys::{Kind, interpret};
-use crate::yaml_text::{CORE_TAG, tag_name};
+use crate::yaml_text::{CORE_TAG, non_specific, tag_name};
 
 /// The kind of node a tag stands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,17 +48,11 @@ impl NodeKind {
     }
 }
 
-/// Whether the tag is the non-specific `!`, which PyYAML's parser resolves as it would a
-/// plain scalar, quoted or not (`! '8'` is the integer 8, `! '<<'` the merge key).
-pub(super) fn non_specific(tag: Option<&Tag>) -> bool {
-    tag.is_some_and(|tag| tag.handle.is_empty() && tag.suffix == "!")
-}
-
 /// The tag's full name as PyYAML spells it (`tag:yaml.org,2002:int`, `!custom`), or
 /// `None` for no tag and for the non-specific `!`, which PyYAML resolves as if untagged.
 fn full_name(tag: Option<&Tag>) -> Option<String> {
     let tag = tag?;
-    if non_specific(Some(tag)) {
+    if non_specific(tag) {
         return None;
     }
     Some(tag_name(tag))
