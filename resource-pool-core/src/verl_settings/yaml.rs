@@ -532,6 +532,31 @@ mod tests {
     }
 
     #[test]
+    fn null_keys_are_refused_and_keys_are_typed_by_their_tags() {
+        // OmegaConf 2.3.0 (checked 2026-12-06): a null key is a KeyValidationError
+        // ("Incompatible key type 'NoneType'"), anywhere in the file.
+        for (text, at) in [
+            ("trainer:\n  ~: a\n  nnodes: 2\n", "~"),
+            ("x:\n  - null: 1\n", "null"),
+            ("trainer:\n  !!null x: 1\n", "!!null"),
+            ("trainer:\n  ? \n  : 1\n", ": 1"),
+        ] {
+            let e = read_yaml(text).unwrap_err();
+            assert!(e.message.contains("NoneType"), "{text}: {e:?}");
+            assert!(text[e.span.start..].starts_with(at), "{text}: {e:?}");
+        }
+        assert!(read_yaml("trainer:\n  '~': a\n  !!str null: b\n").is_ok());
+        // The duplicate check counts string keys only, a key's tag saying which it is.
+        for text in ["t:\n  !!str 1: a\n  '1': b\n", "t:\n  x: 1\n  ! x: 2\n"] {
+            let e = read_yaml(text).unwrap_err();
+            assert!(e.message.contains("duplicate key"), "{text}: {e:?}");
+        }
+        for text in ["t:\n  true: 1\n  'true': 2\n", "t:\n  '1': 1\n  1: 2\n"] {
+            assert!(read_yaml(text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
     fn container_keys_are_refused() {
         // PyYAML 6.0.3 under OmegaConf 2.3.0 (checked 2026-12-06): "while constructing a
         // mapping ... found unhashable key", written or by alias. Labelled at the key.

@@ -29,6 +29,10 @@ pub(super) struct Found {
 /// PyYAML's words for a mapping or list used as a key (a Python dict or list hashes not).
 const UNHASHABLE_KEY: &str = "found unhashable key: a mapping or list as a mapping's key";
 
+/// OmegaConf's words for a null key (`~:`, `null:`, an empty key), which it refuses.
+const NULL_KEY: &str =
+    "Incompatible key type 'NoneType': a null key (`~`, `null` or empty), which OmegaConf refuses";
+
 /// PyYAML's words for a `<<` whose value is no mapping.
 fn not_mergeable(found: &str) -> String {
     format!("expected a mapping or list of mappings for merging (`<<`), but found {found}")
@@ -148,38 +152,43 @@ impl Reader<'_> {
             // A plain `<<` that is no key: PyYAML has no constructor for what it resolves to.
             return Err((no_constructor(&format!("{CORE_TAG}merge")), chars.0).into());
         }
-        // A key keeps its text: only values are read as their tag makes them.
-        let (value, quoted) = match is_key {
-            true => (value, quoted),
-            false => tagged_scalar(tag, value, quoted),
-        };
+        if is_key {
+            // A key keeps its text (its path); its tag says only what type it is.
+            let typed = tagged_scalar(tag, value.clone(), quoted);
+            if anchor > 0 {
+                self.scalars.insert(anchor, (value.clone(), quoted));
+            }
+            return self.key(value, (&typed.0, typed.1), chars);
+        }
+        let (value, quoted) = tagged_scalar(tag, value, quoted);
         if anchor > 0 {
             self.scalars.insert(anchor, (value.clone(), quoted));
         }
         self.note_default(&value);
         self.in_anchored_list(Err("a scalar in the list"));
-        if is_key {
-            self.key(value, quoted, chars)
-        } else {
-            self.value(Item::Scalar((value, quoted, chars)))
-        }
+        self.value(Item::Scalar((value, quoted, chars)))
     }
 
-    /// A mapping's key: kept as a path, refused when the mapping has it already (OmegaConf's
-    /// loader refuses such a mapping; PyYAML alone would keep the later value).
+    /// A mapping's key, `text` as written and `typed` as its tag makes it (see
+    /// [`tagged_scalar`]): kept as a path; refused when null (OmegaConf takes no `None`
+    /// key) or when the mapping has it already (OmegaConf's loader refuses such a mapping;
+    /// PyYAML alone would keep the later value).
     fn key(
         &mut self,
         text: String,
-        quoted: Option<StringMark>,
+        typed: (&str, Option<StringMark>),
         chars: (usize, usize),
     ) -> Result<(), ReadError> {
         let top = self.stack.len() - 1;
+        let (typed, quoted) = (typed.0, typed.1.is_some());
+        if is_null(typed, quoted, true) {
+            return Err((NULL_KEY.to_owned(), chars.0).into());
+        }
         // OmegaConf's duplicate check counts the keys that are strings (`1:` twice is the
         // later one's, as PyYAML builds it; a float key is taken for a string here).
-        let string = quoted.is_some()
-            || !(interpret(&text, false, Kind::Int, true).is_some()
-                || interpret(&text, false, Kind::Bool, true).is_some()
-                || is_null(&text, false, true));
+        let string = quoted
+            || !(interpret(typed, false, Kind::Int, true).is_some()
+                || interpret(typed, false, Kind::Bool, true).is_some());
         self.shape
             .key(self.stack[top].node(), &text, string, chars.0);
         if let Some(path) = dotted(&self.stack[..top], [text.as_str()], MAX_PATH) {
@@ -206,20 +215,22 @@ impl Reader<'_> {
             ..
         }) = self.stack.last_mut()
         {
-            if let Some(&first) = seen.get(&text).filter(|_| string) {
-                let line = 1 + self
-                    .source
-                    .chars()
-                    .take(first)
-                    .filter(|&c| c == '\n')
-                    .count();
-                return Err((
-                    format!("found duplicate key `{text}` (first on line {line})"),
-                    chars.0,
-                )
-                    .into());
+            if string {
+                if let Some(&first) = seen.get(&text) {
+                    let line = 1 + self
+                        .source
+                        .chars()
+                        .take(first)
+                        .filter(|&c| c == '\n')
+                        .count();
+                    return Err((
+                        format!("found duplicate key `{text}` (first on line {line})"),
+                        chars.0,
+                    )
+                        .into());
+                }
+                seen.insert(text.clone(), chars.0);
             }
-            seen.insert(text.clone(), chars.0);
             (*key, *expecting_key) = (Some(text), false);
         }
         Ok(())
@@ -299,7 +310,7 @@ impl Reader<'_> {
                     self.merge_key();
                     Ok(())
                 }
-                (true, false) => self.key(value, quoted, chars),
+                (true, false) => self.key(value.clone(), (&value, quoted), chars),
                 (false, true) => Err((no_constructor(&format!("{CORE_TAG}merge")), chars.0).into()),
                 (false, false) => self.value(Item::Scalar((value, quoted, chars))),
             };

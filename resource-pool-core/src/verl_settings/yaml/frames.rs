@@ -12,7 +12,8 @@ pub(super) enum Frame {
         node: usize,
         key: Option<String>,
         expecting_key: bool,
-        /// The mapping's own scalar keys so far, each with the char index where it stands.
+        /// The mapping's own string keys so far (OmegaConf's duplicate check counts no
+        /// other), each with the char index where it stands.
         seen: HashMap<String, usize>,
         /// The current key is `<<`: its value is what to merge into this mapping.
         merging: bool,
