@@ -5,7 +5,8 @@
 //! serde_json, so that what JSON refuses is refused with JSON's own message. Only plain
 //! data is built, as `kubectl` builds it (`sigs.k8s.io/yaml`, a copy of go-yaml v2.4.0):
 //! an alias is a copy of its anchor's value, a `<<` merge key writes its mappings' members
-//! where it stands, and a mapping or list used as a key is an error. The tree holds each scalar of
+//! where it stands, and a mapping or list used as a key is an error, as is a null key
+//! (go-yaml reads one, but `sigs.k8s.io/yaml` cannot make it a JSON key). The tree holds each scalar of
 //! the input once, plus what anchors and aliases copy, at most [`MAX_COPIED_NODES`] nodes,
 //! so its size is linear in the input's.
 
@@ -27,6 +28,10 @@ pub(crate) const MAX_COPIED_NODES: usize = 100_000;
 
 /// go-yaml v2's words for a mapping or list used as a mapping's key, which it refuses.
 const INVALID_MAP_KEY: &str = "invalid map key: a mapping or list as a mapping's key";
+
+/// sigs.k8s.io/yaml's words for a null key (`~:`, `null:`, an empty key): go-yaml reads it,
+/// but turning the document into JSON fails, so kubectl refuses the manifest.
+const NULL_KEY: &str = "unsupported map key: a null key, which kubectl cannot turn into JSON";
 
 /// A node of the tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -328,6 +333,9 @@ impl Builder {
             Some(Open::Map {
                 key: key @ None, ..
             }) => {
+                if !merge && node.is_null() {
+                    return Err((NULL_KEY.to_owned(), node.span.start));
+                }
                 *key = Some(match node.value {
                     _ if merge => Key::Merge,
                     Value::Scalar { text, .. } => Key::Text(text),
@@ -621,6 +629,18 @@ mod tests {
                 "{text}: {error:?}"
             );
         }
+        // sigs.k8s.io/yaml 1.3.0's YAMLToJSON (checked 2026-12-06): go-yaml reads a null
+        // key, JSON cannot hold it ("Unsupported map key of type: <nil>").
+        for (text, at) in [("a:\n  ~: 1\n", "~"), ("a: {null: 1}\n", "null")] {
+            let error = parse_documents(text).unwrap_err();
+            assert!(error.message.contains("null key"), "{text}: {error:?}");
+            assert!(
+                text[error.span.start..].starts_with(at),
+                "{text}: {error:?}"
+            );
+        }
+        let docs = parse_documents("a:\n  '~': 1\n").unwrap();
+        assert!(docs[0].get("a").unwrap().get("~").is_some());
     }
 
     #[test]
