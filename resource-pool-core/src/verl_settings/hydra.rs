@@ -338,12 +338,12 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
             },
         });
     }
-    let value = value.map(|v| {
-        let start = key_span.end + 1;
+    let value = value.map(|written| {
+        // Hydra's `=` takes the blanks after it (`EQUAL: '=' WS*`): `key= 'a'` is quoted.
+        let v = written.trim_start_matches(BLANKS);
+        let start = key_span.end + 1 + (written.len() - v.len());
         let span = start..start + v.len();
-        let quoted = v.len() >= 2
-            && ((v.starts_with('"') && v.ends_with('"'))
-                || (v.starts_with('\'') && v.ends_with('\'')));
+        let quoted = is_one_quoted(v);
         RawScalar {
             text: if quoted {
                 v[1..v.len() - 1].to_owned()
@@ -381,6 +381,27 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
         value,
         span: whole,
     })
+}
+
+/// The blanks of Hydra's value grammar (`WS: [ \t]+`).
+const BLANKS: [char; 2] = [' ', '\t'];
+
+/// Whether `value` is one quoted string, whole (`'a'`, `"a \" b"`), not a sweep of them
+/// (`"a","b"`) nor a quote beside other text: its first quote closes at its last
+/// character (a `\` escapes the character after it, as [`breaks_value_grammar`] reads).
+fn is_one_quoted(value: &str) -> bool {
+    let mut chars = value.char_indices();
+    let Some((_, quote @ ('\'' | '"'))) = chars.next() else {
+        return false;
+    };
+    while let Some((i, c)) = chars.next() {
+        if c == '\\' {
+            chars.next();
+        } else if c == quote {
+            return i + 1 == value.len();
+        }
+    }
+    false
 }
 
 /// Whether `key` is a key of Hydra's override grammar (`OverrideParser.g4`'s `key`):
@@ -427,7 +448,9 @@ fn is_package(text: &str) -> bool {
 /// control character), an `=` outside a function's arguments, a `${` without its `}` or
 /// with nothing in it, or a nested interpolation (its `INTERPOLATION` token ends at the
 /// first `}`, so `${oc.decode:${oc.env:X}}` leaves a `}` that closes nothing), a quote left
-/// open, or brackets, braces and parentheses that do not pair (`path=/models/x}`). A
+/// open, brackets, braces and parentheses that do not pair (`path=/models/x}`), or blanks
+/// after a quoted value, a function's `)`, a list's `]` or a dict's `}` at the end (the
+/// grammar's `primitive` holds blanks only among unquoted words). A
 /// parenthesis outside a function, a quote beside other text and unknown functions are
 /// Hydra's errors too, not caught here (the differential test lists them).
 fn breaks_value_grammar(value: &str) -> bool {
@@ -436,7 +459,14 @@ fn breaks_value_grammar(value: &str) -> bool {
     // an argument's only inside a function (counted, not searched for: a long value).
     let mut open = Vec::new();
     let mut parens = 0usize;
+    // Where the last quoted value or closing bracket ends, while only blanks follow it.
+    let mut closed_at = None;
     while let Some((i, c)) = chars.next() {
+        match c {
+            ' ' | '\t' => {}
+            ')' | ']' | '}' => closed_at = Some(i + 1),
+            _ => closed_at = None,
+        }
         match c {
             '\\' => {
                 chars.next();
@@ -455,6 +485,7 @@ fn breaks_value_grammar(value: &str) -> bool {
                 if !closed {
                     return true;
                 }
+                closed_at = chars.peek().map_or(Some(value.len()), |&(j, _)| Some(j));
             }
             '$' if value[i + 1..].starts_with('{') => {
                 let inner = &value[i + 2..];
@@ -465,6 +496,8 @@ fn breaks_value_grammar(value: &str) -> bool {
                     return true;
                 }
                 while chars.next_if(|&(j, _)| j <= i + 2 + end).is_some() {}
+                // An interpolation's `}` is a word's end: blanks may follow it.
+                closed_at = None;
             }
             '(' => {
                 open.push(')');
@@ -486,7 +519,7 @@ fn breaks_value_grammar(value: &str) -> bool {
             _ => {}
         }
     }
-    !open.is_empty()
+    !open.is_empty() || closed_at.is_some_and(|end| end < value.len())
 }
 
 mod cast;
@@ -530,6 +563,44 @@ mod tests {
         );
         assert_eq!((o[3].op, o[3].value.is_none()), (Op::Delete, true));
         assert_eq!(o[4].value.as_ref().unwrap().text, "[1,2]");
+    }
+
+    #[test]
+    fn blanks_around_a_value_as_hydra_lexes_them() {
+        // hydra-core 1.3.2: `=` takes the blanks after it, so a quoted value after them is
+        // quoted; blanks after a quoted value, a cast or a list end no unquoted word and
+        // are an error; a sweep of quoted values is a sweep, not one quoted string.
+        let a = args(&["trainer.device= 'cuda'", "trainer.device=\t\"npu\""]);
+        let line = command_line(&a);
+        let (o, e) = parse_overrides(&a);
+        assert!(e.is_empty(), "{e:?}");
+        for (o, (text, written)) in o.iter().zip([("cuda", "'cuda'"), ("npu", "\"npu\"")]) {
+            let value = o.value.as_ref().unwrap();
+            assert_eq!((value.text.as_str(), value.quoted()), (text, true));
+            // The span is the value's, not the blanks before it.
+            assert_eq!(&line[value.span.clone()], written);
+        }
+        for bad in [
+            "trainer.device='cuda' ",
+            "trainer.nnodes=int(2)\t",
+            "trainer.x=[1] ",
+        ] {
+            let (_, e) = parse_overrides(&args(&[bad]));
+            assert_eq!(e.len(), 1, "{bad}");
+            assert_eq!(e[0].problem, OverrideProblem::NotAValue, "{bad}");
+        }
+        for fine in [
+            "trainer.device=cuda ",
+            "trainer.x=${y} ",
+            "trainer.x=[1] ,2",
+        ] {
+            let (_, e) = parse_overrides(&args(&[fine]));
+            assert!(e.is_empty(), "{fine}: {e:?}");
+        }
+        let (o, _) = parse_overrides(&args(&["trainer.device=\"cuda\",\"npu\""]));
+        let value = o[0].value.as_ref().unwrap();
+        assert!(!value.quoted());
+        assert_eq!(sweep_kind(value), Some(SweepKind::List));
     }
 
     #[test]
