@@ -1,14 +1,14 @@
 //! `resource-pool verl`'s own options written after the launch line (`... trainer.nnodes=1
 //! --cluster FILE`). Everything from the line's first word on is the line's, so such an
-//! option reaches the launch reader, which can only call it and its value "not an
-//! override". Here it is said for what it is. The options are clap's definition of the
+//! option reaches the launch reader, which can only call it none of Hydra's flags and its
+//! value "not an override". Here it is said for what it is. The options are clap's definition of the
 //! command: no list of them is kept apart.
 
 use clap::CommandFactory;
 use miette::SourceSpan;
 use resource_pool::report::Finding;
 use resource_pool::verl_settings::hydra::OverrideProblem;
-use resource_pool::verl_settings::{VerlDiagnostic, VerlLaunchDiagnostic};
+use resource_pool::verl_settings::{HydraArgs, VerlDiagnostic, VerlLaunchDiagnostic};
 
 use super::Cli;
 use super::verl_cmd::VerlLoad;
@@ -56,17 +56,25 @@ fn option_named(word: &str) -> Option<(&str, bool)> {
     Some((name, !inline && arg.get_action().takes_values()))
 }
 
-/// Replaces "not an override" for an option of ours (and for its value, the word after it)
+/// Replaces "none of Hydra's flags" for an option of ours (and "not an override" for its
+/// value, the word after it)
 /// with one error that says where options go. Call right after [`VerlLoad::new`], while its
 /// findings are its diagnostics, one for one.
 pub fn options_after_launch_line(load: &mut VerlLoad) {
     debug_assert_eq!(load.findings.len(), load.loaded.diagnostics.len());
+    // A flag of ours is none of Hydra's; its value, no override.
     let not_an_override = |d: &VerlDiagnostic| match d {
         VerlDiagnostic::Launch(VerlLaunchDiagnostic::OverrideSyntax {
             problem: OverrideProblem::NotAnOverride,
             text,
             span,
         }) => Some((text.clone(), *span)),
+        VerlDiagnostic::Launch(VerlLaunchDiagnostic::HydraArgs {
+            problem: HydraArgs::UnknownFlag,
+            word,
+            span,
+            ..
+        }) => Some((word.clone(), *span)),
         _ => None,
     };
     let words: Vec<Option<(String, SourceSpan)>> = load
@@ -78,7 +86,7 @@ pub fn options_after_launch_line(load: &mut VerlLoad) {
     let mut replaced: Vec<Option<Option<Finding>>> = (0..words.len()).map(|_| None).collect();
     let mut i = 0;
     while i < words.len() {
-        let Some((text, span)) = &words[i] else {
+        let (Some((text, span)), None) = (&words[i], &replaced[i]) else {
             i += 1;
             continue;
         };
@@ -87,19 +95,24 @@ pub fn options_after_launch_line(load: &mut VerlLoad) {
             continue;
         };
         let mut end = span.offset() + span.len();
-        // Its value: the next word, when it too is "not an override".
-        let value = words.get(i + 1).and_then(Option::as_ref);
-        let with_value = takes_value && value.is_some_and(|(_, next)| next.offset() == end + 1);
-        if with_value && let Some((_, next)) = value {
+        // Its value: the word right after it, when that is "not an override" (the launch
+        // reader says what is no flag of Hydra's before what is no override).
+        let value = words
+            .iter()
+            .position(|w| w.as_ref().is_some_and(|(_, next)| next.offset() == end + 1))
+            .filter(|_| takes_value);
+        if let Some(v) = value
+            && let Some((_, next)) = &words[v]
+        {
             end = next.offset() + next.len();
-            replaced[i + 1] = Some(None);
+            replaced[v] = Some(None);
         }
         let error = OptionAfterLaunchLine {
             option: option.to_owned(),
             span: (span.offset()..end).into(),
         };
         replaced[i] = Some(Some(Finding::in_file(error, &load.source)));
-        i += if with_value { 2 } else { 1 };
+        i += 1;
     }
     let findings = std::mem::take(&mut load.findings);
     load.findings = findings

@@ -1336,3 +1336,53 @@ fn the_json_always_has_pools_and_mapping() {
     assert_eq!(object.get("pools"), Some(&Value::Null), "{value}");
     assert_eq!(object.get("mapping"), Some(&Value::Null), "{value}");
 }
+
+/// Hydra's own arguments as its argument parser reads them: a cut long flag is the flag,
+/// an override after a flag that follows overrides is refused (with the word and data),
+/// and `--cfg` starts no training.
+#[test]
+fn hydra_flags_as_hydras_argument_parser_reads_them() {
+    let line = |words: &[&'static str]| {
+        let mut all = vec![
+            "--cluster",
+            THREE,
+            "--",
+            "python3",
+            "-m",
+            "verl.trainer.main_ppo",
+        ];
+        all.extend_from_slice(words);
+        json_of(&all)
+    };
+    let (code, value) = line(&[
+        "--config-n=ppo_trainer",
+        "trainer.nnodes=1",
+        "trainer.n_gpus_per_node=8",
+    ]);
+    assert_eq!(code, Some(0), "{value}");
+    assert!(
+        !codes(&value).contains(&"resource_pool::verl::hydra_args"),
+        "{value}"
+    );
+    let (code, value) = line(&[
+        "trainer.nnodes=1",
+        "--config-name",
+        "ppo_trainer",
+        "trainer.n_gpus_per_node=8",
+    ]);
+    assert_eq!(code, Some(1), "{value}");
+    let refused: Vec<&Value> = value["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "resource_pool::verl::hydra_args")
+        .collect();
+    assert_eq!(refused.len(), 1, "{value}");
+    assert_eq!(refused[0]["data"]["problem"], "override_after_flag");
+    assert_eq!(refused[0]["data"]["word"], "trainer.n_gpus_per_node=8");
+    let (code, value) = line(&["--cfg", "job", "trainer.nnodes=1"]);
+    assert_eq!(code, Some(1), "{value}");
+    let first = &value["diagnostics"][0];
+    assert_eq!(first["data"]["problem"], "starts_no_training", "{value}");
+    assert_eq!(first["data"]["flags"], json!(["--cfg"]));
+}

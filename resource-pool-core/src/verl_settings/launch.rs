@@ -11,6 +11,9 @@
 
 use crate::source::Span;
 
+#[cfg(test)]
+mod hydra_args_diff_tests;
+mod hydra_flags;
 mod submit;
 mod words;
 
@@ -140,6 +143,34 @@ pub enum LaunchProblem {
     ShellSyntax(Span),
     /// A word that is not UTF-8 and that the check reads ([`parse_launch_os`]).
     NotUnicode(Span),
+    /// Hydra's own arguments as its argument parser refuses them, or a flag that makes
+    /// Hydra print (or rerun a pickled job) instead of training.
+    HydraArgs {
+        /// What is wrong.
+        problem: HydraArgsProblem,
+        /// The word (or flag) at fault.
+        span: Span,
+    },
+}
+
+/// What is wrong with Hydra's own arguments (see [`LaunchProblem::HydraArgs`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HydraArgsProblem {
+    /// An override after a flag that follows overrides: argparse's `unrecognized
+    /// arguments` (the overrides are one run of words).
+    OverrideAfterFlag,
+    /// A prefix of several long flags (`--conf`): argparse's `ambiguous option`.
+    Ambiguous(Vec<&'static str>),
+    /// A word that looks like a flag and is none of Hydra's (`--foo`, `-x`): argparse's
+    /// `unrecognized arguments`.
+    UnknownFlag,
+    /// A value outside the flag's choices (`--cfg` takes `job`, `hydra` or `all`):
+    /// argparse's `invalid choice`.
+    NotAChoice(&'static [&'static str]),
+    /// A flag (named by its long form) after which Hydra prints its help, the config,
+    /// its information, version or shell completion, or reruns a pickled job, and exits.
+    StartsNoTraining(&'static str),
 }
 
 /// The pasted line, read.
@@ -433,47 +464,7 @@ fn read_launch(all: &[String]) -> Launch {
         return launch;
     }
     // Hydra's own flags, then the overrides.
-    while let Some(w) = words.get(i) {
-        let (flag, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
-            _ => (w.as_str(), None),
-        };
-        let slot = match flag {
-            "--config-name" | "-cn" => Some(&mut launch.config_name),
-            "--config-path" | "-cp" => Some(&mut launch.config_path),
-            "--config-dir" | "-cd" => Some(&mut launch.config_dir),
-            _ => None,
-        };
-        if let Some(slot) = slot {
-            let (value, value_span) = match inline {
-                Some(v) => {
-                    let start = starts[i] + flag.len() + 1;
-                    (v.to_owned(), start..start + v.len())
-                }
-                None if i + 1 < words.len() => {
-                    i += 1;
-                    (words[i].clone(), span(i))
-                }
-                None => {
-                    launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                    break;
-                }
-            };
-            let value = unquoted(&value);
-            *slot = Some(FlagValue {
-                value,
-                span: value_span,
-            });
-        } else if matches!(flag, "--multirun" | "-m") {
-            // Hydra's run mode: a sweep is several runs rather than Hydra's error.
-            launch.multirun = Some(span(i));
-        } else if flag == "--resolve" {
-            // Hydra's `--resolve` (of `--cfg`'s printing): no config of its own.
-        } else {
-            launch.overrides.push((w.clone(), starts[i]));
-        }
-        i += 1;
-    }
+    hydra_flags::read_hydra_args(&mut launch, words, &starts, i);
     launch
 }
 

@@ -381,6 +381,31 @@ fn launch_diagnostics(
                 span: line_span(span),
             }
             .into(),
+            LaunchProblem::HydraArgs { problem, span } => {
+                use super::fields::HydraArgs;
+                use super::launch::HydraArgsProblem;
+                let (problem, flags) = match problem {
+                    HydraArgsProblem::OverrideAfterFlag => (HydraArgs::OverrideAfterFlag, vec![]),
+                    HydraArgsProblem::Ambiguous(flags) => (HydraArgs::Ambiguous, flags.clone()),
+                    HydraArgsProblem::UnknownFlag => (HydraArgs::UnknownFlag, vec![]),
+                    HydraArgsProblem::NotAChoice(choices) => {
+                        (HydraArgs::NotAChoice, choices.to_vec())
+                    }
+                    HydraArgsProblem::StartsNoTraining(flag) => {
+                        (HydraArgs::StartsNoTraining, vec![*flag])
+                    }
+                };
+                let word = shown(&launch.line[span.clone()]);
+                VerlLaunchDiagnostic::HydraArgs {
+                    problem,
+                    message: problem.message(&word, &flags),
+                    help: problem.help(&flags),
+                    word,
+                    flags,
+                    span: line_span(span),
+                }
+                .into()
+            }
         });
     }
     if let Some(entry) = &launch.entry {

@@ -86,6 +86,31 @@ pub enum VerlLaunchDiagnostic {
         span: SourceSpan,
     },
 
+    /// Hydra's own arguments as its argument parser refuses them (an override after a flag
+    /// that follows overrides, a prefix of several long flags), or a flag after which
+    /// Hydra prints (`--cfg`, `--help`, `--info`, ...) or reruns a pickled job and exits.
+    #[error("{message}")]
+    #[diagnostic(code(resource_pool::verl::hydra_args), help("{help}"))]
+    HydraArgs {
+        /// What is wrong.
+        problem: HydraArgs,
+        /// The word at fault, as written (at most 60 characters).
+        word: String,
+        /// The flags it names: those an ambiguous prefix could be, or the flag that
+        /// starts no training, in full.
+        flags: Vec<&'static str>,
+        /// The message.
+        #[serde(skip)]
+        message: String,
+        /// What to do.
+        #[serde(skip)]
+        help: String,
+        /// Where.
+        #[label("here")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// The shell's syntax at the end of a line held as words (`shlex.split(script)`):
     /// `"$@"`, a redirection, a pipe; it and what follows are not read.
     #[error("`{ignored}` is the shell's, not verl's: not read")]
