@@ -140,10 +140,10 @@ pub fn verl_launch(bytes: &[u8]) {
     }
     let _ = crate::verl_settings::user_config_file(&launch);
     let loaded = crate::verl_settings::load_verl(Some(yaml), &overrides, max_slots);
-    let source = SourceFile::new("fuzz.yaml", yaml).with_layer(
-        crate::config::OVERRIDES_NAME,
-        &crate::verl_settings::hydra::command_line(&overrides),
-    );
+    // The spans point into the launch line: the words joined by spaces, whitespace-only
+    // words left out (not `command_line(&overrides)`, which keeps them).
+    let source =
+        SourceFile::new("fuzz.yaml", yaml).with_layer(crate::config::OVERRIDES_NAME, &launch.line);
     for diagnostic in &loaded.diagnostics {
         assert_labels_in_file(diagnostic, &source);
         for label in miette::Diagnostic::labels(diagnostic).into_iter().flatten() {

@@ -74,7 +74,8 @@ pub const REWARD_POOL: &str = "reward_pool";
 pub const TEACHER_POOL: &str = "teacher_pool";
 
 /// Where a launch's spans point: the YAML's bytes first, then, one byte further, the
-/// command line's (the pasted words joined by spaces). This is the layout of
+/// command line's ([`Launch::line`](launch::Launch::line): the pasted words joined by
+/// spaces, whitespace-only words left out). This is the layout of
 /// [`SourceFile::with_layer`](crate::source::SourceFile::with_layer), whose
 /// [`locate`](crate::source::SourceFile::locate) names the text a span is in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -47,33 +47,32 @@ fn ours(words: &[String]) -> Json {
     })
 }
 
+/// How the launch reader's reading differs from Hydra's for a case, if it does.
+fn disagreement(case: &Json) -> Option<String> {
+    let words: Vec<String> = serde_json::from_value(case["words"].clone()).expect("words");
+    let mut hydra = case.clone();
+    let fields = hydra.as_object_mut().expect("case");
+    fields.remove("words");
+    for flag in ["config_name", "config_path", "config_dir"] {
+        if let Some(Json::String(value)) = fields.get_mut(flag) {
+            *value = value.trim_matches(['\'', '"']).to_owned();
+        }
+    }
+    let ours = ours(&words);
+    (ours != hydra).then(|| format!("\n  Hydra {hydra}\n  we    {ours}"))
+}
+
 #[test]
 fn hydra_args_agree_with_hydra() {
     let fixture: Json = serde_json::from_str(FIXTURE).expect("fixture");
     assert_eq!(fixture["hydra"], "hydra-core==1.3.2");
     let cases = fixture["cases"].as_array().expect("cases");
     assert!(cases.len() > 300, "{}", cases.len());
-    let mut problems = Vec::new();
-    for case in cases {
-        let words: Vec<String> = serde_json::from_value(case["words"].clone()).expect("words");
-        let mut hydra = case.clone();
-        let fields = hydra.as_object_mut().expect("case");
-        fields.remove("words");
-        for flag in ["config_name", "config_path", "config_dir"] {
-            if let Some(Json::String(value)) = fields.get_mut(flag) {
-                *value = value.trim_matches(['\'', '"']).to_owned();
-            }
-        }
-        let ours = ours(&words);
-        if ours != hydra {
-            problems.push(format!("{words:?}:\n  Hydra {hydra}\n  we    {ours}"));
-        }
-    }
-    assert!(
-        problems.is_empty(),
-        "{} of {} cases differ:\n{}",
-        problems.len(),
-        cases.len(),
-        problems.join("\n")
+    let problems = crate::verl_settings::differential::problems(
+        cases,
+        &[],
+        |case| case["words"].to_string(),
+        disagreement,
     );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
