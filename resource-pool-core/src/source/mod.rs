@@ -509,6 +509,17 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_span_inside_a_character_of_a_long_layer_line_does_not_panic() {
+        // A span from another text (a caller's bug) lands inside `ԏ`: no window, no panic.
+        let line = format!("{} aԏb {}", "x=1 ".repeat(100), "y=2 ".repeat(100));
+        let file = SourceFile::new("f.yaml", "a: 1\n").with_layer("command line", &line);
+        let inside = file.layer_start().unwrap() + line.find('ԏ').unwrap() + 1;
+        for len in [0, 3] {
+            let _ = file.read_span(&SourceSpan::new(inside.into(), len), 1, 1);
+        }
+    }
+
     proptest::proptest! {
         /// Snippets read from a few lines before the span are miette's own, read from the
         /// start of the file; and lines and columns are a scan's.

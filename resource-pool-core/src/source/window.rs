@@ -119,7 +119,13 @@ impl SourceFile {
     ) -> Option<MietteSpanContents<'a>> {
         let text: &str = &self.text;
         let (start, end) = (span.offset(), span.offset() + span.len());
-        if end > text.len() || start < layer_start {
+        // A span from another text (inside a character here) gets no window, not a panic.
+        if end > text.len()
+            || start < layer_start
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+            || !text.is_char_boundary(layer_start)
+        {
             return None;
         }
         let line_start = text[layer_start..start]
