@@ -294,6 +294,8 @@ pub enum HydraArgs {
     UnknownFlag,
     /// A value outside the flag's choices.
     NotAChoice,
+    /// A value given to a flag that takes none.
+    ValueNotTaken,
     /// A flag that makes Hydra print (or rerun a pickled job) and exit.
     StartsNoTraining,
 }
@@ -316,6 +318,10 @@ impl HydraArgs {
                 "`{word}` is not {}: Hydra's argument parser refuses it (\"invalid choice\") and verl does not start",
                 one_of(flags)
             ),
+            HydraArgs::ValueNotTaken => format!(
+                "`{word}` gives {} a value it does not take: Hydra's argument parser refuses it (\"ignored explicit argument\") and verl does not start",
+                one_of(flags)
+            ),
             HydraArgs::StartsNoTraining if flags == ["--experimental-rerun"] => format!(
                 "`{word}` makes Hydra rerun a pickled job: this line starts no training of its own"
             ),
@@ -331,6 +337,7 @@ impl HydraArgs {
             HydraArgs::OverrideAfterFlag => "put Hydra's flags (`--config-name`, `--config-path`, `-m`, ...) before the overrides, or all of them after the overrides".into(),
             HydraArgs::Ambiguous => format!("write the flag whole: {}", one_of(flags)),
             HydraArgs::NotAChoice => format!("write {}", one_of(flags)),
+            HydraArgs::ValueNotTaken => format!("write {} alone", one_of(flags)),
             HydraArgs::UnknownFlag => "Hydra's flags are `--config-name`/`-cn`, `--config-path`/`-cp`, `--config-dir`/`-cd`, `--multirun`/`-m` and those that print (`--help`, `--cfg`, `--info`); an override is `key=value`, `+key=value` or `~key`".into(),
             HydraArgs::StartsNoTraining => format!(
                 "drop {} (and its value) to check the training the line would start",

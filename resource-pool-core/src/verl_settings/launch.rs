@@ -168,6 +168,9 @@ pub enum HydraArgsProblem {
     /// A value outside the flag's choices (`--cfg` takes `job`, `hydra` or `all`):
     /// argparse's `invalid choice`.
     NotAChoice(&'static [&'static str]),
+    /// A value given to a flag (named in full) that takes none (`--multirun=x`, `-mx`):
+    /// argparse's `ignored explicit argument`.
+    ValueNotTaken(&'static str),
     /// A flag (named by its long form) after which Hydra prints its help, the config,
     /// its information, version or shell completion, or reruns a pickled job, and exits.
     StartsNoTraining(&'static str),

@@ -391,6 +391,9 @@ fn launch_diagnostics(
                     HydraArgsProblem::NotAChoice(choices) => {
                         (HydraArgs::NotAChoice, choices.to_vec())
                     }
+                    HydraArgsProblem::ValueNotTaken(flag) => {
+                        (HydraArgs::ValueNotTaken, vec![*flag])
+                    }
                     HydraArgsProblem::StartsNoTraining(flag) => {
                         (HydraArgs::StartsNoTraining, vec![*flag])
                     }

@@ -146,6 +146,86 @@ fn looks_like_flag(word: &str) -> bool {
     !negative_number && !word.contains(' ')
 }
 
+/// What a word is to argparse.
+#[derive(Debug)]
+enum Named {
+    /// An override (or a value): no flag.
+    NotAFlag,
+    /// Hydra's flags it sets, in order (several when short flags run together, `-rm`),
+    /// each with the value written in the word and where it starts there (`--cfg=job`,
+    /// `-cjob`); a flag that needs a value and has none here takes the next word.
+    Flags(Vec<(&'static HydraFlag, Option<usize>)>),
+    /// A prefix of several flags, as long as `.1` bytes.
+    Ambiguous(Vec<&'static str>, usize),
+    /// A flag that is none of Hydra's.
+    Unknown,
+    /// A flag that takes no value, given one (`--multirun=x`, `-mx`).
+    ValueNotTaken(&'static HydraFlag),
+}
+
+/// The flag whose short form is `short` exactly (`-c`).
+fn short_flag(short: &str) -> Option<&'static HydraFlag> {
+    HYDRA_FLAGS.iter().find(|f| f.short == Some(short))
+}
+
+/// What `word` is to Hydra's argument parser (Python 3.11's `argparse`): a flag whole, cut
+/// to a prefix, or before `=`; a single-dash flag with its value attached (`-cjob`) or run
+/// together with others (`-rm`); a prefix of a short flag (`-s` for `-sc`).
+fn named(word: &str) -> Named {
+    if word.len() < 2 || !word.starts_with('-') {
+        return Named::NotAFlag;
+    }
+    let (name, value_at) = match word.split_once('=') {
+        Some((name, _)) => (name, Some(name.len() + 1)),
+        None => (word, None),
+    };
+    let single_dash = !word.starts_with("--");
+    let found = match lookup(name) {
+        Err(candidates) => return Named::Ambiguous(candidates, name.len()),
+        Ok(Some(flag)) => Some((flag, value_at)),
+        // `-cjob`: `-c` with `job`; `-cnx` too (`-c` with `nx`, not `-cn` with `x`).
+        Ok(None) if single_dash && word.len() > 2 => {
+            word.get(..2).and_then(short_flag).map(|f| (f, Some(2)))
+        }
+        Ok(None) => None,
+    };
+    let found = found.or_else(|| {
+        // `-s`: a prefix of one short flag (`-sc`).
+        let mut prefixed = HYDRA_FLAGS
+            .iter()
+            .filter(|f| single_dash && f.short.is_some_and(|s| s.starts_with(name)));
+        match (prefixed.next(), prefixed.next()) {
+            (Some(flag), None) => Some((flag, value_at)),
+            _ => None,
+        }
+    });
+    let Some((mut flag, mut at)) = found else {
+        return match looks_like_flag(word) {
+            true => Named::Unknown,
+            false => Named::NotAFlag,
+        };
+    };
+    let mut flags = Vec::new();
+    // A flag that takes no value, with something after it: for a single-dash flag, the
+    // next short flag run together with it (`-rm`), else argparse's refusal.
+    // (Something: a rest of the word, or an `=` with nothing after it.)
+    while flag.takes == Takes::Nothing
+        && let Some(start) = at.filter(|&start| start < word.len() || word[..start].ends_with('='))
+    {
+        let next = word[start..].chars().next().map(|c| format!("-{c}"));
+        match next.as_deref().and_then(short_flag).filter(|_| single_dash) {
+            Some(next_flag) => {
+                flags.push((flag, None));
+                let after = start + next.as_ref().map_or(0, |n| n.len() - 1);
+                (flag, at) = (next_flag, (after < word.len()).then_some(after));
+            }
+            None => return Named::ValueNotTaken(flag),
+        }
+    }
+    flags.push((flag, at));
+    Named::Flags(flags)
+}
+
 /// Reads `words[i..]` (each starting at `starts[k]` in the line) as Hydra's flags and the
 /// overrides, into `launch`.
 pub(super) fn read_hydra_args(
@@ -179,26 +259,10 @@ pub(super) fn read_hydra_args(
             i += 1;
             continue;
         }
-        let (name, inline) = match w.split_once('=') {
-            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
-            _ => (w.as_str(), None),
-        };
-        let found = match after_dash_dash || !w.starts_with('-') {
-            true => Ok(None),
-            false => lookup(name),
-        };
-        let hydra_flag = match found {
-            Ok(Some(hydra_flag)) => hydra_flag,
-            Ok(None) if looks_like_flag(w) && !after_dash_dash => {
-                // No flag of Hydra's: argparse's `unrecognized arguments`.
-                launch.problems.push(LaunchProblem::HydraArgs {
-                    problem: HydraArgsProblem::UnknownFlag,
-                    span: starts[i]..starts[i] + name.len(),
-                });
-                i += 1;
-                continue;
-            }
-            Ok(None) => {
+        // The flag as written: before an `=`, or the whole word (`-cjob`).
+        let flag_span = starts[i]..starts[i] + w.split_once('=').map_or(w.len(), |(n, _)| n.len());
+        let flags = match (after_dash_dash, named(w)) {
+            (true, _) | (false, Named::NotAFlag) => {
                 if overrides_ended {
                     refuse_split(launch, span(i));
                 }
@@ -206,73 +270,85 @@ pub(super) fn read_hydra_args(
                 i += 1;
                 continue;
             }
-            Err(candidates) => {
-                launch.problems.push(LaunchProblem::HydraArgs {
-                    problem: HydraArgsProblem::Ambiguous(candidates),
-                    span: starts[i]..starts[i] + name.len(),
-                });
+            (false, Named::Flags(flags)) => flags,
+            (false, refused) => {
+                let (problem, at) = match refused {
+                    Named::Ambiguous(candidates, len) => (
+                        HydraArgsProblem::Ambiguous(candidates),
+                        starts[i]..starts[i] + len,
+                    ),
+                    Named::ValueNotTaken(flag) => {
+                        (HydraArgsProblem::ValueNotTaken(flag.long), span(i))
+                    }
+                    _ => (HydraArgsProblem::UnknownFlag, flag_span),
+                };
+                launch
+                    .problems
+                    .push(LaunchProblem::HydraArgs { problem, span: at });
                 i += 1;
                 continue;
             }
         };
         overrides_ended |= !launch.overrides.is_empty();
-        // The flag as written (before `=`), kept before `i` moves on to its value.
-        let flag_span = starts[i]..starts[i] + name.len();
-        let value = match (hydra_flag.takes, inline) {
-            (Takes::Nothing, _) => None,
-            (_, Some(v)) => {
-                let start = starts[i] + name.len() + 1;
-                Some((v.to_owned(), start..start + v.len()))
-            }
-            (Takes::Value, None) => match words.get(i + 1) {
-                Some(next) if !looks_like_flag(next) => {
-                    i += 1;
-                    Some((next.clone(), span(i)))
-                }
-                _ => {
-                    launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                    i += 1;
-                    continue;
-                }
-            },
-            (Takes::MaybeValue, None) => match words.get(i + 1) {
-                Some(next) if !looks_like_flag(next) => {
-                    i += 1;
-                    Some((next.clone(), span(i)))
-                }
-                _ => None,
-            },
-        };
-        if let Some((value, at)) = &value
-            && !hydra_flag.choices.is_empty()
-            && !hydra_flag.choices.contains(&value.as_str())
-        {
-            // argparse's `invalid choice` (`--info trainer.nnodes=2` takes the override).
-            launch.problems.push(LaunchProblem::HydraArgs {
-                problem: HydraArgsProblem::NotAChoice(hydra_flag.choices),
-                span: at.clone(),
-            });
-            i += 1;
-            continue;
-        }
-        let set = |slot: &mut Option<FlagValue>| {
-            if let Some((value, span)) = &value {
-                *slot = Some(FlagValue {
-                    value: unquoted(value),
-                    span: span.clone(),
+        let word = i;
+        for (hydra_flag, value_at) in flags {
+            let value = match (hydra_flag.takes, value_at) {
+                (Takes::Nothing, _) => None,
+                (_, Some(at)) => Some((
+                    w[at..].to_owned(),
+                    starts[word] + at..starts[word] + w.len(),
+                )),
+                (Takes::Value, None) => match words.get(i + 1) {
+                    Some(next) if !looks_like_flag(next) => {
+                        i += 1;
+                        Some((next.clone(), span(i)))
+                    }
+                    _ => {
+                        launch
+                            .problems
+                            .push(LaunchProblem::MissingValue(span(word)));
+                        continue;
+                    }
+                },
+                (Takes::MaybeValue, None) => match words.get(i + 1) {
+                    Some(next) if !looks_like_flag(next) => {
+                        i += 1;
+                        Some((next.clone(), span(i)))
+                    }
+                    _ => None,
+                },
+            };
+            if let Some((value, at)) = &value
+                && !hydra_flag.choices.is_empty()
+                && !hydra_flag.choices.contains(&value.as_str())
+            {
+                // argparse's `invalid choice` (`--info trainer.nnodes=2` takes the
+                // override).
+                launch.problems.push(LaunchProblem::HydraArgs {
+                    problem: HydraArgsProblem::NotAChoice(hydra_flag.choices),
+                    span: at.clone(),
                 });
+                continue;
             }
-        };
-        match hydra_flag.does {
-            Does::ConfigName => set(&mut launch.config_name),
-            Does::ConfigPath => set(&mut launch.config_path),
-            Does::ConfigDir => set(&mut launch.config_dir),
-            Does::Multirun => launch.multirun = Some(flag_span),
-            Does::Nothing => {}
-            Does::PrintsOrReruns => launch.problems.push(LaunchProblem::HydraArgs {
-                problem: HydraArgsProblem::StartsNoTraining(hydra_flag.long),
-                span: flag_span,
-            }),
+            let set = |slot: &mut Option<FlagValue>| {
+                if let Some((value, span)) = &value {
+                    *slot = Some(FlagValue {
+                        value: unquoted(value),
+                        span: span.clone(),
+                    });
+                }
+            };
+            match hydra_flag.does {
+                Does::ConfigName => set(&mut launch.config_name),
+                Does::ConfigPath => set(&mut launch.config_path),
+                Does::ConfigDir => set(&mut launch.config_dir),
+                Does::Multirun => launch.multirun = Some(flag_span.clone()),
+                Does::Nothing => {}
+                Does::PrintsOrReruns => launch.problems.push(LaunchProblem::HydraArgs {
+                    problem: HydraArgsProblem::StartsNoTraining(hydra_flag.long),
+                    span: flag_span.clone(),
+                }),
+            }
         }
         i += 1;
     }
@@ -291,7 +367,7 @@ mod tests {
         fn spans_stay_in_the_line(words in proptest::collection::vec(prop::sample::select(vec![
             "--cfg", "job", "-c", "--info", "--info=x", "-cn", "--config-n=é", "--conf",
             "--conf=a", "-m", "--", "a=1", "ü=2", "--foo", "-x", "-1", "a b", "--help",
-            "--experimental-rerun", "-cp=a b",
+            "--experimental-rerun", "-cp=a b", "-cjob", "-rm", "-mx", "--multirun=", "-rcé", "-é", "-éx",
         ]), 0..8)) {
             let mut line = vec!["python3".to_owned(), "-m".to_owned(), "verl.trainer.main_ppo".to_owned()];
             line.extend(words.iter().map(|w| (*w).to_owned()));
@@ -322,6 +398,32 @@ mod tests {
         assert!(lookup("--foo").unwrap().is_none());
         assert!(lookup("-x").unwrap().is_none());
         assert!(lookup("--").unwrap().is_none());
+    }
+
+    #[test]
+    fn single_dash_words_as_argparse_reads_them() {
+        // Python 3.11's argparse under hydra-core 1.3.2 (checked 2026-12-06).
+        fn flags(word: &str) -> Vec<(&'static str, Option<&str>)> {
+            match named(word) {
+                Named::Flags(flags) => flags
+                    .iter()
+                    .map(|(f, at)| (f.long, at.map(|at| &word[at..])))
+                    .collect(),
+                other => panic!("{word}: {other:?}"),
+            }
+        }
+        assert_eq!(flags("-cjob"), [("--cfg", Some("job"))]);
+        assert_eq!(flags("-cnx"), [("--cfg", Some("nx"))]);
+        assert_eq!(flags("-rm"), [("--run", None), ("--multirun", None)]);
+        assert_eq!(flags("-r=m"), [("--run", None), ("--multirun", None)]);
+        assert_eq!(flags("-rcjob"), [("--run", None), ("--cfg", Some("job"))]);
+        assert_eq!(flags("-s"), [("--shell-completion", None)]);
+        assert_eq!(flags("-cn=x"), [("--config-name", Some("x"))]);
+        for word in ["-mx", "-m=x", "--multirun=x", "--multirun=", "-sc=1"] {
+            assert!(matches!(named(word), Named::ValueNotTaken(_)), "{word}");
+        }
+        assert!(matches!(named("-scx"), Named::Unknown));
+        assert!(matches!(named("-1"), Named::NotAFlag));
     }
 
     #[test]
