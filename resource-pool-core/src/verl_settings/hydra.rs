@@ -386,22 +386,29 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
 /// The blanks of Hydra's value grammar (`WS: [ \t]+`).
 const BLANKS: [char; 2] = [' ', '\t'];
 
-/// Whether `value` is one quoted string, whole (`'a'`, `"a \" b"`), not a sweep of them
-/// (`"a","b"`) nor a quote beside other text: its first quote closes at its last
-/// character (a `\` escapes the character after it, as [`breaks_value_grammar`] reads).
-fn is_one_quoted(value: &str) -> bool {
-    let mut chars = value.char_indices();
+/// Where the quoted string that `rest` starts with ends (the byte after its closing
+/// quote): up to the same quote not escaped by `\`. `None` when `rest` starts with no
+/// quote, or the quote is left open.
+fn quoted_end(rest: &str) -> Option<usize> {
+    let mut chars = rest.char_indices();
     let Some((_, quote @ ('\'' | '"'))) = chars.next() else {
-        return false;
+        return None;
     };
     while let Some((i, c)) = chars.next() {
         if c == '\\' {
             chars.next();
         } else if c == quote {
-            return i + 1 == value.len();
+            return Some(i + 1);
         }
     }
-    false
+    None
+}
+
+/// Whether `value` is one quoted string, whole (`'a'`, `"a \" b"`), not a sweep of them
+/// (`"a","b"`) nor a quote beside other text: its first quote closes at its last
+/// character.
+fn is_one_quoted(value: &str) -> bool {
+    quoted_end(value) == Some(value.len())
 }
 
 /// Whether `key` is a key of Hydra's override grammar (`OverrideParser.g4`'s `key`):
@@ -463,7 +470,7 @@ fn breaks_value_grammar(value: &str) -> bool {
     let mut closed_at = None;
     while let Some((i, c)) = chars.next() {
         match c {
-            ' ' | '\t' => {}
+            c if BLANKS.contains(&c) => {}
             ')' | ']' | '}' => closed_at = Some(i + 1),
             _ => closed_at = None,
         }
@@ -472,20 +479,11 @@ fn breaks_value_grammar(value: &str) -> bool {
                 chars.next();
             }
             '\'' | '"' => {
-                // A quoted value: up to the same quote not escaped by `\`.
-                let mut closed = false;
-                while let Some((_, q)) = chars.next() {
-                    if q == '\\' {
-                        chars.next();
-                    } else if q == c {
-                        closed = true;
-                        break;
-                    }
-                }
-                if !closed {
+                let Some(end) = quoted_end(&value[i..]).map(|end| i + end) else {
                     return true;
-                }
-                closed_at = chars.peek().map_or(Some(value.len()), |&(j, _)| Some(j));
+                };
+                while chars.next_if(|&(j, _)| j < end).is_some() {}
+                closed_at = Some(end);
             }
             '$' if value[i + 1..].starts_with('{') => {
                 let inner = &value[i + 2..];
