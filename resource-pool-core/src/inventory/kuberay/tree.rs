@@ -6,9 +6,9 @@
 //! data is built, as `kubectl` builds it (`sigs.k8s.io/yaml`, a copy of go-yaml v2.4.0):
 //! an alias is a copy of its anchor's value, a `<<` merge key writes its mappings' members
 //! where it stands, and a mapping or list used as a key is an error, as is a null key
-//! (go-yaml reads one, but `sigs.k8s.io/yaml` cannot make it a JSON key). The tree holds each scalar of
-//! the input once, plus what anchors and aliases copy, at most [`MAX_COPIED_NODES`] nodes,
-//! so its size is linear in the input's.
+//! (go-yaml reads one, but `sigs.k8s.io/yaml` cannot make it a JSON key). The tree holds
+//! each scalar of the input once, plus what anchors and aliases copy, at most
+//! [`MAX_COPIED_NODES`] nodes, so its size is linear in the input's.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;

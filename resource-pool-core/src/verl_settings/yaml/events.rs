@@ -33,6 +33,12 @@ const UNHASHABLE_KEY: &str = "found unhashable key: a mapping or list as a mappi
 const NULL_KEY: &str =
     "Incompatible key type 'NoneType': a null key (`~`, `null` or empty), which OmegaConf refuses";
 
+/// PyYAML's words for the merge tag on a value (a plain `<<`, or an alias of an anchored
+/// merge key, anywhere but a key): it has no constructor for it.
+fn merge_tag_value() -> String {
+    no_constructor(&format!("{CORE_TAG}merge"))
+}
+
 /// PyYAML's words for a `<<` whose value is no mapping.
 fn not_mergeable(found: &str) -> String {
     format!("expected a mapping or list of mappings for merging (`<<`), but found {found}")
@@ -150,7 +156,7 @@ impl Reader<'_> {
         }
         if merge_tag {
             // A plain `<<` that is no key: PyYAML has no constructor for what it resolves to.
-            return Err((no_constructor(&format!("{CORE_TAG}merge")), chars.0).into());
+            return Err((merge_tag_value(), chars.0).into());
         }
         if is_key {
             // A key keeps its text (its path); its tag says only what type it is.
@@ -311,7 +317,7 @@ impl Reader<'_> {
                     Ok(())
                 }
                 (true, false) => self.key(value.clone(), (&value, quoted), chars),
-                (false, true) => Err((no_constructor(&format!("{CORE_TAG}merge")), chars.0).into()),
+                (false, true) => Err((merge_tag_value(), chars.0).into()),
                 (false, false) => self.value(Item::Scalar((value, quoted, chars))),
             };
         }
