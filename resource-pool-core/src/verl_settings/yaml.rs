@@ -24,6 +24,7 @@ mod anchor_diff_tests;
 mod anchors;
 mod construction;
 mod events;
+mod found;
 mod frames;
 mod merge_order;
 mod tag;

@@ -1,30 +1,20 @@
 //! One pass over a YAML text's events: the known keys' scalars, every key path, the
-//! top-level `defaults:` list, and the anchored mappings that aliases and `<<` merges
-//! bring in ([`super::anchors`]). Positions are in characters of the parsed source.
+//! top-level `defaults:` list (kept in [`super::found`]), and the anchored mappings that
+//! aliases and `<<` merges bring in ([`super::anchors`]). Positions are in characters of
+//! the parsed source.
 
 use std::collections::{HashMap, HashSet};
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use super::anchors::{Anchors, Contested, Item, Path};
+use super::anchors::{Anchors, Item, Path};
 use super::construction::Shape;
+use super::found::Found;
 use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
-use super::merge_order::{MergeOrderChars, contested_keys};
 use super::tag::{NodeKind, no_constructor, refusal, tagged_scalar};
-use super::{CharScalar, MAX_KEYS, ReadError, StringMark};
-use crate::verl_settings::keys::{KEYS, KeyId, Kind, interpret, is_null};
+use super::{ReadError, StringMark};
+use crate::verl_settings::keys::{Kind, interpret, is_null};
 use crate::yaml_text::{CORE_TAG, core_type, non_specific};
-
-/// What one parse found, positions in characters.
-#[derive(Default)]
-pub(super) struct Found {
-    pub values: HashMap<KeyId, CharScalar>,
-    pub not_scalar: HashMap<KeyId, (usize, usize)>,
-    pub keys: Vec<String>,
-    pub key_chars: Vec<(usize, usize)>,
-    pub defaults: Vec<(Option<String>, String)>,
-    pub merge_order: Vec<MergeOrderChars>,
-}
 
 /// PyYAML's words for a mapping or list used as a key (a Python dict or list hashes not).
 const UNHASHABLE_KEY: &str = "found unhashable key: a mapping or list as a mapping's key";
@@ -170,7 +160,7 @@ impl Reader<'_> {
         if anchor > 0 {
             self.scalars.insert(anchor, (value.clone(), quoted));
         }
-        self.note_default(&value);
+        self.found.default_item(&self.stack, &value);
         self.in_anchored_list(Err("a scalar in the list"));
         self.value(Item::Scalar((value, quoted, chars)))
     }
@@ -198,7 +188,7 @@ impl Reader<'_> {
         self.shape
             .key(self.stack[top].node(), &text, string, chars.0);
         if let Some(path) = dotted(&self.stack[..top], [text.as_str()], MAX_PATH) {
-            self.note_key(path, chars);
+            self.found.key(path, chars);
         }
         if self.anchors.keeping() {
             let stack = &self.stack;
@@ -249,7 +239,7 @@ impl Reader<'_> {
             Item::Scalar((_, _, chars)) | Item::Container(chars) | Item::Key(chars) => chars.0,
         };
         if let Some(path) = dotted(&self.stack, [], MAX_KNOWN_KEY) {
-            self.note_value(&path, &item);
+            self.found.value(&path, &item);
         }
         let stack = &self.stack;
         self.anchors
@@ -462,7 +452,7 @@ impl Reader<'_> {
                 .map_err(|m| (m, chars.0))?;
             self.place(top, &merged.items, chars)?;
             for contested in &merged.contested {
-                self.note_contested(top, contested);
+                self.found.contested(&self.stack[..top], contested);
             }
         }
         self.anchors.close(top);
@@ -517,8 +507,8 @@ impl Reader<'_> {
                 };
                 let more = path.iter().map(|k| Some(k.as_str()));
                 match (joined(base.clone(), more, limit), item) {
-                    (Some(full), Item::Key(at)) => self.note_key(full, *at),
-                    (Some(full), _) => self.note_value(&full, item),
+                    (Some(full), Item::Key(at)) => self.found.key(full, *at),
+                    (Some(full), _) => self.found.value(&full, item),
                     (None, _) => {}
                 }
             }
@@ -535,59 +525,6 @@ impl Reader<'_> {
                 .map_err(|message| (message, chars.0))?;
         }
         Ok(())
-    }
-
-    /// The pool keys whose value a contested key of a `<<` list (merged into the mapping
-    /// frames `..upto` read) gives otherwise under PyYAML 6.0.4.
-    fn note_contested(&mut self, upto: usize, contested: &Contested) {
-        if let Some(base) = dotted(&self.stack[..upto], [], MAX_PATH) {
-            self.found
-                .merge_order
-                .extend(contested_keys(&base, contested));
-        }
-    }
-
-    /// A key's dotted path, kept while there are fewer than [`MAX_KEYS`].
-    fn note_key(&mut self, dotted: String, chars: (usize, usize)) {
-        if self.found.keys.len() < MAX_KEYS {
-            self.found.keys.push(dotted);
-            self.found.key_chars.push(chars);
-        }
-    }
-
-    /// A value at a dotted path: kept when the path is a known key.
-    fn note_value(&mut self, dotted: &str, item: &Item) {
-        let Some(id) = KEYS.iter().position(|k| k.path == dotted) else {
-            return;
-        };
-        match item {
-            Item::Scalar(scalar) => {
-                self.found.values.insert(id, scalar.clone());
-            }
-            Item::Container(chars) => {
-                self.found.not_scalar.insert(id, *chars);
-            }
-            Item::Key(_) => {}
-        }
-    }
-
-    /// An item of the top-level `defaults:` list: `name`, or `group: option` (`override
-    /// group: option`).
-    fn note_default(&mut self, text: &str) {
-        match &self.stack[..] {
-            [top, Frame::Seq { .. }] if top.value_key() == Some("defaults") => {
-                self.found.defaults.push((None, text.to_owned()));
-            }
-            [top, Frame::Seq { .. }, item] if top.value_key() == Some("defaults") => {
-                if let Some(group) = item.value_key() {
-                    let group = group.strip_prefix("override ").unwrap_or(group);
-                    self.found
-                        .defaults
-                        .push((Some(group.trim().to_owned()), text.to_owned()));
-                }
-            }
-            _ => {}
-        }
     }
 
     /// The merge key (`<<`) is read: its value is what to merge into the mapping. It is
