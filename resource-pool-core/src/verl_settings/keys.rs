@@ -279,7 +279,8 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<
 /// `0b1_0`, hexadecimal `0x1F` (lowercase `0b`/`0x` only), octal `010` (any leading `0`:
 /// 8; `08` is a string), decimal `1_000` (`_` anywhere after the first digit: `1__0`, `1_`)
 /// or sexagesimal `1:30` (90: base 60 after the first part, each part `[0-5]?[0-9]`).
-/// `0x_` and `0b_` are PyYAML's load errors; read as no integer.
+/// `0x_` and `0b_` are PyYAML's load errors, which the YAML reader reports first
+/// (`yaml::construct`); read here as no integer.
 fn yaml_int(text: &str) -> Option<i64> {
     let (negative, body) = split_sign(text);
     let all = |digits: &str, ok: fn(u8) -> bool| {

@@ -1012,6 +1012,79 @@ fn yaml_tags_read_as_omegaconf_constructs_them() {
 }
 
 #[test]
+fn a_scalar_pyyaml_cannot_construct_stops_the_load_wherever_it_stands() {
+    use miette::Diagnostic;
+    // An `!!int`, `!!float` or `!!bool` whose text Python's `int()`/`float()` or YAML
+    // 1.1's booleans refuse: verl stops at load even on a key no check reads.
+    for (text, tag, why) in [
+        (
+            "data:\n  seed: !!int abc\ntrainer:\n  nnodes: 2\n",
+            "!!int",
+            "`!!int` of `abc` does not construct: Python's `int()` refuses `abc` in base 10",
+        ),
+        (
+            "trainer:\n  nnodes: !!int 09\n",
+            "!!int",
+            "`!!int` of `09` does not construct: Python's `int()` refuses `09` in base 8",
+        ),
+        (
+            "actor: {lr: !!float 1e}\n",
+            "!!float",
+            "`!!float` of `1e` does not construct: Python's `float()` refuses `1e`",
+        ),
+        (
+            "data: {shuffle: !!bool maybe}\n",
+            "!!bool",
+            "`!!bool` of `maybe` does not construct: PyYAML's booleans are yes/no, true/false and on/off",
+        ),
+    ] {
+        let loaded = load(Some(text), &[]);
+        assert_eq!(codes(&loaded), ["resource_pool::verl::yaml_tag"], "{text}");
+        assert!(loaded.layout.is_none());
+        let d = &loaded.diagnostics[0];
+        assert_eq!(d.to_string(), format!("the YAML does not load: {why}"));
+        let label = d.labels().into_iter().flatten().next().expect("label");
+        assert_eq!(&text[label.offset()..][..label.len()], tag, "{text}");
+    }
+    // Plain scalars PyYAML resolves to what it cannot construct: an integer with no digit
+    // (`0x_`), and `=` (the value tag) anywhere but a key.
+    for (text, at) in [
+        ("data:\n  mask: 0x_\n", "0x_"),
+        ("data:\n  flags: [-0b__]\n", "-0b__"),
+        ("data:\n  sep: =\n", "="),
+    ] {
+        let loaded = load(Some(text), &[]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::yaml_syntax"],
+            "{text}"
+        );
+        let label = loaded.diagnostics[0].labels().into_iter().flatten().next();
+        assert_eq!(
+            label.expect("label").offset(),
+            text.find(at).unwrap(),
+            "{text}"
+        );
+    }
+    // What they construct loads: `!!int` takes blanks, a sign and a base's prefix as
+    // Python's `int()` does, and `=` is a key's text.
+    let loaded = load(
+        Some(
+            "trainer:\n  nnodes: !!int ' 2'\n  n_gpus_per_node: !!int 0o10\ndata: {'0x_': 1, =: 2, sep: '='}\n",
+        ),
+        &[],
+    );
+    // (The `data` keys are no keys of verl's: warnings of their own.)
+    assert!(
+        codes(&loaded).iter().all(|c| !c.contains("yaml")),
+        "{:?}",
+        codes(&loaded)
+    );
+    let layout = loaded.layout.expect("layout");
+    assert_eq!(slots(&layout), [("global_pool", vec![8, 8])]);
+}
+
+#[test]
 fn a_merge_list_whose_winner_depends_on_pyyaml_is_a_warning() {
     let yaml = "a: &a {nnodes: 2}\nb: &b {nnodes: 3}\ntrainer:\n  <<: [*a, *b]\n";
     let loaded = load(Some(yaml), &[]);

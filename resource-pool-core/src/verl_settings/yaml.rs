@@ -22,6 +22,7 @@ use crate::yaml_text::{Shifts, TextError, char_to_byte, parse_joining_pairs};
 #[cfg(test)]
 mod anchor_diff_tests;
 mod anchors;
+mod construct;
 mod construction;
 mod events;
 mod found;

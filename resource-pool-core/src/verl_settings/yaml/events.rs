@@ -11,7 +11,7 @@ use super::anchors::{Anchors, Item, Path};
 use super::construction::Shape;
 use super::found::Found;
 use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
-use super::tag::{NodeKind, no_constructor, refusal, tagged_scalar};
+use super::tag::{NodeKind, construction_failure, no_constructor, refusal, tagged_scalar};
 use super::{ReadError, StringMark};
 use crate::verl_settings::keys::{Kind, interpret, is_null};
 use crate::yaml_text::{CORE_TAG, core_type, non_specific};
@@ -130,6 +130,22 @@ impl Reader<'_> {
                 at: chars.0,
                 refused_tag: true,
             });
+        }
+        if !(is_key && merge_tag)
+            && let Some(message) = construction_failure(tag, &value, plain)
+        {
+            // The tag is what to drop (`!!int abc`); a plain `0x_` has none.
+            let refused_tag = tag.is_some_and(|t| !non_specific(t));
+            return Err(ReadError {
+                message,
+                at: chars.0,
+                refused_tag,
+            });
+        }
+        if !is_key && plain && value == "=" && tag.is_none_or(non_specific) {
+            // PyYAML resolves a plain `=` to the value tag, which it has no constructor
+            // for; a key keeps it as the string `=` (`flatten_mapping`).
+            return Err((no_constructor(&format!("{CORE_TAG}value")), chars.0).into());
         }
         let quoted = (!plain).then_some(StringMark::Quotes);
         if is_key && merge_tag {

@@ -8,11 +8,14 @@
 //! to read it as OmegaConf holds it:
 //! - `!!str` is a string ([`StringMark::StrTag`]);
 //! - `!!int`, `!!bool`, `!!null` become the plain text that reads as their value (`!!int
-//!   '8'` is `8`, `!!bool TRUE` is `true`, `!!null` of any text is `null`);
+//!   '8'` is `8`, `!!int ' 8'` is `8` as Python's `int()` reads it, `!!bool TRUE` is
+//!   `true`, `!!null` of any text is `null`);
 //! - what PyYAML constructs as something no verl key takes (`!!float 8` is `8.0`,
-//!   `!!binary`), or fails on in its constructor (`!!int abc`: Python's `int()` refuses
-//!   it), is the text as written with its tag, `!!float 8`: a value of no kind, which a
-//!   pool key reports as `wrong_type` and quotes as written;
+//!   `!!binary`) is the text as written with its tag, `!!float 8`: a value of no kind,
+//!   which a pool key reports as `wrong_type` and quotes as written;
+//! - an `!!int`, `!!float` or `!!bool` whose constructor fails (`!!int abc`: Python's
+//!   `int()` refuses it; [`super::construct`]) stops the load, wherever it stands, as
+//!   does a plain scalar resolved to an integer with no digit (`0x_`);
 //! - the non-specific `!` leaves the scalar to be read as a plain one, quoted or not
 //!   (`! '8'` is `8`, as PyYAML's parser resolves it);
 //! - a tag PyYAML has no constructor for (a local `!custom`, `!!python/int`, `!!merge`
@@ -27,6 +30,9 @@
 use saphyr_parser::Tag;
 
 use super::StringMark;
+use super::construct::{
+    Constructed, construct_bool, construct_float, construct_int, implicit_int_fails,
+};
 use crate::verl_settings::keys::{Kind, interpret};
 use crate::yaml_text::{CORE_TAG, non_specific, tag_name};
 
@@ -104,6 +110,26 @@ pub(super) fn written_tag(text: &str) -> &str {
     &text[..end]
 }
 
+/// Why PyYAML's constructor fails on a scalar of this `text` (see [`super::construct`]):
+/// under an `!!int`, `!!float` or `!!bool` tag, or read as plain (`plain`) and resolved to
+/// an integer with no digits (`0x_`). `None` when it constructs, or when its tag is
+/// another (a tag [`refusal`] refuses is not asked about).
+pub(super) fn construction_failure(tag: Option<&Tag>, text: &str, plain: bool) -> Option<String> {
+    let Some(name) = full_name(tag) else {
+        return plain.then(|| implicit_int_fails(text)).flatten();
+    };
+    let constructed = match name.strip_prefix(CORE_TAG)? {
+        "int" => construct_int(text),
+        "float" => construct_float(text),
+        "bool" => construct_bool(text),
+        _ => return None,
+    };
+    match constructed {
+        Constructed::Fails(why) => Some(why),
+        Constructed::Int(_) | Constructed::Other => None,
+    }
+}
+
 /// A scalar's text and what made it a string, once its tag is applied (see the module
 /// docs); `quoted` is what its quotes made it. A tag [`refusal`] refuses is not asked
 /// about.
@@ -119,6 +145,12 @@ pub(super) fn tagged_scalar(
     match name.strip_prefix(CORE_TAG) {
         Some("str") => (text, quoted.or(Some(StringMark::StrTag))),
         Some("int") if interpret(&text, false, Kind::Int, true).is_some() => (text, None),
+        // Text that is no YAML 1.1 integer but that Python's `int()` takes (`' 8'`,
+        // `0o17`): the integer it makes.
+        Some("int") => match construct_int(&text) {
+            Constructed::Int(n) => (n.to_string(), None),
+            _ => (opaque(&text), None),
+        },
         Some("bool") => match text.to_lowercase().as_str() {
             "yes" | "true" | "on" => ("true".to_owned(), None),
             "no" | "false" | "off" => ("false".to_owned(), None),

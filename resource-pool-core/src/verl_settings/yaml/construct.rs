@@ -1,0 +1,277 @@
+//! PyYAML's constructors of integers, floats and booleans (`construct_yaml_int`,
+//! `construct_yaml_float`, `construct_yaml_bool` of PyYAML 6.0's `SafeConstructor`), as
+//! far as the check needs them: whether one fails, which stops OmegaConf's load (and
+//! verl) wherever in the file the scalar stands, and the integer an `!!int` makes of text
+//! that is no YAML 1.1 integer (`!!int ' 8'`, `!!int 0o17`, `!!int +-1`).
+//!
+//! They end in Python's `int(text, base)` and `float(text)`, which take blanks around
+//! the number, a sign, and (for `int` in base 2, 8 or 16) the base's prefix. Python also
+//! takes non-ASCII digits and blanks there; text with any non-ASCII character is
+//! therefore left undecided ([`Constructed::Other`]): never called a failure unless
+//! Python's own rules make it one.
+
+/// What a constructor makes of a scalar, for the check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Constructed {
+    /// An integer, at `i64`'s bounds when past them (as a count reads a long one).
+    Int(i64),
+    /// Built into something no count takes (a float), or not decided here (see the
+    /// module docs).
+    Other,
+    /// The constructor raises: why, in words of ours after Python's.
+    Fails(String),
+}
+
+/// The blanks Python's `int()` and `float()` strip around a number (`str.isspace` of
+/// ASCII characters).
+const PYTHON_BLANKS: &[char] = &[
+    ' ', '\t', '\n', '\u{b}', '\u{c}', '\r', '\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}',
+];
+
+/// PyYAML's `construct_yaml_int` of `text` (tagged `!!int`, or a plain scalar its
+/// resolver took for an integer).
+pub(super) fn construct_int(text: &str) -> Constructed {
+    if !text.is_ascii() {
+        return Constructed::Other;
+    }
+    let value = text.replace('_', "");
+    let Some(first) = value.chars().next() else {
+        return empty("!!int", text);
+    };
+    let negative = first == '-';
+    let value = value.strip_prefix(['+', '-']).unwrap_or(&value);
+    let magnitude = if value == "0" {
+        Ok(0)
+    } else if let Some(digits) = value.strip_prefix("0b") {
+        python_int(digits, 2)
+    } else if let Some(digits) = value.strip_prefix("0x") {
+        python_int(digits, 16)
+    } else if value.is_empty() {
+        // `value[0]` of nothing: the sign was all there was.
+        return empty("!!int", text);
+    } else if value.starts_with('0') {
+        python_int(value, 8)
+    } else if value.contains(':') {
+        // Sexagesimal: each part an `int()` of its own, the last the units.
+        value.split(':').try_fold(0i128, |sum, part| {
+            Ok(sum.saturating_mul(60).saturating_add(python_int(part, 10)?))
+        })
+    } else {
+        python_int(value, 10)
+    };
+    match magnitude {
+        Ok(n) => {
+            let n = if negative { n.saturating_neg() } else { n };
+            Constructed::Int(i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }))
+        }
+        Err((argument, base)) => Constructed::Fails(format!(
+            "`!!int` of `{text}` does not construct: Python's `int()` refuses `{argument}` in base {base}"
+        )),
+    }
+}
+
+/// PyYAML's `construct_yaml_float` of `text`: a float (which no count takes) or a failure.
+pub(super) fn construct_float(text: &str) -> Constructed {
+    if !text.is_ascii() {
+        return Constructed::Other;
+    }
+    let value = text.replace('_', "").to_ascii_lowercase();
+    if value.is_empty() {
+        return empty("!!float", text);
+    }
+    let value = value.strip_prefix(['+', '-']).unwrap_or(&value);
+    let refused = if value == ".inf" || value == ".nan" {
+        None
+    } else if value.contains(':') {
+        value.split(':').find(|part| !is_python_float(part))
+    } else {
+        (!is_python_float(value)).then_some(value)
+    };
+    match refused {
+        None => Constructed::Other,
+        Some(argument) => Constructed::Fails(format!(
+            "`!!float` of `{text}` does not construct: Python's `float()` refuses `{argument}`"
+        )),
+    }
+}
+
+/// PyYAML's `construct_yaml_bool` of `text`: a failure unless its lowercase is one of
+/// YAML 1.1's six words (the value itself is read by `keys::interpret`).
+pub(super) fn construct_bool(text: &str) -> Constructed {
+    match text.to_lowercase().as_str() {
+        "yes" | "no" | "true" | "false" | "on" | "off" => Constructed::Other,
+        _ => Constructed::Fails(format!(
+            "`!!bool` of `{text}` does not construct: PyYAML's booleans are yes/no, true/false and on/off"
+        )),
+    }
+}
+
+/// `value[0]` of an empty value, or of nothing after the sign: Python's `IndexError`.
+fn empty(tag: &str, text: &str) -> Constructed {
+    let (what, after) = match text {
+        "" => ("an empty value".to_owned(), ""),
+        _ => (format!("`{text}`"), " after the sign"),
+    };
+    Constructed::Fails(format!(
+        "`{tag}` of {what} does not construct: PyYAML's constructor reads the first character{after}, and there is none (string index out of range)"
+    ))
+}
+
+/// Python's `int(text, base)` of ASCII text without `_`: the value (saturating past
+/// `i128`), or the text and base it refuses.
+fn python_int(text: &str, base: u32) -> Result<i128, (&str, u32)> {
+    let body = text.trim_matches(PYTHON_BLANKS);
+    let negative = body.starts_with('-');
+    let unsigned = body.strip_prefix(['+', '-']).unwrap_or(body);
+    // The base's prefix, either case: `0b`, `0o`, `0x`.
+    let prefix = match base {
+        2 => Some('b'),
+        8 => Some('o'),
+        16 => Some('x'),
+        _ => None,
+    };
+    let digits = prefix
+        .and_then(|letter| {
+            let rest = unsigned.strip_prefix('0')?;
+            rest.strip_prefix([letter, letter.to_ascii_uppercase()])
+        })
+        .unwrap_or(unsigned);
+    if digits.is_empty() {
+        return Err((text, base));
+    }
+    let mut n: i128 = 0;
+    for c in digits.chars() {
+        let d = c.to_digit(base).ok_or((text, base))?;
+        n = n
+            .saturating_mul(i128::from(base))
+            .saturating_add(i128::from(d));
+    }
+    Ok(if negative { -n } else { n })
+}
+
+/// Whether Python's `float()` takes ASCII text without `_` (lowercase, as PyYAML makes
+/// it): blanks around, a sign, then `inf`, `infinity`, `nan`, or digits with at most one
+/// `.` (a digit on one side at least) and an optional exponent `e[+-]digits`.
+fn is_python_float(text: &str) -> bool {
+    let body = text.trim_matches(PYTHON_BLANKS);
+    let unsigned = body.strip_prefix(['+', '-']).unwrap_or(body);
+    if matches!(unsigned, "inf" | "infinity" | "nan") {
+        return true;
+    }
+    let (mantissa, exponent) = match unsigned.split_once('e') {
+        Some((m, e)) => (m, Some(e)),
+        None => (unsigned, None),
+    };
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mantissa_ok =
+        all_digits(whole) && all_digits(fraction) && !(whole.is_empty() && fraction.is_empty());
+    let exponent_ok = exponent.is_none_or(|e| {
+        let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+        !digits.is_empty() && all_digits(digits)
+    });
+    mantissa_ok && exponent_ok
+}
+
+/// Whether PyYAML's resolver takes a plain scalar for an integer its constructor then
+/// fails on: `0x_`, `-0b__` (the pattern allows a prefix followed by `_` alone; `int('',
+/// 16)` refuses what is left). Every other implicit integer, float and boolean constructs.
+pub(super) fn implicit_int_fails(text: &str) -> Option<String> {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let separators = unsigned
+        .strip_prefix("0x")
+        .or_else(|| unsigned.strip_prefix("0b"))?;
+    (!separators.is_empty() && separators.bytes().all(|b| b == b'_')).then(|| {
+        format!(
+            "`{text}` reads as a YAML 1.1 integer, which PyYAML's int constructor fails on: no digit after the prefix"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fails(c: Constructed) -> bool {
+        matches!(c, Constructed::Fails(_))
+    }
+
+    #[test]
+    fn integers_as_pyyaml_constructs_them() {
+        // Each value checked against omegaconf 2.3.0 + PyYAML 6.0.3 (`!!int <text>`).
+        for (text, n) in [
+            ("0x1F", 31),
+            ("0x 1", 1),
+            ("0o17", 15),
+            ("017", 15),
+            ("+-1", -1),
+            ("--1", 1),
+            (" 8", 8),
+            ("1:30", 90),
+            ("1:-30", 30),
+            ("1_000", 1000),
+            ("-0b101", -5),
+        ] {
+            assert_eq!(construct_int(text), Constructed::Int(n), "{text:?}");
+        }
+        for text in [
+            "abc", "", "-", "+", "0x", "0X1", "0o", "00o7", "09", "0_9", "0b2", ":", "1::2",
+            " 0x1", "8.0",
+        ] {
+            assert!(fails(construct_int(text)), "{text:?}");
+        }
+        assert_eq!(
+            construct_int("99999999999999999999999"),
+            Constructed::Int(i64::MAX)
+        );
+        assert_eq!(
+            construct_int("-99999999999999999999999"),
+            Constructed::Int(i64::MIN)
+        );
+        assert_eq!(
+            construct_int("-"),
+            Constructed::Fails(
+                "`!!int` of `-` does not construct: PyYAML's constructor reads the first character after the sign, and there is none (string index out of range)"
+                    .into()
+            )
+        );
+        // Python takes other scripts' digits: not decided here.
+        assert_eq!(construct_int("\u{668}"), Constructed::Other);
+        assert_eq!(
+            construct_int("abc"),
+            Constructed::Fails(
+                "`!!int` of `abc` does not construct: Python's `int()` refuses `abc` in base 10"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn floats_and_booleans_as_pyyaml_constructs_them() {
+        for text in [
+            "8", "1e5", "1.e5", ".5", "Infinity", " 1.5 ", ".Inf", "-.inf", "nan", "1:30.5",
+            "1_0.5",
+        ] {
+            assert_eq!(construct_float(text), Constructed::Other, "{text:?}");
+        }
+        for text in ["abc", "", "-", "1,5", "1:x", "e5", ".e5", "1e", "."] {
+            assert!(fails(construct_float(text)), "{text:?}");
+        }
+        for text in ["yes", "TRUE", "Off", "nO"] {
+            assert_eq!(construct_bool(text), Constructed::Other, "{text}");
+        }
+        for text in ["maybe", "", "yes ", "y", "1"] {
+            assert!(fails(construct_bool(text)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn implicit_integers_that_fail() {
+        for text in ["0x_", "-0x__", "0b_", "+0b__"] {
+            assert!(implicit_int_fails(text).is_some(), "{text}");
+        }
+        for text in ["0x_1", "0_", "0x", "0b", "x_", "8", "0xg_"] {
+            assert_eq!(implicit_int_fails(text), None, "{text}");
+        }
+    }
+}
