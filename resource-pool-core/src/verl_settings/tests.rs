@@ -1085,6 +1085,42 @@ fn a_scalar_pyyaml_cannot_construct_stops_the_load_wherever_it_stands() {
 }
 
 #[test]
+fn a_tab_pyyaml_refuses_stops_the_load() {
+    use miette::Diagnostic;
+    // PyYAML takes a tab only inside quotes, a comment or a block scalar's content; verl
+    // stops at any other (a trailing one, one after `:`, one in the indentation).
+    for text in [
+        "trainer:\n  nnodes: 2\t\n",
+        "trainer:\n  nnodes:\t2\n",
+        "trainer:\n\tnnodes: 2\n",
+        "data:\n  prompt_key: prompt\n\t\ntrainer:\n  nnodes: 2\n",
+    ] {
+        let loaded = load(Some(text), &[]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::yaml_syntax"],
+            "{text:?}"
+        );
+        let d = &loaded.diagnostics[0];
+        assert!(d.to_string().contains("found character '\\t'"), "{d}");
+        let label = d.labels().into_iter().flatten().next().expect("label");
+        assert_eq!(label.offset(), text.find('\t').unwrap(), "{text:?}");
+    }
+    let loaded = load(
+        Some(
+            "trainer:  # a\tcomment\n  nnodes: 2\n  project_name: 'a\tb'\ndata:\n  template: |\n    x\ty\n",
+        ),
+        &[],
+    );
+    assert!(
+        codes(&loaded).iter().all(|c| !c.contains("yaml")),
+        "{:?}",
+        codes(&loaded)
+    );
+    assert!(loaded.layout.is_some());
+}
+
+#[test]
 fn a_merge_list_whose_winner_depends_on_pyyaml_is_a_warning() {
     let yaml = "a: &a {nnodes: 2}\nb: &b {nnodes: 3}\ntrainer:\n  <<: [*a, *b]\n";
     let loaded = load(Some(yaml), &[]);

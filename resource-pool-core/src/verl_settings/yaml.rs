@@ -28,6 +28,9 @@ mod events;
 mod found;
 mod frames;
 mod merge_order;
+mod tabs;
+#[cfg(test)]
+mod tabs_diff_tests;
 mod tag;
 
 pub use self::anchors::MAX_ANCHORED_ITEMS;

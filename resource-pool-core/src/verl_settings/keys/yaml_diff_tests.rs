@@ -26,10 +26,6 @@ fn scalar_of(yaml: &str) -> &str {
 
 /// Scalars where resource-pool and OmegaConf differ on purpose, and why.
 const EXCEPTIONS: &[(&str, &str)] = &[
-    // A tab after a plain scalar: PyYAML refuses it ("found character '\t' that cannot
-    // start any token"), the YAML parser here (saphyr, YAML 1.2) takes it as white space.
-    // verl would not start; we read the value. Not a reading of values: a syntax check.
-    ("8\t", "a tab after a plain scalar"),
     // Python's `int()` takes any script's decimal digits (U+0668 is Arabic-Indic 8); text
     // with a non-ASCII character is left undecided by our constructors, so this reads as
     // no integer: `wrong_type` in a count, where verl would run with 8.

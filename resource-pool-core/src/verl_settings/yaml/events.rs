@@ -11,6 +11,7 @@ use super::anchors::{Anchors, Item, Path};
 use super::construction::Shape;
 use super::found::Found;
 use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
+use super::tabs::{REFUSED_TAB, Written, first_refused_tab};
 use super::tag::{NodeKind, construction_failure, no_constructor, refusal, tagged_scalar};
 use super::{ReadError, StringMark};
 use crate::verl_settings::keys::{Kind, interpret, is_null};
@@ -34,8 +35,24 @@ fn not_mergeable(found: &str) -> String {
     format!("expected a mapping or list of mappings for merging (`<<`), but found {found}")
 }
 
-/// One parse of `source`.
+/// One parse of `source`. A tab PyYAML's scanner refuses ([`super::tabs`]) is the error
+/// when it stands before any other the parse finds: PyYAML scans the whole document
+/// before it constructs a value.
 pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
+    let mut written = Vec::new();
+    let read = read_document(source, &mut written);
+    let upto = match &read {
+        Ok(_) => usize::MAX,
+        Err(error) => error.at,
+    };
+    match first_refused_tab(source, &written, upto) {
+        Some(at) => Err((REFUSED_TAB.to_owned(), at).into()),
+        None => read,
+    }
+}
+
+/// The events of `source`, noting in `written` where quoted and block scalars start.
+fn read_document(source: &str, written: &mut Vec<(usize, Written)>) -> Result<Found, ReadError> {
     let mut reader = Reader {
         source,
         stack: Vec::new(),
@@ -67,6 +84,16 @@ pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
                 }
             }
             Event::Scalar(value, style, anchor, tag) => {
+                let how = match style {
+                    ScalarStyle::SingleQuoted => Some(Written::SingleQuoted),
+                    ScalarStyle::DoubleQuoted => Some(Written::DoubleQuoted),
+                    // An empty block scalar has no content to start at.
+                    ScalarStyle::Literal | ScalarStyle::Folded if !value.trim().is_empty() => {
+                        Some(Written::Block)
+                    }
+                    _ => None,
+                };
+                written.extend(how.map(|how| (chars.0, how)));
                 reader.scalar(value.into_owned(), style, anchor, tag.as_deref(), chars)?
             }
             Event::Alias(anchor) => reader.alias(anchor, chars)?,
