@@ -39,6 +39,7 @@ pub mod keys;
 pub mod launch;
 mod layout;
 mod loading;
+mod omegaconf_grammar;
 pub mod releases;
 mod resolve;
 pub mod rollout;

@@ -1121,6 +1121,57 @@ fn a_tab_pyyaml_refuses_stops_the_load() {
 }
 
 #[test]
+fn a_value_omegaconf_interpolation_grammar_refuses_stops_the_load() {
+    use miette::Diagnostic;
+    // OmegaConf checks every string value holding `${` against its grammar when it
+    // loads the file: `=` has no token in a resolver's arguments, a blank none in a path.
+    for (text, value) in [
+        (
+            "data:\n  path: ${oc.env:DATA=1}\ntrainer:\n  nnodes: 2\n",
+            "${oc.env:DATA=1}",
+        ),
+        (
+            "trainer:\n  default_local_dir: 'ckpt/${trainer.project name}'\n",
+            "ckpt/${trainer.project name}",
+        ),
+        ("data:\n  files: [a, \"${oc.env:X\"]\n", "${oc.env:X"),
+    ] {
+        let loaded = load(Some(text), &[]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::yaml_syntax"],
+            "{text:?}"
+        );
+        let d = &loaded.diagnostics[0];
+        assert!(
+            d.to_string().contains(&format!(
+                "OmegaConf's interpolation grammar refuses `{value}`"
+            )),
+            "{d}"
+        );
+        let label = d.labels().into_iter().flatten().next().expect("label");
+        let at = text.find(value).unwrap();
+        assert!(
+            (at.saturating_sub(1)..=at).contains(&label.offset()),
+            "{text:?}: {}",
+            label.offset()
+        );
+    }
+    // What it reads loads, and so does `\${` (an escaped `${`), and a key is no value.
+    let loaded = load(
+        Some(
+            "trainer:\n  nnodes: ${oc.env:NNODES,2}\n  project_name: '\\${x y}'\n  default_local_dir: ckpt/${trainer.project_name}\ndata: {'${a b}': 1}\n",
+        ),
+        &[],
+    );
+    assert!(
+        codes(&loaded).iter().all(|c| !c.contains("yaml")),
+        "{:?}",
+        codes(&loaded)
+    );
+}
+
+#[test]
 fn a_merge_list_whose_winner_depends_on_pyyaml_is_a_warning() {
     let yaml = "a: &a {nnodes: 2}\nb: &b {nnodes: 3}\ntrainer:\n  <<: [*a, *b]\n";
     let loaded = load(Some(yaml), &[]);
