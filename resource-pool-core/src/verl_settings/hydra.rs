@@ -5,6 +5,7 @@
 //! every span points into it.
 
 use super::keys::is_hydra_unsigned_int;
+use super::omegaconf_grammar::omegaconf_takes;
 use super::yaml::{RawScalar, StringMark};
 use crate::source::Span;
 
@@ -62,6 +63,9 @@ pub enum OverrideProblem {
     NotAValue,
     /// A cast Hydra cannot make (`int('a')`, `int(null)`, `bool('yes')`): its parse error.
     NotACast,
+    /// A string holding `${` that OmegaConf's interpolation grammar refuses: Hydra parses
+    /// it, and stops when it sets it (`GrammarParseError`).
+    NotAnInterpolation,
 }
 
 impl std::fmt::Display for OverrideProblem {
@@ -73,6 +77,9 @@ impl std::fmt::Display for OverrideProblem {
             }
             OverrideProblem::NotAValue => {
                 "is not a value Hydra reads (\"Error parsing override\"): quote it, as in `key='...'`; a nested interpolation such as `${oc.decode:${oc.env:VAR}}`, `~`, `#`, `!`, `&`, `;`, `<`, `>`, `^`, a backquote or a non-ASCII character is read only in quotes"
+            }
+            OverrideProblem::NotAnInterpolation => {
+                "holds a `${` that OmegaConf's interpolation grammar refuses (GrammarParseError when Hydra sets it): write interpolations as `${key.path}` or `${resolver:arg,...}` (no `=`, `#` or blank inside a path; quote a resolver's argument that holds one), or `\\${` for a `${` of one's own"
             }
             OverrideProblem::NotACast => {
                 "is a cast Hydra cannot make (\"Error parsing override\"): `int(...)` takes a number, a boolean or an integer's text (`int('2')`), `float(...)` a number, a boolean or a number's text, `bool(...)` a number, a boolean, null, `'true'` or `'false'`, and `str(...)` anything but null"
@@ -374,6 +381,15 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
         },
         value => value,
     };
+    if let Some(scalar) = &value
+        && refused_interpolation(scalar)
+    {
+        return Err(OverrideError {
+            problem: OverrideProblem::NotAnInterpolation,
+            text: scalar.text.clone(),
+            span: scalar.span.clone(),
+        });
+    }
     Ok(Override {
         op,
         key: key.to_owned(),
@@ -383,8 +399,25 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
     })
 }
 
+/// Whether one value is a string holding `${` that OmegaConf refuses when Hydra sets it.
+/// Not judged: sweeps, lists and dicts (their items are Hydra's to split), and text with
+/// a `\`, which Hydra unescapes and the text here keeps as written.
+fn refused_interpolation(scalar: &RawScalar) -> bool {
+    let text = scalar.text.as_str();
+    let container = !scalar.quoted() && (text.starts_with('[') || text.starts_with('{'));
+    text.contains("${")
+        && !text.contains('\\')
+        && !container
+        && sweep_kind(scalar).is_none()
+        && !omegaconf_takes(text)
+}
+
 /// The blanks of Hydra's value grammar (`WS: [ \t]+`).
 const BLANKS: [char; 2] = [' ', '\t'];
+
+/// The characters a `\` escapes in an unquoted value (Hydra's `ESC` token, `_ESC` of
+/// `hydra/_internal/grammar/utils.py`).
+const ESCAPED: &str = "\\()[]{}:=, \t";
 
 /// Where the quoted string that `rest` starts with ends (the byte after its closing
 /// quote): up to the same quote not escaped by `\`. `None` when `rest` starts with no
@@ -475,8 +508,10 @@ fn breaks_value_grammar(value: &str) -> bool {
             _ => closed_at = None,
         }
         match c {
+            // An escape (`ESC`) takes the next character; any other `\` is a character
+            // of its own (`UNQUOTED_CHAR`).
             '\\' => {
-                chars.next();
+                chars.next_if(|&(_, next)| ESCAPED.contains(next));
             }
             '\'' | '"' => {
                 let Some(end) = quoted_end(&value[i..]).map(|end| i + end) else {
@@ -490,7 +525,7 @@ fn breaks_value_grammar(value: &str) -> bool {
                 let Some(end) = inner.find('}') else {
                     return true;
                 };
-                if end == 0 || inner[..end].contains("${") {
+                if end == 0 {
                     return true;
                 }
                 while chars.next_if(|&(j, _)| j <= i + 2 + end).is_some() {}

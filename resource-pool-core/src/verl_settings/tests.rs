@@ -1172,6 +1172,44 @@ fn a_value_omegaconf_interpolation_grammar_refuses_stops_the_load() {
 }
 
 #[test]
+fn an_override_value_omegaconf_interpolation_grammar_refuses_is_override_syntax() {
+    for word in [
+        "trainer.default_local_dir='${oc.env:HOME=1}'",
+        "+data.path=x${a b}",
+        "trainer.project_name=${a${b}",
+    ] {
+        let loaded = load(None, &[word]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::override_syntax"],
+            "{word}"
+        );
+        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        assert_eq!(data["problem"], "not_an_interpolation", "{word}");
+        // Labelled on the value, quotes included.
+        let (_, errors) = hydra::parse_overrides(&args(&[word]));
+        let value = &word[word.find('=').unwrap() + 1..];
+        assert_eq!(&word[errors[0].span.clone()], value, "{word}");
+    }
+    // What OmegaConf reads passes, and so do values it is not asked about here: an
+    // escaped `${`, a sweep.
+    for word in [
+        "trainer.default_local_dir=${oc.env:HOME}/ckpt",
+        "trainer.project_name='\\${a b}'",
+        "trainer.nnodes=${oc.env:N,2}",
+    ] {
+        let loaded = load(None, &[word]);
+        assert!(
+            !codes(&loaded)
+                .iter()
+                .any(|c| c.ends_with("override_syntax")),
+            "{word}: {:?}",
+            loaded.diagnostics
+        );
+    }
+}
+
+#[test]
 fn a_merge_list_whose_winner_depends_on_pyyaml_is_a_warning() {
     let yaml = "a: &a {nnodes: 2}\nb: &b {nnodes: 3}\ntrainer:\n  <<: [*a, *b]\n";
     let loaded = load(Some(yaml), &[]);

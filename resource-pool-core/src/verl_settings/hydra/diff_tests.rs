@@ -4,7 +4,9 @@
 //! resource-pool models: parse error or not, the key, the operation, sweep or not (and its
 //! kind), and for one value its type as [`interpret`] reads it for an integer, a boolean
 //! and a string key, whether it is null, and a float's number. A cast (`int(2)`) is
-//! compared by its result, as verl gets it. Where the model differs on purpose, the
+//! compared by its result, as verl gets it. A string value holding `${` must be refused
+//! (`not_an_interpolation`) exactly when OmegaConf refuses it, unless it holds a `\`
+//! (not judged: Hydra unescapes it). Where the model differs on purpose, the
 //! override is listed in [`EXCEPTIONS`] with why; a listed override that agrees fails
 //! the test, so the list stays true.
 
@@ -86,6 +88,22 @@ fn disagreement(case: &Json) -> Option<String> {
     let text = case["text"].as_str().expect("text");
     let ours = parse_one(text, 0);
     let hydra_error = case["error"].as_bool().expect("error");
+    // Hydra parses a string holding `${` and OmegaConf judges it when Hydra sets it.
+    let omegaconf_takes = case["omegaconf_takes"].as_bool();
+    if let Err(OverrideError {
+        problem: OverrideProblem::NotAnInterpolation,
+        ..
+    }) = ours
+    {
+        return (hydra_error || omegaconf_takes != Some(false))
+            .then(|| "we refuse its interpolation, OmegaConf takes it".into());
+    }
+    if omegaconf_takes == Some(false)
+        && let Ok(o) = &ours
+        && !o.value.as_ref().is_some_and(|v| v.text.contains('\\'))
+    {
+        return Some("OmegaConf refuses its interpolation, we take it".into());
+    }
     let o = match (ours, hydra_error) {
         (Err(_), true) => return None,
         (Ok(_), true) => return Some("Hydra rejects it, we parse it".into()),
