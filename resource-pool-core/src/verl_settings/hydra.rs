@@ -350,16 +350,33 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
         let v = written.trim_start_matches(BLANKS);
         let start = key_span.end + 1 + (written.len() - v.len());
         let span = start..start + v.len();
-        let quoted = is_one_quoted(v);
-        RawScalar {
-            text: if quoted {
-                v[1..v.len() - 1].to_owned()
-            } else {
-                v.trim().to_owned()
-            },
-            string: quoted.then_some(StringMark::Quotes),
-            span,
+        if is_one_quoted(v) {
+            return RawScalar {
+                text: escapes::quoted(v),
+                string: Some(StringMark::Quotes),
+                span,
+            };
         }
+        let mut scalar = RawScalar {
+            text: v.trim().to_owned(),
+            string: None,
+            span,
+        };
+        // Hydra undoes the escapes of one value (a string then, whatever it reads like);
+        // a sweep's, a list's and a dict's items are its own to split, and a cast reads
+        // its argument itself.
+        let container = scalar.text.starts_with(['[', '{']);
+        if scalar.text.contains('\\')
+            && !container
+            && sweep_kind(&scalar).is_none()
+            && cast::cast(&scalar.text).is_none()
+        {
+            let text = escapes::unquoted(v);
+            if text != scalar.text {
+                (scalar.text, scalar.string) = (text, Some(StringMark::Escapes));
+            }
+        }
+        scalar
     });
     // A cast of one value is its result, as verl gets it (the span stays the cast's).
     let value = match value {
@@ -400,16 +417,11 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
 }
 
 /// Whether one value is a string holding `${` that OmegaConf refuses when Hydra sets it.
-/// Not judged: sweeps, lists and dicts (their items are Hydra's to split), and text with
-/// a `\`, which Hydra unescapes and the text here keeps as written.
+/// Not judged: sweeps, lists and dicts (their items are Hydra's to split).
 fn refused_interpolation(scalar: &RawScalar) -> bool {
     let text = scalar.text.as_str();
     let container = !scalar.quoted() && (text.starts_with('[') || text.starts_with('{'));
-    text.contains("${")
-        && !text.contains('\\')
-        && !container
-        && sweep_kind(scalar).is_none()
-        && !omegaconf_takes(text)
+    text.contains("${") && !container && sweep_kind(scalar).is_none() && !omegaconf_takes(text)
 }
 
 /// The blanks of Hydra's value grammar (`WS: [ \t]+`).
@@ -556,6 +568,7 @@ fn breaks_value_grammar(value: &str) -> bool {
 }
 
 mod cast;
+mod escapes;
 
 #[cfg(test)]
 mod diff_tests;

@@ -220,7 +220,8 @@ pub(super) fn wrong_type(
         (Found::String(text), Origin::Config(_)) if reads_as_kind(text) => {
             (TypeFixHow::Decode, text.clone())
         }
-        (Found::String(text), _) if reads_as_kind(text) => {
+        // Escapes (`1\,2`) are no mark to drop: the value itself is what to change.
+        (Found::String(text), _) if reads_as_kind(text) && string != Some(StringMark::Escapes) => {
             let how = match string {
                 Some(StringMark::StrTag) => TypeFixHow::DropStrTag,
                 Some(StringMark::StrCast) => TypeFixHow::DropStrCast,

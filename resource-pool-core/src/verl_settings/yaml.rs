@@ -71,6 +71,8 @@ pub enum StringMark {
     StrTag,
     /// Hydra's `str()` cast on the command line: `str(2)`.
     StrCast,
+    /// Hydra's escapes on the command line (`a\,b`, `\ 2`): the value is a string.
+    Escapes,
 }
 
 /// What a YAML file says about the known keys.
