@@ -365,9 +365,8 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
         // Hydra undoes the escapes of one value (a string then, whatever it reads like);
         // a sweep's, a list's and a dict's items are its own to split, and a cast reads
         // its argument itself.
-        let container = scalar.text.starts_with(['[', '{']);
         if scalar.text.contains('\\')
-            && !container
+            && !is_container(&scalar)
             && sweep_kind(&scalar).is_none()
             && cast::cast(&scalar.text).is_none()
         {
@@ -420,8 +419,15 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
 /// Not judged: sweeps, lists and dicts (their items are Hydra's to split).
 fn refused_interpolation(scalar: &RawScalar) -> bool {
     let text = scalar.text.as_str();
-    let container = !scalar.quoted() && (text.starts_with('[') || text.starts_with('{'));
-    text.contains("${") && !container && sweep_kind(scalar).is_none() && !omegaconf_takes(text)
+    text.contains("${")
+        && !is_container(scalar)
+        && sweep_kind(scalar).is_none()
+        && !omegaconf_takes(text)
+}
+
+/// Whether a value is a list or a dict (read as its text here).
+fn is_container(scalar: &RawScalar) -> bool {
+    !scalar.quoted() && scalar.text.starts_with(['[', '{'])
 }
 
 /// The blanks of Hydra's value grammar (`WS: [ \t]+`).
