@@ -10,7 +10,9 @@
 //! second document is an error, as Hydra's load of the file makes it. A key written twice
 //! in one mapping is an error, as OmegaConf's loader makes it (`found duplicate key`):
 //! Hydra, and verl, stop there. Tags are read as OmegaConf's loader constructs them, and
-//! one it stops at is an error too (the `tag` module).
+//! one it stops at is an error too (the `tag` module); so is a scalar it stops at for what
+//! it holds (the `refusals` module: a value PyYAML cannot construct, a string whose `${`
+//! OmegaConf's grammar refuses), and a tab PyYAML's scanner refuses (the `tabs` module).
 
 use std::collections::HashMap;
 
@@ -28,6 +30,7 @@ mod events;
 mod found;
 mod frames;
 mod merge_order;
+mod refusals;
 mod tabs;
 #[cfg(test)]
 mod tabs_diff_tests;

@@ -11,11 +11,11 @@ use super::anchors::{Anchors, Item, Path};
 use super::construction::Shape;
 use super::found::Found;
 use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
+use super::refusals::refused_scalar;
 use super::tabs::{REFUSED_TAB, Written, first_refused_tab};
-use super::tag::{NodeKind, construction_failure, no_constructor, refusal, tagged_scalar};
+use super::tag::{NodeKind, no_constructor, refusal, tagged_scalar};
 use super::{ReadError, StringMark};
 use crate::verl_settings::keys::{Kind, interpret, is_null};
-use crate::verl_settings::omegaconf_grammar::omegaconf_takes;
 use crate::yaml_text::{CORE_TAG, core_type, non_specific};
 
 /// PyYAML's words for a mapping or list used as a key (a Python dict or list hashes not).
@@ -29,14 +29,6 @@ const NULL_KEY: &str =
 /// merge key, anywhere but a key): it has no constructor for it.
 fn merge_tag_value() -> String {
     no_constructor(&format!("{CORE_TAG}merge"))
-}
-
-/// OmegaConf's refusal of a string holding `${` that its interpolation grammar does not
-/// read (`GrammarParseError`).
-fn refused_interpolation(value: &str) -> String {
-    format!(
-        "OmegaConf's interpolation grammar refuses `{value}` (GrammarParseError): a value holding `${{` must be interpolations it reads, or write `\\${{` for a `${{` of its own"
-    )
 }
 
 /// PyYAML's words for a `<<` whose value is no mapping.
@@ -168,20 +160,9 @@ impl Reader<'_> {
             });
         }
         if !(is_key && merge_tag)
-            && let Some(message) = construction_failure(tag, &value, plain)
+            && let Some(error) = refused_scalar(tag, &value, plain, is_key, chars.0)
         {
-            // The tag is what to drop (`!!int abc`); a plain `0x_` has none.
-            let refused_tag = tag.is_some_and(|t| !non_specific(t));
-            return Err(ReadError {
-                message,
-                at: chars.0,
-                refused_tag,
-            });
-        }
-        if !is_key && plain && value == "=" && tag.is_none_or(non_specific) {
-            // PyYAML resolves a plain `=` to the value tag, which it has no constructor
-            // for; a key keeps it as the string `=` (`flatten_mapping`).
-            return Err((no_constructor(&format!("{CORE_TAG}value")), chars.0).into());
+            return Err(error);
         }
         let quoted = (!plain).then_some(StringMark::Quotes);
         if is_key && merge_tag {
@@ -207,12 +188,6 @@ impl Reader<'_> {
                 self.scalars.insert(anchor, (value.clone(), quoted));
             }
             return self.key(value, (&typed.0, typed.1), chars);
-        }
-        // OmegaConf checks a string value holding `${` against its interpolation grammar
-        // when it sets it (a key is no value).
-        let string = tag.is_none_or(|t| non_specific(t) || core_type(t).as_deref() == Some("str"));
-        if string && !omegaconf_takes(&value) {
-            return Err((refused_interpolation(&value), chars.0).into());
         }
         let (value, quoted) = tagged_scalar(tag, value, quoted);
         if anchor > 0 {

@@ -30,9 +30,7 @@
 use saphyr_parser::Tag;
 
 use super::StringMark;
-use super::construct::{
-    Constructed, construct_bool, construct_float, construct_int, implicit_int_fails,
-};
+use super::construct::{Constructed, construct_int};
 use crate::verl_settings::keys::{Kind, interpret};
 use crate::yaml_text::{CORE_TAG, non_specific, tag_name};
 
@@ -108,26 +106,6 @@ pub(super) fn written_tag(text: &str) -> &str {
             .unwrap_or(text.len())
     };
     &text[..end]
-}
-
-/// Why PyYAML's constructor fails on a scalar of this `text` (see [`super::construct`]):
-/// under an `!!int`, `!!float` or `!!bool` tag, or read as plain (`plain`) and resolved to
-/// an integer with no digits (`0x_`). `None` when it constructs, or when its tag is
-/// another (a tag [`refusal`] refuses is not asked about).
-pub(super) fn construction_failure(tag: Option<&Tag>, text: &str, plain: bool) -> Option<String> {
-    let Some(name) = full_name(tag) else {
-        return plain.then(|| implicit_int_fails(text)).flatten();
-    };
-    let constructed = match name.strip_prefix(CORE_TAG)? {
-        "int" => construct_int(text),
-        "float" => construct_float(text),
-        "bool" => construct_bool(text),
-        _ => return None,
-    };
-    match constructed {
-        Constructed::Fails(why) => Some(why),
-        Constructed::Int(_) | Constructed::Other => None,
-    }
 }
 
 /// A scalar's text and what made it a string, once its tag is applied (see the module
