@@ -1,5 +1,6 @@
-//! PyYAML's constructors of integers, floats and booleans (`construct_yaml_int`,
-//! `construct_yaml_float`, `construct_yaml_bool` of PyYAML 6.0's `SafeConstructor`), as
+//! PyYAML's constructors of integers, floats, booleans and bytes (`construct_yaml_int`,
+//! `construct_yaml_float`, `construct_yaml_bool`, `construct_yaml_binary` of PyYAML 6.0's
+//! `SafeConstructor`), as
 //! far as the check needs them: whether one fails, which stops OmegaConf's load (and
 //! verl) wherever in the file the scalar stands, and the integer an `!!int` makes of text
 //! that is no YAML 1.1 integer (`!!int ' 8'`, `!!int 0o17`, `!!int +-1`).
@@ -104,6 +105,45 @@ pub(super) fn construct_bool(text: &str) -> Constructed {
             "`!!bool` of `{text}` does not construct: PyYAML's booleans are yes/no, true/false and on/off"
         )),
     }
+}
+
+/// PyYAML's `construct_yaml_binary` of `text`: bytes (which no count takes), or a
+/// failure: text outside ASCII, or base64 Python's `binascii.a2b_base64` (not strict)
+/// refuses. That skips characters outside base64's alphabet, stops at enough `=` after
+/// two or three characters of a group, and refuses a last group of one character
+/// (`number of data characters ... cannot be 1 more than a multiple of 4`) or of two or
+/// three without its `=` (`Incorrect padding`).
+pub(super) fn construct_binary(text: &str) -> Constructed {
+    if !text.is_ascii() {
+        return Constructed::Fails(format!(
+            "`!!binary` of `{text}` does not construct: base64 data is ASCII"
+        ));
+    }
+    let (mut in_group, mut pads) = (0u8, 0u8);
+    for b in text.bytes() {
+        if b == b'=' {
+            if in_group >= 2 {
+                pads += 1;
+                if in_group + pads >= 4 {
+                    return Constructed::Other;
+                }
+            }
+            continue;
+        }
+        if !(b.is_ascii_alphanumeric() || b == b'+' || b == b'/') {
+            continue;
+        }
+        pads = 0;
+        in_group = (in_group + 1) % 4;
+    }
+    let why = match in_group {
+        0 => return Constructed::Other,
+        1 => "a last group of one base64 character",
+        _ => "Incorrect padding",
+    };
+    Constructed::Fails(format!(
+        "`!!binary` of `{text}` does not construct: Python's base64 decoder refuses it ({why})"
+    ))
 }
 
 /// `value[0]` of an empty value, or of nothing after the sign: Python's `IndexError`.
@@ -262,6 +302,19 @@ mod tests {
         }
         for text in ["maybe", "", "yes ", "y", "1"] {
             assert!(fails(construct_bool(text)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn base64_as_python_decodes_it() {
+        // Each checked against PyYAML 6.0.3 (`!!binary <text>`).
+        for text in [
+            "aGVsbG8=", "", "***", "aGk=", "aG==x", "a b c d", "ab==", "ab=c=", "ab==cd",
+        ] {
+            assert_eq!(construct_binary(text), Constructed::Other, "{text:?}");
+        }
+        for text in ["aGk", "a", "abcde", "ab=", "a=bc", "\u{e9}"] {
+            assert!(fails(construct_binary(text)), "{text:?}");
         }
     }
 

@@ -8,7 +8,8 @@ use saphyr_parser::Tag;
 
 use super::ReadError;
 use super::construct::{
-    Constructed, construct_bool, construct_float, construct_int, implicit_int_fails,
+    Constructed, construct_binary, construct_bool, construct_float, construct_int,
+    implicit_int_fails,
 };
 use super::tag::no_constructor;
 use crate::verl_settings::omegaconf_grammar::omegaconf_takes;
@@ -51,8 +52,8 @@ pub(super) fn refused_scalar(
     })
 }
 
-/// Why PyYAML's constructor fails on a scalar of this `text`: under an `!!int`, `!!float`
-/// or `!!bool` tag (`tagged`), or read as plain with no tag and resolved to an integer
+/// Why PyYAML's constructor fails on a scalar of this `text`: under an `!!int`, `!!float`,
+/// `!!bool` or `!!binary` tag (`tagged`), or read as plain with no tag and resolved to an integer
 /// with no digits (`0x_`). `None` when it constructs, or when its tag is another.
 fn construction_failure(tagged: Option<&Tag>, text: &str, plain: bool) -> Option<String> {
     let Some(tag) = tagged else {
@@ -62,6 +63,7 @@ fn construction_failure(tagged: Option<&Tag>, text: &str, plain: bool) -> Option
         "int" => construct_int(text),
         "float" => construct_float(text),
         "bool" => construct_bool(text),
+        "binary" => construct_binary(text),
         _ => return None,
     };
     match constructed {

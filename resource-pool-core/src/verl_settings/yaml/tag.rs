@@ -13,9 +13,9 @@
 //! - what PyYAML constructs as something no verl key takes (`!!float 8` is `8.0`,
 //!   `!!binary`) is the text as written with its tag, `!!float 8`: a value of no kind,
 //!   which a pool key reports as `wrong_type` and quotes as written;
-//! - an `!!int`, `!!float` or `!!bool` whose constructor fails (`!!int abc`: Python's
-//!   `int()` refuses it; [`super::construct`]) stops the load, wherever it stands, as
-//!   does a plain scalar resolved to an integer with no digit (`0x_`);
+//! - an `!!int`, `!!float`, `!!bool` or `!!binary` whose constructor fails (`!!int abc`:
+//!   Python's `int()` refuses it; [`super::construct`]) stops the load, wherever it
+//!   stands, as does a plain scalar resolved to an integer with no digit (`0x_`);
 //! - the non-specific `!` leaves the scalar to be read as a plain one, quoted or not
 //!   (`! '8'` is `8`, as PyYAML's parser resolves it);
 //! - a tag PyYAML has no constructor for (a local `!custom`, `!!python/int`, `!!merge`
