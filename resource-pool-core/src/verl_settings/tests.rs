@@ -945,7 +945,6 @@ fn the_fix_undoes_what_made_the_value_a_string_where_it_was_written() {
 
 #[test]
 fn yaml_tags_read_as_omegaconf_constructs_them() {
-    use miette::Diagnostic;
     // `!!int` and `!!bool` of quoted text are the number and the boolean: no finding.
     let loaded = load(
         Some("trainer:\n  nnodes: !!int '2'\nreward_model:\n  enable: !!bool 'False'\n"),
@@ -995,25 +994,51 @@ fn yaml_tags_read_as_omegaconf_constructs_them() {
             "OmegaConf's loader has no constructor for the tag `tag:yaml.org,2002:python/int`",
         ),
     ] {
-        let loaded = load(Some(text), &[]);
-        assert_eq!(codes(&loaded), ["resource_pool::verl::yaml_tag"], "{text}");
-        assert!(loaded.layout.is_none());
-        let d = &loaded.diagnostics[0];
-        assert_eq!(d.to_string(), format!("the YAML does not load: {why}"));
-        let help = d.help().expect("help").to_string();
-        assert!(
-            help.starts_with(&format!("drop the tag `{tag}`: ")),
-            "{help}"
-        );
-        let label = d.labels().into_iter().flatten().next().expect("label");
-        assert_eq!(&text[label.offset()..][..label.len()], tag, "{text}");
-        assert_eq!(serde_json::to_value(d).expect("data")["tag"], tag);
+        assert_refused_at_its_tag(text, tag, why);
     }
+}
+
+/// The one finding of `text`, `yaml_syntax`: its message and where its label starts.
+fn yaml_syntax(text: &str) -> (String, usize) {
+    use miette::Diagnostic;
+    let loaded = load(Some(text), &[]);
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::yaml_syntax"],
+        "{text:?}"
+    );
+    let d = &loaded.diagnostics[0];
+    let label = d.labels().into_iter().flatten().next().expect("label");
+    (d.to_string(), label.offset())
+}
+
+/// The YAML loaded: no `yaml_*` finding (others, such as unknown keys, may stand).
+fn assert_yaml_loads(loaded: &LoadedVerl) {
+    let codes = codes(loaded);
+    assert!(codes.iter().all(|c| !c.contains("yaml")), "{codes:?}");
+}
+
+/// `text` does not load for its tag `tag` (`yaml_tag`, `why`): no layout, the help drops
+/// the tag, the label and the data's `tag` are the tag as written.
+fn assert_refused_at_its_tag(text: &str, tag: &str, why: &str) {
+    use miette::Diagnostic;
+    let loaded = load(Some(text), &[]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::yaml_tag"], "{text}");
+    assert!(loaded.layout.is_none());
+    let d = &loaded.diagnostics[0];
+    assert_eq!(d.to_string(), format!("the YAML does not load: {why}"));
+    let help = d.help().expect("help").to_string();
+    assert!(
+        help.starts_with(&format!("drop the tag `{tag}`: ")),
+        "{help}"
+    );
+    let label = d.labels().into_iter().flatten().next().expect("label");
+    assert_eq!(&text[label.offset()..][..label.len()], tag, "{text}");
+    assert_eq!(serde_json::to_value(d).expect("data")["tag"], tag);
 }
 
 #[test]
 fn a_scalar_pyyaml_cannot_construct_stops_the_load_wherever_it_stands() {
-    use miette::Diagnostic;
     // An `!!int`, `!!float` or `!!bool` whose text Python's `int()`/`float()` or YAML
     // 1.1's booleans refuse: verl stops at load even on a key no check reads.
     for (text, tag, why) in [
@@ -1038,13 +1063,7 @@ fn a_scalar_pyyaml_cannot_construct_stops_the_load_wherever_it_stands() {
             "`!!bool` of `maybe` does not construct: PyYAML's booleans are yes/no, true/false and on/off",
         ),
     ] {
-        let loaded = load(Some(text), &[]);
-        assert_eq!(codes(&loaded), ["resource_pool::verl::yaml_tag"], "{text}");
-        assert!(loaded.layout.is_none());
-        let d = &loaded.diagnostics[0];
-        assert_eq!(d.to_string(), format!("the YAML does not load: {why}"));
-        let label = d.labels().into_iter().flatten().next().expect("label");
-        assert_eq!(&text[label.offset()..][..label.len()], tag, "{text}");
+        assert_refused_at_its_tag(text, tag, why);
     }
     // Plain scalars PyYAML resolves to what it cannot construct: an integer with no digit
     // (`0x_`), and `=` (the value tag) anywhere but a key.
@@ -1053,18 +1072,7 @@ fn a_scalar_pyyaml_cannot_construct_stops_the_load_wherever_it_stands() {
         ("data:\n  flags: [-0b__]\n", "-0b__"),
         ("data:\n  sep: =\n", "="),
     ] {
-        let loaded = load(Some(text), &[]);
-        assert_eq!(
-            codes(&loaded),
-            ["resource_pool::verl::yaml_syntax"],
-            "{text}"
-        );
-        let label = loaded.diagnostics[0].labels().into_iter().flatten().next();
-        assert_eq!(
-            label.expect("label").offset(),
-            text.find(at).unwrap(),
-            "{text}"
-        );
+        assert_eq!(yaml_syntax(text).1, text.find(at).unwrap(), "{text}");
     }
     // What they construct loads: `!!int` takes blanks, a sign and a base's prefix as
     // Python's `int()` does, and `=` is a key's text.
@@ -1075,18 +1083,13 @@ fn a_scalar_pyyaml_cannot_construct_stops_the_load_wherever_it_stands() {
         &[],
     );
     // (The `data` keys are no keys of verl's: warnings of their own.)
-    assert!(
-        codes(&loaded).iter().all(|c| !c.contains("yaml")),
-        "{:?}",
-        codes(&loaded)
-    );
+    assert_yaml_loads(&loaded);
     let layout = loaded.layout.expect("layout");
     assert_eq!(slots(&layout), [("global_pool", vec![8, 8])]);
 }
 
 #[test]
 fn a_tab_pyyaml_refuses_stops_the_load() {
-    use miette::Diagnostic;
     // PyYAML takes a tab only inside quotes, a comment or a block scalar's content; verl
     // stops at any other (a trailing one, one after `:`, one in the indentation).
     for text in [
@@ -1095,16 +1098,9 @@ fn a_tab_pyyaml_refuses_stops_the_load() {
         "trainer:\n\tnnodes: 2\n",
         "data:\n  prompt_key: prompt\n\t\ntrainer:\n  nnodes: 2\n",
     ] {
-        let loaded = load(Some(text), &[]);
-        assert_eq!(
-            codes(&loaded),
-            ["resource_pool::verl::yaml_syntax"],
-            "{text:?}"
-        );
-        let d = &loaded.diagnostics[0];
-        assert!(d.to_string().contains("found character '\\t'"), "{d}");
-        let label = d.labels().into_iter().flatten().next().expect("label");
-        assert_eq!(label.offset(), text.find('\t').unwrap(), "{text:?}");
+        let (message, at) = yaml_syntax(text);
+        assert!(message.contains("found character '\\t'"), "{message}");
+        assert_eq!(at, text.find('\t').unwrap(), "{text:?}");
     }
     let loaded = load(
         Some(
@@ -1112,17 +1108,12 @@ fn a_tab_pyyaml_refuses_stops_the_load() {
         ),
         &[],
     );
-    assert!(
-        codes(&loaded).iter().all(|c| !c.contains("yaml")),
-        "{:?}",
-        codes(&loaded)
-    );
+    assert_yaml_loads(&loaded);
     assert!(loaded.layout.is_some());
 }
 
 #[test]
 fn a_value_omegaconf_interpolation_grammar_refuses_stops_the_load() {
-    use miette::Diagnostic;
     // OmegaConf checks every string value holding `${` against its grammar when it
     // loads the file: `=` has no token in a resolver's arguments, a blank none in a path.
     for (text, value) in [
@@ -1136,25 +1127,14 @@ fn a_value_omegaconf_interpolation_grammar_refuses_stops_the_load() {
         ),
         ("data:\n  files: [a, \"${oc.env:X\"]\n", "${oc.env:X"),
     ] {
-        let loaded = load(Some(text), &[]);
-        assert_eq!(
-            codes(&loaded),
-            ["resource_pool::verl::yaml_syntax"],
-            "{text:?}"
-        );
-        let d = &loaded.diagnostics[0];
-        assert!(
-            d.to_string().contains(&format!(
-                "OmegaConf's interpolation grammar refuses `{value}`"
-            )),
-            "{d}"
-        );
-        let label = d.labels().into_iter().flatten().next().expect("label");
+        let (message, label) = yaml_syntax(text);
+        let refused = format!("OmegaConf's interpolation grammar refuses `{value}`");
+        assert!(message.contains(&refused), "{message}");
+        // At the value, its quote included.
         let at = text.find(value).unwrap();
         assert!(
-            (at.saturating_sub(1)..=at).contains(&label.offset()),
-            "{text:?}: {}",
-            label.offset()
+            (at.saturating_sub(1)..=at).contains(&label),
+            "{text:?}: {label}"
         );
     }
     // What it reads loads, and so does `\${` (an escaped `${`), and a key is no value.
@@ -1164,11 +1144,7 @@ fn a_value_omegaconf_interpolation_grammar_refuses_stops_the_load() {
         ),
         &[],
     );
-    assert!(
-        codes(&loaded).iter().all(|c| !c.contains("yaml")),
-        "{:?}",
-        codes(&loaded)
-    );
+    assert_yaml_loads(&loaded);
 }
 
 #[test]

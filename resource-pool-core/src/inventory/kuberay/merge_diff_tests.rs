@@ -64,11 +64,5 @@ fn anchors_aliases_and_merges_agree_with_go_yaml() {
             Some(format!("{yaml}\n  {problem}"))
         })
         .collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} documents differ:\n{}",
-        problems.len(),
-        documents.len(),
-        problems.join("\n\n")
-    );
+    crate::test_support::assert_all_agree(&problems, documents.len(), "documents");
 }

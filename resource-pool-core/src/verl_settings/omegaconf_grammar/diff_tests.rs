@@ -25,11 +25,5 @@ fn values_agree_with_omegaconf() {
                 .then(|| format!("{value:?}: OmegaConf takes it: {takes}"))
         })
         .collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} values differ:\n{}",
-        problems.len(),
-        values.len(),
-        problems.join("\n")
-    );
+    crate::test_support::assert_all_agree(&problems, values.len(), "values");
 }

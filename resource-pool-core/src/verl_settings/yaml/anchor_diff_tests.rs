@@ -80,11 +80,5 @@ fn anchors_and_merges_agree_with_omegaconf() {
                 .map(|p| format!("{}\n  {p}", case["yaml"].as_str().unwrap_or("")))
         })
         .collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} documents differ:\n{}",
-        problems.len(),
-        documents.len(),
-        problems.join("\n")
-    );
+    crate::test_support::assert_all_agree(&problems, documents.len(), "documents");
 }

@@ -67,13 +67,7 @@ fn tabs_agree_with_omegaconf() {
             }
         })
         .collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} documents differ:\n{}",
-        problems.len(),
-        documents.len(),
-        problems.join("\n")
-    );
+    crate::test_support::assert_all_agree(&problems, documents.len(), "documents");
     // The listed difference is still one (else drop it from this test).
     assert!(listed_differences > 0);
 }
