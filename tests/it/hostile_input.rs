@@ -739,6 +739,33 @@ fn a_wide_anchored_mapping_is_merged_and_aliased_in_bounded_time() {
 }
 
 #[test]
+fn long_and_deep_interpolations_and_tabs_are_judged_in_bounded_time_and_memory() {
+    use resource_pool_core::verl_settings::yaml::read_yaml;
+    // A value of a million characters for OmegaConf's interpolation grammar (half a
+    // million tokens), quoted with tabs in it; nesting a hundred thousand deep, of
+    // interpolations and of lists: none of them overflows the stack.
+    let long = format!(
+        "data:\n  x: \"${{oc.select:{}a}}\t\"\n  y: 1\t\n",
+        "a,".repeat(500_000)
+    );
+    let deep = format!("data:\n  x: '{}'\n", "${".repeat(100_000));
+    let lists = format!("data:\n  x: '${{f:{}}}'\n", "[".repeat(100_000));
+    for (what, text, loads) in [
+        ("long", &long, false),
+        ("deep", &deep, false),
+        ("lists", &lists, true),
+    ] {
+        let started = Instant::now();
+        let (read, peak) = peak_bytes(|| read_yaml(text));
+        // `long` stops at its trailing tab, `deep` is never closed, `lists` is nested
+        // past the grammar's bound: not judged, so it loads.
+        assert_eq!(read.is_ok(), loads, "{what}: {:?}", read.err());
+        assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
+    }
+}
+
+#[test]
 fn kuberay_aliases_that_multiply_stop_at_their_bound() {
     use resource_pool_core::inventory::kuberay::{KubeRayError, parse_raycluster};
     // 2^60 values if copied, by aliases of mappings, of lists, or by `<<` merges; and

@@ -79,8 +79,9 @@ pub(super) fn lex(chars: &[char]) -> Option<Vec<Tok>> {
 /// The longest token at `i` in `mode` (the earlier rule on a tie).
 fn longest(chars: &[char], i: usize, mode: Mode) -> Option<(usize, Tok, Then)> {
     let at = &chars[i..];
-    let candidates: Vec<(Option<usize>, Tok, Then)> = match mode {
-        Mode::Top => vec![
+    // Arrays, not vectors: one token of a long value costs no allocation.
+    let candidates: &[(Option<usize>, Tok, Then)] = match mode {
+        Mode::Top => &[
             (
                 inter_open(at),
                 Tok::InterOpen,
@@ -92,7 +93,7 @@ fn longest(chars: &[char], i: usize, mode: Mode) -> Option<(usize, Tok, Then)> {
             (backslashes(at), Tok::AnyStr, Then::Stay),
             (literal(at, "$"), Tok::AnyStr, Then::Stay),
         ],
-        Mode::Value => vec![
+        Mode::Value => &[
             (
                 inter_open(at),
                 Tok::InterOpen,
@@ -123,7 +124,7 @@ fn longest(chars: &[char], i: usize, mode: Mode) -> Option<(usize, Tok, Then)> {
             (esc(at), Tok::Esc, Then::Stay),
             (blanks(at), Tok::Ws, Then::Stay),
         ],
-        Mode::Interpolation => vec![
+        Mode::Interpolation => &[
             (
                 inter_open(at),
                 Tok::InterOpen,
@@ -143,13 +144,17 @@ fn longest(chars: &[char], i: usize, mode: Mode) -> Option<(usize, Tok, Then)> {
         ],
         Mode::Single | Mode::Double => {
             let quote = if mode == Mode::Single { '\'' } else { '"' };
-            vec![
+            &[
                 (
                     inter_open(at),
                     Tok::InterOpen,
                     Then::Push(Mode::Interpolation),
                 ),
-                (literal(at, &quote.to_string()), Tok::QuoteClose, Then::Pop),
+                (
+                    at.first().filter(|&&c| c == quote).map(|_| 1),
+                    Tok::QuoteClose,
+                    Then::Pop,
+                ),
                 (string_run(at, &['$', quote]), Tok::AnyStr, Then::Stay),
                 (esc_before(at, &['$', '{']), Tok::EscInter, Then::Stay),
                 (esc_before(at, &[quote]), Tok::Esc, Then::Stay),
@@ -160,7 +165,7 @@ fn longest(chars: &[char], i: usize, mode: Mode) -> Option<(usize, Tok, Then)> {
         }
     };
     let mut best: Option<(usize, Tok, Then)> = None;
-    for (len, tok, then) in candidates {
+    for &(len, tok, then) in candidates {
         if let Some(len) = len.filter(|&n| n > 0)
             && best.is_none_or(|(b, ..)| len > b)
         {
