@@ -354,6 +354,33 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
+    /// A command-line value that is a shell variable (`$NNODES`, `${NNODES}`,
+    /// `${NNODES:-1}`): a line pasted from a script, before the shell expanded it.
+    #[error(
+        "`{key}` is `{text}`, a shell variable that the shell fills in before verl starts; resource-pool uses verl's default `{default}`"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::shell_variable),
+        help(
+            "check the line as the shell runs it, with `{variable}` filled in (`bash -x` prints it; from Python, pass `sys.argv` or expand the words first), or write `{key}=...` with its value"
+        )
+    )]
+    ShellVariable {
+        /// The dotted key, as written.
+        key: &'static str,
+        /// The value, as written.
+        text: String,
+        /// The shell variable's name.
+        variable: String,
+        /// The default used.
+        default: String,
+        /// The value.
+        #[label("the shell's variable")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// A pool key whose value comes from a `<<` list that two of its mappings give it:
     /// PyYAML's releases disagree on which wins (see
     /// [`MergeOrder`](super::yaml::MergeOrder)).

@@ -416,13 +416,41 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
 }
 
 /// Whether one value is a string holding `${` that OmegaConf refuses when Hydra sets it.
-/// Not judged: sweeps, lists and dicts (their items are Hydra's to split).
+/// Not judged: sweeps, lists and dicts (their items are Hydra's to split), and a shell
+/// variable of a pasted line (`${NNODES:=1}`, the shell's to fill in).
 fn refused_interpolation(scalar: &RawScalar) -> bool {
     let text = scalar.text.as_str();
     text.contains("${")
         && !is_container(scalar)
         && sweep_kind(scalar).is_none()
+        // A shell's `${NAME:=1}` in a pasted line is the shell's (`shell_variable`).
+        && (scalar.quoted() || shell_variable(text).is_none())
         && !omegaconf_takes(text)
+}
+
+/// The shell variable a whole value names, as a shell script writes one: `$NAME`,
+/// `${NAME}` or `${NAME:-default}` (`${NAME-default}`, `:=`, `=` too), `NAME` in capitals,
+/// digits and `_` as shell scripts name their settings. OmegaConf would read `${NAME}` as
+/// a key of the config's top level, which verl's config has none of in capitals.
+pub(super) fn shell_variable(text: &str) -> Option<&str> {
+    let name_len = |t: &str| {
+        t.bytes()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            .count()
+    };
+    let starts_right = |t: &str| t.starts_with(|c: char| c.is_ascii_uppercase() || c == '_');
+    if let Some(rest) = text.strip_prefix("${").and_then(|t| t.strip_suffix('}')) {
+        let n = name_len(rest);
+        let (name, tail) = rest.split_at(n);
+        let default_ok = tail.is_empty()
+            || [":-", "-", ":=", "="].iter().any(|op| {
+                tail.strip_prefix(op)
+                    .is_some_and(|d| !d.contains(['$', '{', '}']))
+            });
+        return (n > 0 && starts_right(name) && default_ok).then_some(name);
+    }
+    let name = text.strip_prefix('$')?;
+    (starts_right(name) && name_len(name) == name.len()).then_some(name)
 }
 
 /// Whether a value is a list or a dict (read as its text here).
@@ -586,6 +614,33 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn shell_variables_as_scripts_write_them() {
+        for (text, name) in [
+            ("$NNODES", "NNODES"),
+            ("${NNODES}", "NNODES"),
+            ("${GPUS_PER_NODE:-8}", "GPUS_PER_NODE"),
+            ("${N-1}", "N"),
+            ("${N:=1}", "N"),
+            ("$_X1", "_X1"),
+        ] {
+            assert_eq!(shell_variable(text), Some(name), "{text}");
+        }
+        for text in [
+            "${trainer.nnodes}",
+            "${oc.env:NNODES}",
+            "$nnodes",
+            "$1",
+            "$NNODES/x",
+            "${N:-${M}}",
+            "$",
+            "${}",
+            "NNODES",
+        ] {
+            assert_eq!(shell_variable(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ use miette::LabeledSpan;
 
 use super::VerlDiagnostic;
 use super::fields::{Cycle, Found, TypeFix, TypeFixHow};
+use super::hydra::shell_variable;
 use super::keys::*;
 use super::settings::{Origin, Setting};
 use super::yaml::{RawScalar, StringMark};
@@ -71,6 +72,23 @@ impl<'a> Walk<'a> {
         let (scalar, from_command_line) = raw.get(&id)?;
         let origin = origin_of(scalar, *from_command_line, yaml_origin);
         let key = &KEYS[id];
+        if *from_command_line
+            && !scalar.quoted()
+            && let Some(variable) = shell_variable(&scalar.text)
+        {
+            // A line pasted from a script, before its shell filled the variable in: its
+            // value is unknown here, and verl's default stands.
+            if outermost {
+                self.diagnostics.push(VerlDiagnostic::ShellVariable {
+                    key: key.path,
+                    text: scalar.text.clone(),
+                    variable: variable.to_owned(),
+                    default: key.default.value().to_string(),
+                    span: to_source_span(&scalar.span),
+                });
+            }
+            return None;
+        }
         if key.kind != Kind::Str && is_env_interpolation(&scalar.text) {
             // OmegaConf gives verl a string here, whatever the variable holds: verl fails on it
             // (`sum` of strings, a truthy "False"), as on a quoted number. A key that follows

@@ -1186,6 +1186,40 @@ fn an_override_value_omegaconf_interpolation_grammar_refuses_is_override_syntax(
 }
 
 #[test]
+fn a_shell_variable_of_a_pasted_line_is_the_shells_to_fill_in() {
+    // Words of a script line (`shlex.split`), before the shell filled its variables in:
+    // unknown here, verl's default stands, a warning that names the variable.
+    for word in [
+        "trainer.nnodes=$NNODES",
+        "trainer.nnodes=${NNODES}",
+        "trainer.nnodes=${NNODES:-2}",
+        "trainer.nnodes=${NNODES:=2}",
+    ] {
+        let loaded = load(None, &[word]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::shell_variable"],
+            "{word}"
+        );
+        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        assert_eq!(
+            (data["variable"].as_str(), data["default"].as_str()),
+            (Some("NNODES"), Some("1")),
+            "{word}"
+        );
+        let layout = loaded.layout.expect("layout");
+        assert_eq!(slots(&layout), [("global_pool", vec![8])], "{word}");
+    }
+    // Quoted for Hydra, or in the YAML, it is the text itself; in lower case, a key.
+    let loaded = load(None, &["trainer.nnodes='$NNODES'"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    let loaded = load(Some("trainer:\n  nnodes: $NNODES\n"), &[]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+    let loaded = load(None, &["trainer.nnodes=${trainer.n_gpus_per_node}"]);
+    assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+}
+
+#[test]
 fn a_merge_list_whose_winner_depends_on_pyyaml_is_a_warning() {
     let yaml = "a: &a {nnodes: 2}\nb: &b {nnodes: 3}\ntrainer:\n  <<: [*a, *b]\n";
     let loaded = load(Some(yaml), &[]);

@@ -85,7 +85,17 @@ fn disagreement(case: &Json) -> Option<String> {
         return (hydra_error || omegaconf_takes != Some(false))
             .then(|| "we refuse its interpolation, OmegaConf takes it".into());
     }
-    if omegaconf_takes == Some(false) && ours.is_ok() {
+    // A whole shell variable (`${NNODES:=1}`) is the shell's to fill in before Hydra sees
+    // the line: not judged as OmegaConf's (see `shell_variable`).
+    let shells = |o: &Override| {
+        o.value
+            .as_ref()
+            .is_some_and(|v| !v.quoted() && shell_variable(&v.text).is_some())
+    };
+    if omegaconf_takes == Some(false)
+        && let Ok(o) = &ours
+        && !shells(o)
+    {
         return Some("OmegaConf refuses its interpolation, we take it".into());
     }
     let o = match (ours, hydra_error) {
