@@ -4,6 +4,7 @@
 //! The overrides are one text, joined by single spaces (the "command line" source), and
 //! every span points into it.
 
+use super::grammar_tokens::ESCAPED;
 use super::keys::is_hydra_unsigned_int;
 use super::omegaconf_grammar::omegaconf_takes;
 use super::yaml::{RawScalar, StringMark};
@@ -460,10 +461,6 @@ fn is_container(scalar: &RawScalar) -> bool {
 
 /// The blanks of Hydra's value grammar (`WS: [ \t]+`).
 const BLANKS: [char; 2] = [' ', '\t'];
-
-/// The characters a `\` escapes in an unquoted value (Hydra's `ESC` token, `_ESC` of
-/// `hydra/_internal/grammar/utils.py`).
-const ESCAPED: &str = "\\()[]{}:=, \t";
 
 /// Where the quoted string that `rest` starts with ends (the byte after its closing
 /// quote): up to the same quote not escaped by `\`. `None` when `rest` starts with no

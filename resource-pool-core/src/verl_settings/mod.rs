@@ -32,6 +32,7 @@
 mod config_file;
 mod diagnostics;
 mod fields;
+mod grammar_tokens;
 pub mod hydra;
 mod judge;
 pub mod key_set;

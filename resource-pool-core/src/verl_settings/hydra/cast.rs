@@ -11,7 +11,8 @@
 //! (`str(range(1,3))`, `bool(interval(0,1))`, `int(glob(*))`), which is an error here.
 
 use super::top_level_items;
-use crate::verl_settings::keys::{is_digits, is_hydra_int, is_hydra_unsigned_int, split_sign};
+use crate::verl_settings::grammar_tokens::float;
+use crate::verl_settings::keys::{is_digits, is_hydra_int, split_sign};
 
 /// Hydra's casts.
 const CASTS: &[&str] = &["int", "float", "bool", "str"];
@@ -199,25 +200,11 @@ fn is_id(text: &str) -> bool {
     super::is_name(text, false)
 }
 
-/// Hydra's `FLOAT` token: a point float, an exponent float, `inf` or `nan` in any case.
+/// Hydra's `FLOAT` token, the whole text: a point float, an exponent float, `inf` or `nan`
+/// in any case.
 fn is_float_token(text: &str) -> bool {
-    let text = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if text.eq_ignore_ascii_case("inf") || text.eq_ignore_ascii_case("nan") {
-        return true;
-    }
-    let unsigned = is_hydra_unsigned_int;
-    let point = |t: &str| match t.split_once('.') {
-        Some((int, "")) => unsigned(int),
-        Some((int, frac)) => (int.is_empty() || unsigned(int)) && is_digits(frac),
-        None => false,
-    };
-    match text.split_once(['e', 'E']) {
-        Some((mantissa, exp)) => {
-            (unsigned(mantissa) || point(mantissa))
-                && is_digits(exp.strip_prefix(['+', '-']).unwrap_or(exp))
-        }
-        None => point(text),
-    }
+    let chars: Vec<char> = text.chars().collect();
+    float(&chars) == Some(chars.len())
 }
 
 /// Python's `int(text)`: blanks around, a sign, digits with single `_` between them,

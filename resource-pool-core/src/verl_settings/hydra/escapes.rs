@@ -2,7 +2,8 @@
 //! (`hydra/core/override_parser/overrides_visitor.py`: `_createPrimitive`,
 //! `_unescape_quoted_string`).
 
-use super::{BLANKS, ESCAPED};
+use super::BLANKS;
+use crate::verl_settings::grammar_tokens::ESCAPED;
 
 /// A quoted value as written, its quotes included: a run of `\` before its quote keeps
 /// half of itself (`\'` is `'`, `\\'` at the end is `\`); other `\` stay.

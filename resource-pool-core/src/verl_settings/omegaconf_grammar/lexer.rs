@@ -1,6 +1,9 @@
 //! The grammar's lexer (`OmegaConfGrammarLexer.g4`), mode by mode: the longest match
 //! wins, the earlier rule on a tie, and a character no rule of the mode takes is an
-//! error (`token recognition error`).
+//! error (`token recognition error`). The numbers, `ESC` and the words of any case are
+//! Hydra's tokens too ([`crate::verl_settings::grammar_tokens`]).
+
+use crate::verl_settings::grammar_tokens::{esc, float, int, word};
 
 /// The grammar's token types (both quotes open the same way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +124,7 @@ fn longest(chars: &[char], i: usize, mode: Mode) -> Option<(usize, Tok, Then)> {
             (word(at, "null"), Tok::Null, Then::Stay),
             (one_of(at, "/-\\+.$%*@?|"), Tok::UnquotedChar, Then::Stay),
             (id(at), Tok::Id, Then::Stay),
-            (esc(at), Tok::Esc, Then::Stay),
+            (Some(esc(at)), Tok::Esc, Then::Stay),
             (blanks(at), Tok::Ws, Then::Stay),
         ],
         Mode::Interpolation => &[
@@ -242,26 +245,6 @@ fn id(at: &[char]) -> Option<usize> {
     })
 }
 
-/// A word of any case (`BOOL`, `NULL`, `inf`, `nan`).
-fn word(at: &[char], text: &str) -> Option<usize> {
-    let n = text.len();
-    (at.len() >= n
-        && at
-            .iter()
-            .zip(text.chars())
-            .all(|(a, b)| a.to_ascii_lowercase() == b))
-    .then_some(n)
-}
-
-/// `ESC`: escapes of a backslash, brackets, braces, `:`, `=`, `,`, a blank.
-fn esc(at: &[char]) -> Option<usize> {
-    let mut n = 0;
-    while at.get(n) == Some(&'\\') && at.get(n + 1).is_some_and(|c| "\\()[]{}:=, \t".contains(*c)) {
-        n += 2;
-    }
-    Some(n)
-}
-
 /// `INTER_KEY`: `~[\\{}()[\]:. \t'"]+`.
 fn inter_key(at: &[char]) -> Option<usize> {
     Some(
@@ -269,80 +252,4 @@ fn inter_key(at: &[char]) -> Option<usize> {
             .take_while(|c| !"\\{}()[]:. \t'\"".contains(**c))
             .count(),
     )
-}
-
-/// Digits with single `_` between them (`DIGIT (('_')? DIGIT)*`), from a digit.
-fn digits(at: &[char]) -> usize {
-    if !at.first().is_some_and(char::is_ascii_digit) {
-        return 0;
-    }
-    let mut n = 1;
-    loop {
-        match (at.get(n), at.get(n + 1)) {
-            (Some(d), _) if d.is_ascii_digit() => n += 1,
-            (Some('_'), Some(d)) if d.is_ascii_digit() => n += 2,
-            _ => return n,
-        }
-    }
-}
-
-/// `INT_UNSIGNED`: `0`, or a digit from 1 and more digits (single `_` between).
-fn int_unsigned(at: &[char]) -> usize {
-    match at.first() {
-        Some('0') => 1,
-        Some('1'..='9') => digits(at),
-        _ => 0,
-    }
-}
-
-fn sign(at: &[char]) -> usize {
-    usize::from(matches!(at.first(), Some('+' | '-')))
-}
-
-fn int(at: &[char]) -> Option<usize> {
-    let s = sign(at);
-    let n = int_unsigned(&at[s..]);
-    (n > 0).then_some(s + n)
-}
-
-/// The lengths `POINT_FLOAT` matches: `INT_UNSIGNED '.'` and `INT_UNSIGNED? '.' DIGITS`.
-fn point_floats(at: &[char]) -> Vec<usize> {
-    let whole = int_unsigned(at);
-    let mut found = Vec::new();
-    if at.get(whole) == Some(&'.') {
-        if whole > 0 {
-            found.push(whole + 1);
-        }
-        let fraction = digits(&at[whole + 1..]);
-        if fraction > 0 {
-            found.push(whole + 1 + fraction);
-        }
-    }
-    found
-}
-
-/// `FLOAT`: a sign, then a point float, an exponent float (`INT_UNSIGNED` or a point
-/// float, then `e`, a sign and digits), `inf` or `nan`.
-fn float(at: &[char]) -> Option<usize> {
-    let s = sign(at);
-    let body = &at[s..];
-    let points = point_floats(body);
-    let whole = int_unsigned(body);
-    let exponent = |m: usize| {
-        if !matches!(body.get(m), Some('e' | 'E')) {
-            return 0;
-        }
-        let e = m + 1 + sign(&body[m + 1..]);
-        let d = digits(&body[e..]);
-        if d > 0 { e + d } else { 0 }
-    };
-    let mantissas = points.iter().copied().chain((whole > 0).then_some(whole));
-    let best = mantissas
-        .map(exponent)
-        .chain(points.iter().copied())
-        .chain(word(body, "inf"))
-        .chain(word(body, "nan"))
-        .max()
-        .unwrap_or(0);
-    (best > 0).then_some(s + best)
 }
