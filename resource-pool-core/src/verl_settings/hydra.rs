@@ -346,58 +346,9 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
             },
         });
     }
-    let value = value.map(|written| {
-        // Hydra's `=` takes the blanks after it (`EQUAL: '=' WS*`): `key= 'a'` is quoted.
-        let v = written.trim_start_matches(BLANKS);
-        let start = key_span.end + 1 + (written.len() - v.len());
-        let span = start..start + v.len();
-        if is_one_quoted(v) {
-            return RawScalar {
-                text: escapes::quoted(v),
-                string: Some(StringMark::Quotes),
-                span,
-            };
-        }
-        let mut scalar = RawScalar {
-            text: v.trim().to_owned(),
-            string: None,
-            span,
-        };
-        // Hydra undoes the escapes of one value (a string then, whatever it reads like);
-        // a sweep's, a list's and a dict's items are its own to split, and a cast reads
-        // its argument itself.
-        if scalar.text.contains('\\')
-            && !is_container(&scalar)
-            && sweep_kind(&scalar).is_none()
-            && cast::cast(&scalar.text).is_none()
-        {
-            let text = escapes::unquoted(v);
-            if text != scalar.text {
-                (scalar.text, scalar.string) = (text, Some(StringMark::Escapes));
-            }
-        }
-        scalar
-    });
-    // A cast of one value is its result, as verl gets it (the span stays the cast's).
-    let value = match value {
-        Some(mut scalar) if !scalar.quoted() => match cast::cast(&scalar.text) {
-            Some(Ok(result)) => {
-                let (text, string) = result.text();
-                scalar.text = text;
-                scalar.string = string.then_some(StringMark::StrCast);
-                Some(scalar)
-            }
-            Some(Err(cast::CastError)) => {
-                return Err(OverrideError {
-                    problem: OverrideProblem::NotACast,
-                    text: scalar.text,
-                    span: scalar.span,
-                });
-            }
-            None => Some(scalar),
-        },
-        value => value,
-    };
+    let value = value
+        .map(|written| read_value(written, key_span.end + 1))
+        .transpose()?;
     if let Some(scalar) = &value
         && refused_interpolation(scalar)
     {
@@ -414,6 +365,54 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
         value,
         span: whole,
     })
+}
+
+/// One value as Hydra reads it, `written` after the `=` that ends at `start`: a quoted
+/// string unescaped; a cast of one value evaluated, as verl gets it (the span stays the
+/// cast's); else the text, its escapes undone when it is one value (a string then,
+/// whatever it reads like; a sweep's, a list's and a dict's items are Hydra's to split).
+fn read_value(written: &str, start: usize) -> Result<RawScalar, OverrideError> {
+    // Hydra's `=` takes the blanks after it (`EQUAL: '=' WS*`): `key= 'a'` is quoted.
+    let v = written.trim_start_matches(BLANKS);
+    let start = start + (written.len() - v.len());
+    let span = start..start + v.len();
+    if is_one_quoted(v) {
+        return Ok(RawScalar {
+            text: escapes::quoted(v),
+            string: Some(StringMark::Quotes),
+            span,
+        });
+    }
+    let mut scalar = RawScalar {
+        text: v.trim().to_owned(),
+        string: None,
+        span,
+    };
+    match cast::cast(&scalar.text) {
+        Some(Ok(result)) => {
+            let (text, string) = result.text();
+            scalar.text = text;
+            scalar.string = string.then_some(StringMark::StrCast);
+        }
+        Some(Err(cast::CastError)) => {
+            return Err(OverrideError {
+                problem: OverrideProblem::NotACast,
+                text: scalar.text,
+                span: scalar.span,
+            });
+        }
+        None if scalar.text.contains('\\')
+            && !is_container(&scalar)
+            && sweep_kind(&scalar).is_none() =>
+        {
+            let text = escapes::unquoted(v);
+            if text != scalar.text {
+                (scalar.text, scalar.string) = (text, Some(StringMark::Escapes));
+            }
+        }
+        None => {}
+    }
+    Ok(scalar)
 }
 
 /// Whether one value is a string holding `${` that OmegaConf refuses when Hydra sets it.
