@@ -16,6 +16,8 @@
 pub(super) enum Constructed {
     /// An integer, at `i64`'s bounds when past them (as a count reads a long one).
     Int(i64),
+    /// A boolean.
+    Bool(bool),
     /// Built into something no count takes (a float), or not decided here (see the
     /// module docs).
     Other,
@@ -96,11 +98,12 @@ pub(super) fn construct_float(text: &str) -> Constructed {
     }
 }
 
-/// PyYAML's `construct_yaml_bool` of `text`: a failure unless its lowercase is one of
-/// YAML 1.1's six words (the value itself is read by `keys::interpret`).
+/// PyYAML's `construct_yaml_bool` of `text`: its lowercase is one of YAML 1.1's six
+/// words, else a failure.
 pub(super) fn construct_bool(text: &str) -> Constructed {
     match text.to_lowercase().as_str() {
-        "yes" | "no" | "true" | "false" | "on" | "off" => Constructed::Other,
+        "yes" | "true" | "on" => Constructed::Bool(true),
+        "no" | "false" | "off" => Constructed::Bool(false),
         _ => Constructed::Fails(format!(
             "`!!bool` of `{text}` does not construct: PyYAML's booleans are yes/no, true/false and on/off"
         )),
@@ -297,8 +300,8 @@ mod tests {
         for text in ["abc", "", "-", "1,5", "1:x", "e5", ".e5", "1e", "."] {
             assert!(fails(construct_float(text)), "{text:?}");
         }
-        for text in ["yes", "TRUE", "Off", "nO"] {
-            assert_eq!(construct_bool(text), Constructed::Other, "{text}");
+        for (text, value) in [("yes", true), ("TRUE", true), ("Off", false), ("nO", false)] {
+            assert_eq!(construct_bool(text), Constructed::Bool(value), "{text}");
         }
         for text in ["maybe", "", "yes ", "y", "1"] {
             assert!(fails(construct_bool(text)), "{text:?}");

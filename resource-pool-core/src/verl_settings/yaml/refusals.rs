@@ -68,6 +68,6 @@ fn construction_failure(tagged: Option<&Tag>, text: &str, plain: bool) -> Option
     };
     match constructed {
         Constructed::Fails(why) => Some(why),
-        Constructed::Int(_) | Constructed::Other => None,
+        Constructed::Int(_) | Constructed::Bool(_) | Constructed::Other => None,
     }
 }

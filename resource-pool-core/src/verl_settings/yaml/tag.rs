@@ -30,7 +30,7 @@
 use saphyr_parser::Tag;
 
 use super::StringMark;
-use super::construct::{Constructed, construct_int};
+use super::construct::{Constructed, construct_bool, construct_int};
 use crate::verl_settings::keys::{Kind, interpret};
 use crate::yaml_text::{CORE_TAG, non_specific, tag_name};
 
@@ -129,9 +129,8 @@ pub(super) fn tagged_scalar(
             Constructed::Int(n) => (n.to_string(), None),
             _ => (opaque(&text), None),
         },
-        Some("bool") => match text.to_lowercase().as_str() {
-            "yes" | "true" | "on" => ("true".to_owned(), None),
-            "no" | "false" | "off" => ("false".to_owned(), None),
+        Some("bool") => match construct_bool(&text) {
+            Constructed::Bool(value) => (value.to_string(), None),
             _ => (opaque(&text), None),
         },
         Some("null") => ("null".to_owned(), None),
