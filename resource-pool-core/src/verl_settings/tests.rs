@@ -1167,8 +1167,8 @@ fn an_override_value_omegaconf_interpolation_grammar_refuses_is_override_syntax(
         let value = &word[word.find('=').unwrap() + 1..];
         assert_eq!(&word[errors[0].span.clone()], value, "{word}");
     }
-    // What OmegaConf reads passes, and so do values it is not asked about here: an
-    // escaped `${`, a sweep.
+    // What OmegaConf reads passes: an interpolation in a path, an escaped `${`, a
+    // resolver's arguments (their comma is no sweep's).
     for word in [
         "trainer.default_local_dir=${oc.env:HOME}/ckpt",
         "trainer.project_name='\\${a b}'",
