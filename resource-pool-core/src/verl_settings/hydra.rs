@@ -5,6 +5,7 @@
 //! every span points into it.
 
 use super::grammar_tokens::ESCAPED;
+use super::key_set::key_set;
 use super::keys::is_hydra_unsigned_int;
 use super::omegaconf_grammar::omegaconf_takes;
 use super::yaml::{RawScalar, StringMark};
@@ -429,16 +430,19 @@ fn refused_interpolation(scalar: &RawScalar) -> bool {
 }
 
 /// The shell variable a whole value names, as a shell script writes one: `$NAME`,
-/// `${NAME}` or `${NAME:-default}` (`${NAME-default}`, `:=`, `=` too), `NAME` in capitals,
-/// digits and `_` as shell scripts name their settings. OmegaConf would read `${NAME}` as
-/// a key of the config's top level, which verl's config has none of in capitals.
+/// `${NAME}` or `${NAME:-default}` (`${NAME-default}`, `:=`, `=` too), `NAME` a shell
+/// name (letters, digits and `_`, not first a digit) of any case: scripts write
+/// `$NNODES` and `${n_gpus_per_node}` alike. Hydra and OmegaConf take `$name` as text,
+/// which no count is; they read `${name}` as a key of the config's top level, so a name
+/// that is one in some release of verl's config (`${trainer}`) is OmegaConf's, not the
+/// shell's.
 pub(super) fn shell_variable(text: &str) -> Option<&str> {
     let name_len = |t: &str| {
         t.bytes()
-            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
             .count()
     };
-    let starts_right = |t: &str| t.starts_with(|c: char| c.is_ascii_uppercase() || c == '_');
+    let starts_right = |t: &str| t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
     if let Some(rest) = text.strip_prefix("${").and_then(|t| t.strip_suffix('}')) {
         let n = name_len(rest);
         let (name, tail) = rest.split_at(n);
@@ -447,7 +451,8 @@ pub(super) fn shell_variable(text: &str) -> Option<&str> {
                 tail.strip_prefix(op)
                     .is_some_and(|d| !d.contains(['$', '{', '}']))
             });
-        return (n > 0 && starts_right(name) && default_ok).then_some(name);
+        let omegaconf_key = tail.is_empty() && key_set().has_key(name);
+        return (n > 0 && starts_right(name) && default_ok && !omegaconf_key).then_some(name);
     }
     let name = text.strip_prefix('$')?;
     (starts_right(name) && name_len(name) == name.len()).then_some(name)
@@ -621,13 +626,19 @@ mod tests {
             ("${N-1}", "N"),
             ("${N:=1}", "N"),
             ("$_X1", "_X1"),
+            ("$nnodes", "nnodes"),
+            ("${n_gpus_per_node}", "n_gpus_per_node"),
+            ("${nnodes:-2}", "nnodes"),
+            // A top-level key of verl's config, but with a shell default: OmegaConf would
+            // call a resolver `trainer` (none is), the shell fills it in.
+            ("${trainer:-2}", "trainer"),
         ] {
             assert_eq!(shell_variable(text), Some(name), "{text}");
         }
         for text in [
             "${trainer.nnodes}",
             "${oc.env:NNODES}",
-            "$nnodes",
+            "${trainer}",
             "$1",
             "$NNODES/x",
             "${N:-${M}}",

@@ -171,6 +171,11 @@ impl KeySet {
         self.versions.iter().map(|(v, _)| v.as_str())
     }
 
+    /// Whether any composition of any release has `key` (a dotted path).
+    pub fn has_key(&self, key: &str) -> bool {
+        self.nodes.contains_key(key)
+    }
+
     /// The trainer configs any release has.
     pub fn config_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self

@@ -1189,11 +1189,15 @@ fn an_override_value_omegaconf_interpolation_grammar_refuses_is_override_syntax(
 fn a_shell_variable_of_a_pasted_line_is_the_shells_to_fill_in() {
     // Words of a script line (`shlex.split`), before the shell filled its variables in:
     // unknown here, verl's default stands, a warning that names the variable.
-    for word in [
-        "trainer.nnodes=$NNODES",
-        "trainer.nnodes=${NNODES}",
-        "trainer.nnodes=${NNODES:-2}",
-        "trainer.nnodes=${NNODES:=2}",
+    // Scripts name their variables in capitals or not (`$nnodes`, `${n_gpus_per_node}`).
+    for (word, variable) in [
+        ("trainer.nnodes=$NNODES", "NNODES"),
+        ("trainer.nnodes=${NNODES}", "NNODES"),
+        ("trainer.nnodes=${NNODES:-2}", "NNODES"),
+        ("trainer.nnodes=${NNODES:=2}", "NNODES"),
+        ("trainer.nnodes=$nnodes", "nnodes"),
+        ("trainer.nnodes=${nnode}", "nnode"),
+        ("trainer.nnodes=${num_nodes:-2}", "num_nodes"),
     ] {
         let loaded = load(None, &[word]);
         assert_eq!(
@@ -1204,19 +1208,22 @@ fn a_shell_variable_of_a_pasted_line_is_the_shells_to_fill_in() {
         let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
         assert_eq!(
             (data["variable"].as_str(), data["default"].as_str()),
-            (Some("NNODES"), Some("1")),
+            (Some(variable), Some("1")),
             "{word}"
         );
         let layout = loaded.layout.expect("layout");
         assert_eq!(slots(&layout), [("global_pool", vec![8])], "{word}");
     }
-    // Quoted for Hydra, or in the YAML, it is the text itself; in lower case, a key.
+    // Quoted for Hydra, or in the YAML, it is the text itself; a dotted name or one of
+    // verl's top-level keys, a key of the config.
     let loaded = load(None, &["trainer.nnodes='$NNODES'"]);
     assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
     let loaded = load(Some("trainer:\n  nnodes: $NNODES\n"), &[]);
     assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
     let loaded = load(None, &["trainer.nnodes=${trainer.n_gpus_per_node}"]);
     assert!(codes(&loaded).is_empty(), "{:?}", codes(&loaded));
+    let loaded = load(None, &["trainer.nnodes=${trainer}"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::unresolved"]);
 }
 
 #[test]
