@@ -41,6 +41,7 @@ pub mod launch;
 mod layout;
 mod loading;
 mod omegaconf_grammar;
+mod python_numbers;
 pub mod releases;
 mod resolve;
 pub mod rollout;

@@ -5,14 +5,18 @@
 //! error ("Error parsing override"): Hydra stops before verl starts.
 //!
 //! Modelled: one argument (or `value=...`) that is a scalar of Hydra's grammar or another
-//! cast. Not modelled (the value stays its text): a cast of a list or a dict, of an escaped
-//! or otherwise unusual string, of a sweep (`int(1,2)`, `int(choice(1,2))` are sweeps, which
-//! [`super::sweep_kind`] reports), and a sweep function inside a cast that Hydra refuses
-//! (`str(range(1,3))`, `bool(interval(0,1))`, `int(glob(*))`), which is an error here.
+//! cast, read by Python's `int()` and `float()` as
+//! [`python_numbers`](super::super::python_numbers) models them. Not modelled (the value
+//! stays its text): a cast of a list or a dict, of an escaped or otherwise unusual string,
+//! of a number in another script's digits (`int('٨')`), of a sweep (`int(1,2)`,
+//! `int(choice(1,2))` are sweeps, which [`super::sweep_kind`] reports), and a sweep
+//! function inside a cast that Hydra refuses (`str(range(1,3))`, `bool(interval(0,1))`,
+//! `int(glob(*))`), which is an error here.
 
 use super::top_level_items;
 use crate::verl_settings::grammar_tokens::float;
-use crate::verl_settings::keys::{is_digits, is_hydra_int, split_sign};
+use crate::verl_settings::keys::is_hydra_int;
+use crate::verl_settings::python_numbers::{Reading, python_float, python_int};
 
 /// Hydra's casts.
 const CASTS: &[&str] = &["int", "float", "bool", "str"];
@@ -119,7 +123,7 @@ pub fn cast(text: &str) -> Option<Result<Py, CastError>> {
         Ok(value) => value,
         Err(e) => return Some(Err(e)),
     };
-    Some(apply(name, value))
+    apply(name, value)
 }
 
 /// The argument as Hydra's grammar reads it (`_createPrimitive`), or `None` when it is not
@@ -152,34 +156,33 @@ fn element(arg: &str, cast_name: &str) -> Option<Result<Py, CastError>> {
         "null" => Py::None,
         "true" => Py::Bool(true),
         "false" => Py::Bool(false),
-        _ if is_hydra_int(arg) => Py::Int(python_int(arg)?),
-        _ if is_float_token(arg) => Py::Float(python_float(arg)?),
+        _ if is_hydra_int(arg) => int_text(arg)?.ok()?,
+        _ if is_float_token(arg) => Py::Float(float_value(arg)?.ok()?),
         _ => Py::Str(arg.to_owned()),
     }))
 }
 
 /// `cast_int`, `cast_float`, `cast_bool`, `cast_str` of one scalar: Python's `int()`,
 /// `float()`, `bool()`, `str()`, except that `bool` of a string is `true`/`false` in any
-/// case only and `str` of a bool is lowercase.
-fn apply(name: &str, value: Py) -> Result<Py, CastError> {
-    let ok = |v: Option<Py>| v.ok_or(CastError);
-    match (name, value) {
+/// case only and `str` of a bool is lowercase. `None` when Python's answer is not decided
+/// here (a number in another script's digits).
+fn apply(name: &str, value: Py) -> Option<Result<Py, CastError>> {
+    Some(match (name, value) {
         (_, Py::None) if name != "bool" => Err(CastError),
         ("int", Py::Bool(b)) => Ok(Py::Int(u8::from(b).to_string())),
         ("int", Py::Int(n)) => Ok(Py::Int(n)),
-        ("int", Py::Float(f)) if f.is_finite() => {
-            ok(python_int(&format!("{:.0}", f.trunc())).map(Py::Int))
-        }
+        ("int", Py::Float(f)) if f.is_finite() => int_text(&format!("{:.0}", f.trunc()))?,
         ("int", Py::Float(_)) => Err(CastError),
-        ("int", Py::Str(s)) => ok(python_int(&s).map(Py::Int)),
+        ("int", Py::Str(s)) => int_text(&s)?,
         ("float", Py::Bool(b)) => Ok(Py::Float(f64::from(u8::from(b)))),
-        ("float", Py::Int(n)) => ok(n
+        ("float", Py::Int(n)) => n
             .parse()
             .ok()
             .filter(|f: &f64| f.is_finite())
-            .map(Py::Float)),
+            .map(Py::Float)
+            .ok_or(CastError),
         ("float", Py::Float(f)) => Ok(Py::Float(f)),
-        ("float", Py::Str(s)) => ok(python_float(&s).map(Py::Float)),
+        ("float", Py::Str(s)) => float_value(&s)?.map(Py::Float),
         ("bool", Py::None) => Ok(Py::Bool(false)),
         ("bool", Py::Bool(b)) => Ok(Py::Bool(b)),
         ("bool", Py::Int(n)) => Ok(Py::Bool(n != "0")),
@@ -192,6 +195,26 @@ fn apply(name: &str, value: Py) -> Result<Py, CastError> {
         },
         ("str", value) => Ok(Py::Str(value.text().0)),
         _ => Err(CastError),
+    })
+}
+
+/// Python's `int(text)` as an [`Py::Int`] (its exact decimal text), a [`CastError`] when
+/// Python refuses it, `None` when that is not decided here.
+fn int_text(text: &str) -> Option<Result<Py, CastError>> {
+    match python_int(text, 10) {
+        Reading::Takes(n) => Some(Ok(Py::Int(n.decimal()))),
+        Reading::Refuses => Some(Err(CastError)),
+        Reading::Undecided => None,
+    }
+}
+
+/// Python's `float(text)`, a [`CastError`] when Python refuses it, `None` when that is not
+/// decided here.
+fn float_value(text: &str) -> Option<Result<f64, CastError>> {
+    match python_float(text) {
+        Reading::Takes(f) => Some(Ok(f)),
+        Reading::Refuses => Some(Err(CastError)),
+        Reading::Undecided => None,
     }
 }
 
@@ -205,45 +228,6 @@ fn is_id(text: &str) -> bool {
 fn is_float_token(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
     float(&chars) == Some(chars.len())
-}
-
-/// Python's `int(text)`: blanks around, a sign, digits with single `_` between them,
-/// leading zeros allowed; the canonical decimal text.
-fn python_int(text: &str) -> Option<String> {
-    let text = text.trim();
-    let (negative, digits) = split_sign(text);
-    if !is_digits(digits) {
-        return None;
-    }
-    let digits = digits.replace('_', "");
-    let digits = digits.trim_start_matches('0');
-    Some(match digits {
-        "" => "0".to_owned(),
-        d if negative => format!("-{d}"),
-        d => d.to_owned(),
-    })
-}
-
-/// Python's `float(text)`: blanks around, a sign, `inf`/`infinity`/`nan` in any case, or a
-/// decimal number with single `_` between digits.
-fn python_float(text: &str) -> Option<f64> {
-    let text = text.trim();
-    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-    let word = ["inf", "infinity", "nan"]
-        .iter()
-        .any(|w| unsigned.eq_ignore_ascii_case(w));
-    let underscores_between_digits = text.char_indices().all(|(i, c)| {
-        c != '_'
-            || (text[..i].ends_with(|p: char| p.is_ascii_digit())
-                && text[i + 1..].starts_with(|n: char| n.is_ascii_digit()))
-    });
-    let number = unsigned
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'_' | b'.' | b'e' | b'E' | b'+' | b'-'));
-    if !(word || (number && underscores_between_digits)) {
-        return None;
-    }
-    text.replace('_', "").parse().ok()
 }
 
 /// Python's `repr` of a float (what `str(2.5)` gives): the shortest digits that read back,
@@ -298,6 +282,7 @@ mod tests {
             ("int(2)", int("2")),
             ("int('2')", int("2")),
             ("int(' 2 ')", int("2")),
+            ("int('\u{3000}2\u{85}')", int("2")),
             ("int(2.7)", int("2")),
             ("int(-2.7)", int("-2")),
             ("int(true)", int("1")),
@@ -330,6 +315,8 @@ mod tests {
             "int(a)",
             "int('2.7')",
             "int('0x10')",
+            "int('2\u{1c}')",
+            "float('\u{1f}2.5')",
             "int(null)",
             "int(inf)",
             "int()",
@@ -355,6 +342,7 @@ mod tests {
             "int(1)+int(2)",
             "Int(2)",
             "sort(2)",
+            "int('\u{668}')",
         ] {
             assert_eq!(py(text), None, "{text}");
         }

@@ -5,11 +5,11 @@
 //! verl) wherever in the file the scalar stands, and the integer an `!!int` makes of text
 //! that is no YAML 1.1 integer (`!!int ' 8'`, `!!int 0o17`, `!!int +-1`).
 //!
-//! They end in Python's `int(text, base)` and `float(text)`, which take blanks around
-//! the number, a sign, and (for `int` in base 2, 8 or 16) the base's prefix. Python also
-//! takes non-ASCII digits and blanks there; text with any non-ASCII character is
-//! therefore left undecided ([`Constructed::Other`]): never called a failure unless
-//! Python's own rules make it one.
+//! They end in Python's `int(text, base)` and `float(text)`
+//! ([`python_numbers`](super::super::python_numbers)): what those leave undecided (a
+//! number in another script's digits) is [`Constructed::Other`], never a failure.
+
+use super::super::python_numbers::{Reading, python_float, python_int};
 
 /// What a constructor makes of a scalar, for the check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,18 +25,9 @@ pub(super) enum Constructed {
     Fails(String),
 }
 
-/// The blanks Python's `int()` and `float()` strip around a number (`str.isspace` of
-/// ASCII characters).
-const PYTHON_BLANKS: &[char] = &[
-    ' ', '\t', '\n', '\u{b}', '\u{c}', '\r', '\u{1c}', '\u{1d}', '\u{1e}', '\u{1f}',
-];
-
 /// PyYAML's `construct_yaml_int` of `text` (tagged `!!int`, or a plain scalar its
 /// resolver took for an integer).
 pub(super) fn construct_int(text: &str) -> Constructed {
-    if !text.is_ascii() {
-        return Constructed::Other;
-    }
     let value = text.replace('_', "");
     let Some(first) = value.chars().next() else {
         return empty("!!int", text);
@@ -46,39 +37,47 @@ pub(super) fn construct_int(text: &str) -> Constructed {
     let magnitude = if value == "0" {
         Ok(0)
     } else if let Some(digits) = value.strip_prefix("0b") {
-        python_int(digits, 2)
+        int(digits, 2)
     } else if let Some(digits) = value.strip_prefix("0x") {
-        python_int(digits, 16)
+        int(digits, 16)
     } else if value.is_empty() {
         // `value[0]` of nothing: the sign was all there was.
         return empty("!!int", text);
     } else if value.starts_with('0') {
-        python_int(value, 8)
+        int(value, 8)
     } else if value.contains(':') {
         // Sexagesimal: each part an `int()` of its own, the last the units.
         value.split(':').try_fold(0i128, |sum, part| {
-            Ok(sum.saturating_mul(60).saturating_add(python_int(part, 10)?))
+            Ok(sum.saturating_mul(60).saturating_add(int(part, 10)?))
         })
     } else {
-        python_int(value, 10)
+        int(value, 10)
     };
     match magnitude {
         Ok(n) => {
             let n = if negative { n.saturating_neg() } else { n };
             Constructed::Int(i64::try_from(n).unwrap_or(if n < 0 { i64::MIN } else { i64::MAX }))
         }
-        Err((argument, base)) => Constructed::Fails(format!(
+        Err(Some((argument, base))) => Constructed::Fails(format!(
             "`!!int` of `{text}` does not construct: Python's `int()` refuses `{argument}` in base {base}"
         )),
+        Err(None) => Constructed::Other,
+    }
+}
+
+/// Python's `int(text, base)` for [`construct_int`]: the value (saturating past `i128`),
+/// or the text and base it refuses, or `Err(None)` when that is not decided here.
+fn int(text: &str, base: u32) -> Result<i128, Option<(&str, u32)>> {
+    match python_int(text, base) {
+        Reading::Takes(n) => Ok(n.saturating()),
+        Reading::Refuses => Err(Some((text, base))),
+        Reading::Undecided => Err(None),
     }
 }
 
 /// PyYAML's `construct_yaml_float` of `text`: a float (which no count takes) or a failure.
 pub(super) fn construct_float(text: &str) -> Constructed {
-    if !text.is_ascii() {
-        return Constructed::Other;
-    }
-    let value = text.replace('_', "").to_ascii_lowercase();
+    let value = text.replace('_', "").to_lowercase();
     if value.is_empty() {
         return empty("!!float", text);
     }
@@ -86,9 +85,11 @@ pub(super) fn construct_float(text: &str) -> Constructed {
     let refused = if value == ".inf" || value == ".nan" {
         None
     } else if value.contains(':') {
-        value.split(':').find(|part| !is_python_float(part))
+        value
+            .split(':')
+            .find(|part| python_float(part) == Reading::Refuses)
     } else {
-        (!is_python_float(value)).then_some(value)
+        (python_float(value) == Reading::Refuses).then_some(value)
     };
     match refused {
         None => Constructed::Other,
@@ -160,62 +161,6 @@ fn empty(tag: &str, text: &str) -> Constructed {
     ))
 }
 
-/// Python's `int(text, base)` of ASCII text without `_`: the value (saturating past
-/// `i128`), or the text and base it refuses.
-fn python_int(text: &str, base: u32) -> Result<i128, (&str, u32)> {
-    let body = text.trim_matches(PYTHON_BLANKS);
-    let negative = body.starts_with('-');
-    let unsigned = body.strip_prefix(['+', '-']).unwrap_or(body);
-    // The base's prefix, either case: `0b`, `0o`, `0x`.
-    let prefix = match base {
-        2 => Some('b'),
-        8 => Some('o'),
-        16 => Some('x'),
-        _ => None,
-    };
-    let digits = prefix
-        .and_then(|letter| {
-            let rest = unsigned.strip_prefix('0')?;
-            rest.strip_prefix([letter, letter.to_ascii_uppercase()])
-        })
-        .unwrap_or(unsigned);
-    if digits.is_empty() {
-        return Err((text, base));
-    }
-    let mut n: i128 = 0;
-    for c in digits.chars() {
-        let d = c.to_digit(base).ok_or((text, base))?;
-        n = n
-            .saturating_mul(i128::from(base))
-            .saturating_add(i128::from(d));
-    }
-    Ok(if negative { -n } else { n })
-}
-
-/// Whether Python's `float()` takes ASCII text without `_` (lowercase, as PyYAML makes
-/// it): blanks around, a sign, then `inf`, `infinity`, `nan`, or digits with at most one
-/// `.` (a digit on one side at least) and an optional exponent `e[+-]digits`.
-fn is_python_float(text: &str) -> bool {
-    let body = text.trim_matches(PYTHON_BLANKS);
-    let unsigned = body.strip_prefix(['+', '-']).unwrap_or(body);
-    if matches!(unsigned, "inf" | "infinity" | "nan") {
-        return true;
-    }
-    let (mantissa, exponent) = match unsigned.split_once('e') {
-        Some((m, e)) => (m, Some(e)),
-        None => (unsigned, None),
-    };
-    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let mantissa_ok =
-        all_digits(whole) && all_digits(fraction) && !(whole.is_empty() && fraction.is_empty());
-    let exponent_ok = exponent.is_none_or(|e| {
-        let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
-        !digits.is_empty() && all_digits(digits)
-    });
-    mantissa_ok && exponent_ok
-}
-
 /// Whether PyYAML's resolver takes a plain scalar for an integer its constructor then
 /// fails on: `0x_`, `-0b__` (the pattern allows a prefix followed by `_` alone; `int('',
 /// 16)` refuses what is left). Every other implicit integer, float and boolean constructs.
@@ -278,8 +223,14 @@ mod tests {
                     .into()
             )
         );
-        // Python takes other scripts' digits: not decided here.
+        // Python takes other scripts' digits: not decided here. Unicode's blanks it strips,
+        // but not the ASCII separators `\x1c` to `\x1f`.
         assert_eq!(construct_int("\u{668}"), Constructed::Other);
+        assert_eq!(construct_int("\u{3000}8"), Constructed::Int(8));
+        assert!(fails(construct_int("\u{1c}8")));
+        assert_eq!(construct_float("\u{667}.5"), Constructed::Other);
+        assert_eq!(construct_float("\u{a0}1.5"), Constructed::Other);
+        assert!(fails(construct_float("1.5\u{1f}")));
         assert_eq!(
             construct_int("abc"),
             Constructed::Fails(
