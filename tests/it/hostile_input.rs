@@ -766,6 +766,21 @@ fn long_and_deep_interpolations_and_tabs_are_judged_in_bounded_time_and_memory()
 }
 
 #[test]
+fn a_line_of_unclosed_shell_expansions_is_read_in_bounded_time() {
+    use resource_pool_core::verl_settings::launch::parse_launch;
+    // Every word opens a `$((` no later word closes: each is joined with at most a
+    // bounded run of the words after it, not with all of them.
+    let mut words = vec!["python3".to_owned(), "-m".to_owned()];
+    words.push("verl.trainer.main_ppo".to_owned());
+    words.extend((0..100_000).map(|i| format!("x{i}=$((a")));
+    let started = Instant::now();
+    let (launch, peak) = peak_bytes(|| parse_launch(&words));
+    assert_eq!(launch.overrides.len(), 100_000);
+    assert!(peak < 64 << 20, "peak {peak} bytes");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
 fn kuberay_aliases_that_multiply_stop_at_their_bound() {
     use resource_pool_core::inventory::kuberay::{KubeRayError, parse_raycluster};
     // 2^60 values if copied, by aliases of mappings, of lists, or by `<<` merges; and

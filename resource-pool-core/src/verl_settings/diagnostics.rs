@@ -381,6 +381,33 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
+    /// A command-line value that is shell arithmetic or a command's output (`$((NODES))`,
+    /// `$(nproc)`): a line pasted from a script, before the shell expanded it.
+    #[error(
+        "`{key}` is `{text}`, {kind} that the shell expands before verl starts; resource-pool uses verl's default `{default}`"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::shell_expansion),
+        help(
+            "check the line as the shell runs it, with `{text}` expanded (`bash -x` prints it; from Python, pass `sys.argv`), or write `{key}=...` with its value"
+        )
+    )]
+    ShellExpansion {
+        /// The dotted key, as written.
+        key: &'static str,
+        /// The value, as written.
+        text: String,
+        /// Which expansion.
+        kind: ShellExpansionKind,
+        /// The default used.
+        default: String,
+        /// The value.
+        #[label("the shell's to expand")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// A pool key whose value comes from a `<<` list that two of its mappings give it:
     /// PyYAML's releases disagree on which wins (see
     /// [`MergeOrder`](super::yaml::MergeOrder)).

@@ -285,6 +285,26 @@ impl fmt::Display for LaunchSyntax {
     }
 }
 
+/// Which shell expansion a command-line value is (`shell_expansion`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ShellExpansionKind {
+    /// `$((...))`.
+    Arithmetic,
+    /// `$(...)` or a backquoted command.
+    CommandSubstitution,
+}
+
+impl fmt::Display for ShellExpansionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ShellExpansionKind::Arithmetic => "shell arithmetic",
+            ShellExpansionKind::CommandSubstitution => "a command's output",
+        })
+    }
+}
+
 /// What an entry point does instead of main_ppo's layout, shown after the main message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(transparent)]

@@ -5,9 +5,9 @@
 //! every span points into it.
 
 use super::grammar_tokens::ESCAPED;
-use super::key_set::key_set;
 use super::keys::is_hydra_unsigned_int;
 use super::omegaconf_grammar::omegaconf_takes;
+use super::shell_expansion::shell_expansion;
 use super::yaml::{RawScalar, StringMark};
 use crate::source::Span;
 
@@ -333,6 +333,25 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
             span: if key.is_empty() { whole } else { key_span },
         });
     }
+    // A line from a script before its shell ran: the shell's expansion is no text of
+    // Hydra's grammar (`$((GPUS / NODES))`), and its value is unknown (see `resolve`).
+    if let Some(v) = value
+        && let shell = v.trim_matches(BLANKS)
+        && shell_expansion(shell).is_some()
+    {
+        let start = key_span.end + 1 + (v.len() - v.trim_start_matches(BLANKS).len());
+        return Ok(Override {
+            op,
+            key: key.to_owned(),
+            key_span,
+            value: Some(RawScalar {
+                text: shell.to_owned(),
+                string: None,
+                span: start..start + shell.len(),
+            }),
+            span: whole,
+        });
+    }
     if let Some(v) = value
         && breaks_value_grammar(v)
     {
@@ -417,45 +436,14 @@ fn read_value(written: &str, start: usize) -> Result<RawScalar, OverrideError> {
 }
 
 /// Whether one value is a string holding `${` that OmegaConf refuses when Hydra sets it.
-/// Not judged: sweeps, lists and dicts (their items are Hydra's to split), and a shell
-/// variable of a pasted line (`${NNODES:=1}`, the shell's to fill in).
+/// Not judged: sweeps, lists and dicts (their items are Hydra's to split); a shell
+/// variable of a pasted line (`${NNODES:=1}`, the shell's to fill in) never gets here.
 fn refused_interpolation(scalar: &RawScalar) -> bool {
     let text = scalar.text.as_str();
     text.contains("${")
         && !is_container(scalar)
         && sweep_kind(scalar).is_none()
-        // A shell's `${NAME:=1}` in a pasted line is the shell's (`shell_variable`).
-        && (scalar.quoted() || shell_variable(text).is_none())
         && !omegaconf_takes(text)
-}
-
-/// The shell variable a whole value names, as a shell script writes one: `$NAME`,
-/// `${NAME}` or `${NAME:-default}` (`${NAME-default}`, `:=`, `=` too), `NAME` a shell
-/// name (letters, digits and `_`, not first a digit) of any case: scripts write
-/// `$NNODES` and `${n_gpus_per_node}` alike. Hydra and OmegaConf take `$name` as text,
-/// which no count is; they read `${name}` as a key of the config's top level, so a name
-/// that is one in some release of verl's config (`${trainer}`) is OmegaConf's, not the
-/// shell's.
-pub(super) fn shell_variable(text: &str) -> Option<&str> {
-    let name_len = |t: &str| {
-        t.bytes()
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            .count()
-    };
-    let starts_right = |t: &str| t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
-    if let Some(rest) = text.strip_prefix("${").and_then(|t| t.strip_suffix('}')) {
-        let n = name_len(rest);
-        let (name, tail) = rest.split_at(n);
-        let default_ok = tail.is_empty()
-            || [":-", "-", ":=", "="].iter().any(|op| {
-                tail.strip_prefix(op)
-                    .is_some_and(|d| !d.contains(['$', '{', '}']))
-            });
-        let omegaconf_key = tail.is_empty() && key_set().has_key(name);
-        return (n > 0 && starts_right(name) && default_ok && !omegaconf_key).then_some(name);
-    }
-    let name = text.strip_prefix('$')?;
-    (starts_right(name) && name_len(name) == name.len()).then_some(name)
 }
 
 /// Whether a value is a list or a dict (read as its text here).
@@ -615,39 +603,6 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn shell_variables_as_scripts_write_them() {
-        for (text, name) in [
-            ("$NNODES", "NNODES"),
-            ("${NNODES}", "NNODES"),
-            ("${GPUS_PER_NODE:-8}", "GPUS_PER_NODE"),
-            ("${N-1}", "N"),
-            ("${N:=1}", "N"),
-            ("$_X1", "_X1"),
-            ("$nnodes", "nnodes"),
-            ("${n_gpus_per_node}", "n_gpus_per_node"),
-            ("${nnodes:-2}", "nnodes"),
-            // A top-level key of verl's config, but with a shell default: OmegaConf would
-            // call a resolver `trainer` (none is), the shell fills it in.
-            ("${trainer:-2}", "trainer"),
-        ] {
-            assert_eq!(shell_variable(text), Some(name), "{text}");
-        }
-        for text in [
-            "${trainer.nnodes}",
-            "${oc.env:NNODES}",
-            "${trainer}",
-            "$1",
-            "$NNODES/x",
-            "${N:-${M}}",
-            "$",
-            "${}",
-            "NNODES",
-        ] {
-            assert_eq!(shell_variable(text), None, "{text}");
-        }
     }
 
     #[test]

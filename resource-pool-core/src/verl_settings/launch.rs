@@ -284,6 +284,8 @@ pub fn parse_launch(words: &[String]) -> Launch {
 /// Reads words without blanks: all of them make the line the spans point into; the
 /// shell's syntax and what follows it are not read.
 fn read_launch(all: &[String]) -> Launch {
+    let joined = words::join_cut_expansions(all);
+    let all: &[String] = &joined;
     let mut starts = Vec::with_capacity(all.len());
     let mut offset = 0;
     for w in all {

@@ -47,6 +47,7 @@ mod resolve;
 pub mod rollout;
 mod rules;
 mod settings;
+mod shell_expansion;
 pub mod version;
 pub mod yaml;
 
@@ -54,8 +55,8 @@ pub use config_file::user_config_file;
 pub use diagnostics::{VerlClusterDiagnostic, VerlDiagnostic, VerlLaunchDiagnostic};
 pub use fields::{
     AliveNodes, Elsewhere, EntryDifference, Found, HangCause, HangRemedy, HydraArgs, KeyValue,
-    LaunchSyntax, Listed, NodeSize, Placements, PoolPlacement, Releases, Suggestion, TypeFix,
-    TypeFixHow,
+    LaunchSyntax, Listed, NodeSize, Placements, PoolPlacement, Releases, ShellExpansionKind,
+    Suggestion, TypeFix, TypeFixHow,
 };
 pub use layout::{ACTOR_ROLLOUT_POOL, VerlLayout};
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl};

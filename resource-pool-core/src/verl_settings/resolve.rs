@@ -8,9 +8,9 @@ use miette::LabeledSpan;
 
 use super::VerlDiagnostic;
 use super::fields::{Cycle, Found, TypeFix, TypeFixHow};
-use super::hydra::shell_variable;
 use super::keys::*;
 use super::settings::{Origin, Setting};
+use super::shell_expansion::{ShellExpansion, shell_expansion};
 use super::yaml::{RawScalar, StringMark};
 use crate::source::{Span, to_source_span};
 
@@ -74,17 +74,28 @@ impl<'a> Walk<'a> {
         let key = &KEYS[id];
         if *from_command_line
             && !scalar.quoted()
-            && let Some(variable) = shell_variable(&scalar.text)
+            && let Some(expansion) = shell_expansion(&scalar.text)
         {
-            // A line pasted from a script, before its shell filled the variable in: its
+            // A line pasted from a script, before its shell filled the value in: its
             // value is unknown here, and verl's default stands.
             if outermost {
-                self.diagnostics.push(VerlDiagnostic::ShellVariable {
-                    key: key.path,
-                    text: scalar.text.clone(),
-                    variable: variable.to_owned(),
-                    default: key.default.value().to_string(),
-                    span: to_source_span(&scalar.span),
+                let (key, text, span) = (key.path, scalar.text.clone(), &scalar.span);
+                let default = KEYS[id].default.value().to_string();
+                self.diagnostics.push(match expansion {
+                    ShellExpansion::Variable(variable) => VerlDiagnostic::ShellVariable {
+                        key,
+                        text,
+                        variable: variable.to_owned(),
+                        default,
+                        span: to_source_span(span),
+                    },
+                    ShellExpansion::Computed(kind) => VerlDiagnostic::ShellExpansion {
+                        key,
+                        text,
+                        kind,
+                        default,
+                        span: to_source_span(span),
+                    },
                 });
             }
             return None;

@@ -1227,6 +1227,83 @@ fn a_shell_variable_of_a_pasted_line_is_the_shells_to_fill_in() {
 }
 
 #[test]
+fn shell_arithmetic_and_commands_of_a_pasted_line_are_the_shells() {
+    // `shlex.split` of lines verl users' scripts hold: bash computes these before verl
+    // starts; `shlex` cut the first at its blanks, and its `|` ends no line here.
+    let loaded = load(
+        None,
+        &[
+            "python3",
+            "-m",
+            "verl.trainer.main_ppo",
+            "trainer.n_gpus_per_node=$((NUM_GPUS",
+            "/",
+            "NUM_NODES))",
+            "trainer.nnodes=$(scontrol show hostnames | wc -l)",
+            "actor_rollout_ref.rollout.tensor_model_parallel_size=`echo 2`",
+        ],
+    );
+    assert_eq!(
+        codes(&loaded),
+        ["resource_pool::verl::shell_expansion"; 3],
+        "{:?}",
+        loaded.diagnostics
+    );
+    let mut data: Vec<_> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| serde_json::to_value(d).expect("data"))
+        .collect();
+    data.sort_by_key(|d| d["text"].as_str().map(str::to_owned));
+    let fields = |d: &serde_json::Value| {
+        [&d["key"], &d["text"], &d["kind"], &d["default"]].map(|v| v.as_str().map(str::to_owned))
+    };
+    let want = |key: &str, text: &str, kind: &str, default: &str| {
+        [key, text, kind, default].map(|v| Some(v.to_owned()))
+    };
+    assert_eq!(
+        fields(&data[0]),
+        want(
+            "trainer.n_gpus_per_node",
+            "$((NUM_GPUS / NUM_NODES))",
+            "arithmetic",
+            "8"
+        )
+    );
+    assert_eq!(
+        fields(&data[1]),
+        want(
+            "trainer.nnodes",
+            "$(scontrol show hostnames | wc -l)",
+            "command_substitution",
+            "1"
+        )
+    );
+    assert_eq!(
+        fields(&data[2]),
+        want(
+            "actor_rollout_ref.rollout.tensor_model_parallel_size",
+            "`echo 2`",
+            "command_substitution",
+            "2"
+        )
+    );
+    assert!(
+        loaded.diagnostics.iter().any(|d| d.to_string() ==
+        "`trainer.n_gpus_per_node` is `$((NUM_GPUS / NUM_NODES))`, shell arithmetic that the shell expands before verl starts; resource-pool uses verl's default `8`"),
+        "{:?}",
+        loaded.diagnostics
+    );
+    assert_eq!(
+        slots(loaded.layout.as_ref().expect("layout")),
+        [("global_pool", vec![8])]
+    );
+    // Quoted for Hydra, it is the text itself.
+    let loaded = load(None, &["trainer.nnodes='$((NODES))'"]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::wrong_type"]);
+}
+
+#[test]
 fn a_merge_list_whose_winner_depends_on_pyyaml_is_a_warning() {
     let yaml = "a: &a {nnodes: 2}\nb: &b {nnodes: 3}\ntrainer:\n  <<: [*a, *b]\n";
     let loaded = load(Some(yaml), &[]);

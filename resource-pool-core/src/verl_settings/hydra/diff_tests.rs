@@ -92,12 +92,12 @@ fn disagreement(case: &Json) -> Option<String> {
         return (hydra_error || omegaconf_takes != Some(false))
             .then(|| "we refuse its interpolation, OmegaConf takes it".into());
     }
-    // A whole shell variable (`${NNODES:=1}`) is the shell's to fill in before Hydra sees
-    // the line: not judged as OmegaConf's (see `shell_variable`).
+    // A whole shell expansion (`${NNODES:=1}`) is the shell's to fill in before Hydra
+    // sees the line: not judged as OmegaConf's (see `shell_expansion`).
     let shells = |o: &Override| {
         o.value
             .as_ref()
-            .is_some_and(|v| !v.quoted() && shell_variable(&v.text).is_some())
+            .is_some_and(|v| !v.quoted() && shell_expansion(&v.text).is_some())
     };
     if omegaconf_takes == Some(false)
         && let Ok(o) = &ours

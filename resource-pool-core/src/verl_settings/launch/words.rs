@@ -3,9 +3,11 @@
 //! (`shlex.split(script)`, `sys.argv`): whitespace-only words from `\`-continuations, and a
 //! tail of shell syntax (`"$@"`, `2>&1`, `> log`, `| tee log`) that is no word of verl's.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 
 use super::super::keys::key_id;
+use super::super::shell_expansion::{parens_left_open, unclosed_expansion};
 use super::{Launch, LaunchProblem, SubmitEnv, read_launch};
 use crate::source::Span;
 
@@ -42,6 +44,38 @@ pub(super) fn is_shell_syntax(word: &str) -> bool {
     }
     let rest = word.trim_start_matches(|c: char| c.is_ascii_digit());
     rest.starts_with(['>', '<']) || rest.starts_with("&>")
+}
+
+/// The most words one shell expansion is joined from: a script's `$(...)` holds a few,
+/// and a bound keeps a line of many words that each open one linear to read.
+const MAX_EXPANSION_WORDS: usize = 64;
+
+/// The words with what `shlex.split` cut apart inside a shell expansion joined again:
+/// bash keeps `$((GPUS / NODES))` and `$(nvidia-smi -L | wc -l)` one word, `shlex`
+/// splits them at their blanks (and its `|` would end the line here). A word that leaves
+/// a `$(` open takes the words after it, a space between each, until they close it;
+/// never closed within [`MAX_EXPANSION_WORDS`], the words stay as they are. The line (the
+/// words joined by spaces) is the same either way, so every span into it stays.
+pub(super) fn join_cut_expansions(words: &[String]) -> Cow<'_, [String]> {
+    if words.iter().all(|w| unclosed_expansion(w) == 0) {
+        return Cow::Borrowed(words);
+    }
+    let mut joined = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let mut open = unclosed_expansion(&words[i]);
+        let mut end = i + 1;
+        while open > 0 && end < words.len().min(i + MAX_EXPANSION_WORDS) {
+            open = parens_left_open(&words[end], open);
+            end += 1;
+        }
+        if open > 0 {
+            end = i + 1;
+        }
+        joined.push(words[i..end].join(" "));
+        i = end;
+    }
+    Cow::Owned(joined)
 }
 
 /// Where the shell's syntax starts: the words from there on are not read.
@@ -237,6 +271,39 @@ mod tests {
             "x.y=a|b",
         ]));
         assert!(l.problems.is_empty() && l.overrides.len() == 2);
+    }
+
+    #[test]
+    fn an_expansion_shlex_cut_at_its_blanks_is_one_word_again() {
+        // `shlex.split` of verl users' scripts: bash keeps each `$(...)` one word.
+        let l = parse_launch(&words(&[
+            "python3",
+            "-m",
+            "verl.trainer.main_ppo",
+            "trainer.n_gpus_per_node=$((NUM_GPUS",
+            "/",
+            "NUM_NODES))",
+            "trainer.nnodes=$(nvidia-smi",
+            "-L",
+            "|",
+            "wc",
+            "-l)",
+            "trainer.total_epochs=$((2",
+        ]));
+        let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
+        assert_eq!(
+            overrides,
+            [
+                "trainer.n_gpus_per_node=$((NUM_GPUS / NUM_NODES))",
+                "trainer.nnodes=$(nvidia-smi -L | wc -l)",
+                // Never closed: left as it is.
+                "trainer.total_epochs=$((2",
+            ]
+        );
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+        for (o, at) in &l.overrides {
+            assert_eq!(&l.line[*at..*at + o.len()], o);
+        }
     }
 
     #[test]
