@@ -9,6 +9,7 @@
 //!
 //! Every word keeps its span in the command line: the words joined by single spaces.
 
+use super::shell_expansion::shell_variable;
 use crate::source::Span;
 
 #[cfg(test)]
@@ -141,6 +142,10 @@ pub enum LaunchProblem {
     /// The shell's syntax (`"$@"`, `2>&1`, `| tee log`) and every word after it, which are
     /// not read: a line held as words (`shlex.split(script)`) keeps them.
     ShellSyntax(Span),
+    /// A word where an override would stand that the shell makes words of
+    /// (`${ARGS[@]}`, `$EXTRA_ARGS`, `$(cat overrides.txt)`): a line held as words keeps it
+    /// as written, and the words it stands for are not read.
+    ShellWords(Span),
     /// A word that is not UTF-8 and that the check reads ([`parse_launch_os`]).
     NotUnicode(Span),
     /// Hydra's own arguments as its argument parser refuses them, or a flag that makes
@@ -226,8 +231,26 @@ fn is_env_assignment(word: &str) -> bool {
     })
 }
 
-fn is_launcher(word: &str) -> bool {
-    is_python(word) || word == "ray" || word == "env"
+/// Whether `words[i]` starts Python: an interpreter's name (see [`is_python`]), or a
+/// script's shell variable that holds one (`"$PYTHON" -m ...`, `${PYTHON_BIN} train.py`),
+/// known by what follows it: a flag or a `.py` script.
+fn is_python_at(words: &[String], i: usize) -> bool {
+    words.get(i).is_some_and(|w| {
+        is_python(w)
+            || (shell_variable(w).is_some()
+                && words
+                    .get(i + 1)
+                    .is_some_and(|next| next.starts_with('-') || next.ends_with(".py")))
+    })
+}
+
+/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, or the shell's `exec`
+/// and `nohup`, which run the words after them as they are.
+fn is_launcher_at(words: &[String], i: usize) -> bool {
+    is_python_at(words, i)
+        || words
+            .get(i)
+            .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup"))
 }
 
 fn classify(module: &str) -> EntryKind {
@@ -320,7 +343,7 @@ fn read_launch(all: &[String]) -> Launch {
         if assignments > 0 {
             // `VAR=value` words count as the environment only before a launcher; else they
             // are overrides (`model_engine=megatron`).
-            if words.get(i + assignments).is_some_and(|w| is_launcher(w)) {
+            if is_launcher_at(words, i + assignments) {
                 for k in (i..i + assignments).filter(|_| before_submit) {
                     env.assign(&words[k], starts[k]);
                 }
@@ -365,6 +388,15 @@ fn read_launch(all: &[String]) -> Launch {
                     }
                 }
             }
+            // A script's `exec` (its flags `-c`, `-l`, `-a NAME`) and `nohup` run the
+            // words after them.
+            Some("exec") => {
+                i += 1;
+                while let Some(flag) = words.get(i).filter(|w| w.starts_with('-')) {
+                    i = (i + if flag == "-a" { 2 } else { 1 }).min(words.len());
+                }
+            }
+            Some("nohup") => i += 1,
             Some("ray") if words.get(i + 1).is_some_and(|w| w == "job") => {
                 match words[i..].iter().position(|w| w == "--") {
                     Some(dash) if before_submit => {
@@ -388,7 +420,7 @@ fn read_launch(all: &[String]) -> Launch {
         launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
         return launch;
     }
-    if words.get(i).is_some_and(|w| is_python(w)) {
+    if is_python_at(words, i) {
         i += 1;
         loop {
             let Some(w) = words.get(i) else {
@@ -609,6 +641,51 @@ mod tests {
     }
 
     #[test]
+    fn a_scripts_exec_nohup_and_interpreter_variable() {
+        // `shlex.split` of lines verl users' scripts hold.
+        for line in [
+            "exec python3 -m verl.trainer.main_ppo a.b=1",
+            "exec -a verl -cl python3 -m verl.trainer.main_ppo a.b=1",
+            "nohup python3 -m verl.trainer.main_ppo a.b=1",
+            "$PYTHON -m verl.trainer.main_ppo a.b=1",
+            "exec ${PYTHON} -u -m verl.trainer.main_ppo a.b=1",
+            "HYDRA_FULL_ERROR=1 $RL_PYTHON -m verl.trainer.main_ppo a.b=1",
+            "$PYTHON_BIN verl/trainer/main_ppo.py a.b=1",
+        ] {
+            let l = parse_launch(&words(line));
+            assert!(l.problems.is_empty(), "{line}: {:?}", l.problems);
+            let entry = l.entry.as_ref().unwrap_or_else(|| panic!("{line}"));
+            assert!(
+                matches!(entry.kind, EntryKind::Understood(_)),
+                "{line}: {entry:?}"
+            );
+            let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
+            assert_eq!(overrides, ["a.b=1"], "{line}");
+        }
+        // A variable with no flag or script after it is not known to be Python.
+        let l = parse_launch(&words("$LAUNCHER a.b=1"));
+        assert!(
+            matches!(&l.problems[..], [LaunchProblem::UnknownLauncher(_)]),
+            "{:?}",
+            l.problems
+        );
+        // An array of overrides: its words are the shell's, not read.
+        let l = parse_launch(&words(
+            "python3 -m verl.trainer.main_ppo ${ARGS[@]} a.b=1 $EXTRA_ARGS",
+        ));
+        let shell_words: Vec<&str> = l
+            .problems
+            .iter()
+            .map(|p| match p {
+                LaunchProblem::ShellWords(span) => &l.line[span.clone()],
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(shell_words, ["${ARGS[@]}", "$EXTRA_ARGS"]);
+        assert_eq!(l.overrides.len(), 1);
+    }
+
+    #[test]
     fn bare_overrides_stay_overrides() {
         let l = parse_launch(&words("model_engine=megatron trainer.nnodes=2 +x.y=1 ~z"));
         assert!(l.entry.is_none() && l.problems.is_empty());
@@ -672,7 +749,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
+        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
             let l = parse_launch(&list);
             for (text, at) in &l.overrides {
                 proptest::prop_assert_eq!(l.line.get(*at..*at + text.len()), Some(text.as_str()));

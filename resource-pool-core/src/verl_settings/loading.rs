@@ -376,6 +376,11 @@ fn launch_diagnostics(
                 span: line_span(span),
             }
             .into(),
+            LaunchProblem::ShellWords(span) => VerlLaunchDiagnostic::ShellWords {
+                word: shown(&launch.line[span.clone()]),
+                span: line_span(span),
+            }
+            .into(),
             LaunchProblem::NotUnicode(span) => VerlLaunchDiagnostic::NotUnicode {
                 word: shown(&launch.line[span.clone()]),
                 span: line_span(span),

@@ -39,6 +39,18 @@ pub(super) fn shell_expansion(text: &str) -> Option<ShellExpansion<'_>> {
     ))
 }
 
+/// Whether a whole word of the line is one the shell turns into words of its own before
+/// the program sees them: an array's items (`${ARGS[@]}`, `${ARGS[*]}`), a variable's
+/// (`$EXTRA_ARGS`, `${EXTRA}`) or a command's output (`$(cat overrides.txt)`). Scripts
+/// build verl's overrides so; what they hold is unknown here.
+pub(super) fn expands_to_words(word: &str) -> bool {
+    let array = word
+        .strip_prefix("${")
+        .and_then(|t| t.strip_suffix("[@]}").or_else(|| t.strip_suffix("[*]}")))
+        .is_some_and(|name| shell_variable(&format!("${name}")).is_some());
+    array || shell_expansion(word).is_some()
+}
+
 /// The shell variable a whole value names, as a shell script writes one: `$NAME`,
 /// `${NAME}` or `${NAME:-default}` (`${NAME-default}`, `:=`, `=` too), `NAME` a shell
 /// name (letters, digits and `_`, not first a digit) of any case: scripts write
@@ -172,6 +184,28 @@ mod tests {
             "$",
         ] {
             assert_eq!(shell_expansion(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn words_the_shell_makes_words_of() {
+        for word in [
+            "${ARGS[@]}",
+            "${common_overrides[*]}",
+            "$EXTRA_ARGS",
+            "${EXTRA}",
+            "$(cat overrides.txt)",
+        ] {
+            assert!(expands_to_words(word), "{word}");
+        }
+        for word in [
+            "${ARGS[@]",
+            "${[@]}",
+            "${A.B[@]}",
+            "trainer.nnodes=1",
+            "${trainer}",
+        ] {
+            assert!(!expands_to_words(word), "{word}");
         }
     }
 

@@ -130,6 +130,27 @@ pub enum VerlLaunchDiagnostic {
         span: SourceSpan,
     },
 
+    /// A word of a line held as words where overrides stand that the shell makes words of
+    /// (`${ARGS[@]}`, `$EXTRA_ARGS`): the overrides it stands for are unknown.
+    #[error(
+        "`{word}` is the shell's to turn into words before verl starts; the check reads the line without them"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::shell_words),
+        help(
+            "check the line as the shell runs it, with `{word}` expanded (`bash -x` prints it); from Python, pass `sys.argv` or the list of words the script builds"
+        )
+    )]
+    ShellWords {
+        /// The word, as written (at most 60 characters).
+        word: String,
+        /// Where.
+        #[label("not read")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
     /// A word of the launch line that is not UTF-8, where the check reads it.
     #[error(
         "`{word}` is not UTF-8 (its bad bytes shown as `�`), and resource-pool reads this word"

@@ -6,6 +6,7 @@
 
 use super::{FlagValue, HydraArgsProblem, Launch, LaunchProblem, unquoted};
 use crate::source::Span;
+use crate::verl_settings::shell_expansion::expands_to_words;
 
 /// What a flag of Hydra's does for the check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,6 +263,13 @@ pub(super) fn read_hydra_args(
         // The flag as written: before an `=`, or the whole word (`-cjob`).
         let flag_span = starts[i]..starts[i] + w.split_once('=').map_or(w.len(), |(n, _)| n.len());
         let flags = match (after_dash_dash, named(w)) {
+            (true, _) | (false, Named::NotAFlag) if expands_to_words(w) => {
+                // `"${ARGS[@]}"` of a script, split by `shlex`: the words are the shell's
+                // to make, unknown here.
+                launch.problems.push(LaunchProblem::ShellWords(span(i)));
+                i += 1;
+                continue;
+            }
             (true, _) | (false, Named::NotAFlag) => {
                 if overrides_ended {
                     refuse_split(launch, span(i));
