@@ -22,10 +22,29 @@ pub(super) enum ConfigPlace {
     Verl,
     UserDir(String),
     Package(String),
+    /// `--config-path` or `--config-name` holds what the shell fills in
+    /// (`--config-path="$CONFIG_PATH"` in a line `shlex.split` left as written): the
+    /// folder as written, if one is.
+    Shell(Option<String>),
+}
+
+/// Whether a flag's value holds a shell expansion (`$CONFIG_PATH`, `${ROOT}/conf`,
+/// `$(pwd)/config`): a `$` before a name, `{` or `(`, which no path or config name of
+/// verl's has.
+pub(super) fn holds_shell_expansion(value: &str) -> bool {
+    value.match_indices('$').any(|(at, _)| {
+        value[at + 1..]
+            .starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('))
+    })
 }
 
 /// Hydra's rule: a relative `--config-path` is relative to the entry point's file.
 pub(super) fn config_place(launch: &Launch) -> ConfigPlace {
+    let name = launch.config_name.as_ref().map(|n| n.value.as_str());
+    let path = launch.config_path.as_ref().map(|p| p.value.as_str());
+    if name.into_iter().chain(path).any(holds_shell_expansion) {
+        return ConfigPlace::Shell(path.map(|p| p.trim_end_matches('/').to_owned()));
+    }
     let Some(path) = &launch.config_path else {
         return ConfigPlace::Verl;
     };

@@ -285,6 +285,39 @@ impl fmt::Display for LaunchSyntax {
     }
 }
 
+/// Why a config the launch names is not read
+/// ([`VerlLaunchDiagnostic::ConfigUnread`](super::VerlLaunchDiagnostic)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ConfigUnreadWhy {
+    /// The file is not where verl would read it from here.
+    NotFound,
+    /// A `pkg://` package other than verl's: read from an installed package.
+    Package,
+    /// `--config-path` or `--config-name` holds the shell's variable, as a line held as
+    /// words keeps it.
+    ShellVariable,
+}
+
+/// Why, after the file's name; with `#` (`{why:#}`, the help), what to do.
+impl fmt::Display for ConfigUnreadWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match (self, f.alternate()) {
+            (ConfigUnreadWhy::ShellVariable, false) => {
+                " (the shell fills its name in before verl starts)"
+            }
+            (ConfigUnreadWhy::ShellVariable, true) => {
+                "check the line as the shell runs it, its variables filled in (`bash -x` prints it), or pass the file with --config"
+            }
+            (_, false) => "",
+            (_, true) => {
+                "run resource-pool where verl runs (Hydra resolves a relative --config-path from the entry point's folder), or pass the file with --config"
+            }
+        })
+    }
+}
+
 /// Which shell expansion a command-line value is (`shell_expansion`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,8 +1,8 @@
 //! Judging override keys against verl's key set: for the launch's releases, trainer config
 //! and defaults-list choices, with the user's config and search path said when unread.
 
-use super::config_file::{ConfigPlace, config_name, config_place};
-use super::fields::{Elsewhere, Listed, Place, Releases, Suggestion};
+use super::config_file::{ConfigPlace, config_name, config_place, holds_shell_expansion};
+use super::fields::{ConfigUnreadWhy, Elsewhere, Listed, Place, Releases, Suggestion};
 use super::hydra::{Op, Override};
 use super::key_set::{self, KeySet, KeyStatus, ReleaseView};
 use super::keys::{KEYS, key_id, sizes_pools};
@@ -57,6 +57,7 @@ impl Judge {
                     out.push(
                         VerlLaunchDiagnostic::ConfigUnread {
                             path: format!("{dir}/{config}.yaml"),
+                            why: ConfigUnreadWhy::NotFound,
                             span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
                         }
                         .into(),
@@ -68,7 +69,26 @@ impl Judge {
                 out.push(
                     VerlLaunchDiagnostic::ConfigUnread {
                         path: format!("{package}/{config}.yaml"),
+                        why: ConfigUnreadWhy::Package,
                         span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
+                    }
+                    .into(),
+                );
+            }
+            ConfigPlace::Shell(dir) => {
+                judged = false;
+                let flag = [&launch.config_path, &launch.config_name]
+                    .into_iter()
+                    .flatten()
+                    .find(|f| holds_shell_expansion(&f.value));
+                out.push(
+                    VerlLaunchDiagnostic::ConfigUnread {
+                        path: match dir {
+                            Some(dir) => format!("{dir}/{config}.yaml"),
+                            None => format!("{config}.yaml"),
+                        },
+                        why: ConfigUnreadWhy::ShellVariable,
+                        span: flag.map(|f| line_span(&f.span)),
                     }
                     .into(),
                 );

@@ -832,6 +832,37 @@ fn entry_points_and_configs_outside_what_is_understood() {
         "--config-path=config",
     ]));
     assert_eq!(user_config_file(&launch), None);
+    // A script's line held as words: the shell fills the config in; not read, said once.
+    for (flags, path) in [
+        (
+            &["--config-path=$CONFIG_PATH", "--config-name=grpo_multiturn"][..],
+            "$CONFIG_PATH/grpo_multiturn.yaml",
+        ),
+        (
+            &["--config-path=${ROOT}/conf/"],
+            "${ROOT}/conf/ppo_trainer.yaml",
+        ),
+        (&["--config-name=$CONFIG_NAME"], "$CONFIG_NAME.yaml"),
+    ] {
+        let mut words = vec!["python3", "-m", "verl.trainer.main_ppo"];
+        words.extend(flags);
+        words.push("made.up.key=1");
+        let launch = launch::parse_launch(&args(&words));
+        assert_eq!(user_config_file(&launch), None, "{flags:?}");
+        let loaded = load_launch(&launch, None, &VerlOptions::new(1000));
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::config_unread"],
+            "{flags:?}"
+        );
+        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        assert_eq!(
+            (data["path"].as_str(), data["why"].as_str()),
+            (Some(path), Some("shell_variable")),
+            "{flags:?}"
+        );
+        assert!(loaded.layout.is_some(), "{flags:?}");
+    }
     // Search path packages that cannot be read: once.
     let loaded = load(
         None,

@@ -230,19 +230,21 @@ pub enum VerlLaunchDiagnostic {
     },
 
     /// A config in the user's tree that could not be read: its keys cannot be judged.
-    #[error("the config `{path}` could not be read: the keys and defaults it adds are not judged")]
+    #[error(
+        "the config `{path}` could not be read{why}: the keys and defaults it adds are not judged"
+    )]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::config_unread),
-        help(
-            "run resource-pool where verl runs (Hydra resolves a relative --config-path from the entry point's folder), or pass the file with --config"
-        )
+        help("{why:#}")
     )]
     ConfigUnread {
         /// The file looked for.
         path: String,
-        /// `--config-path`.
-        #[label("--config-path")]
+        /// Why it is not read.
+        why: ConfigUnreadWhy,
+        /// `--config-path`, or `--config-name` when it is the shell's.
+        #[label("here")]
         #[serde(skip)]
         span: Option<SourceSpan>,
     },
