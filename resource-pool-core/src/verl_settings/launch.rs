@@ -9,13 +9,14 @@
 //!
 //! Every word keeps its span in the command line: the words joined by single spaces.
 
-use super::shell_expansion::shell_variable;
+use super::shell_expansion::expands_to_words;
 use crate::source::Span;
 
 #[cfg(test)]
 mod hydra_args_diff_tests;
 mod hydra_flags;
 mod submit;
+mod uv_run;
 mod words;
 
 pub use submit::{
@@ -23,6 +24,7 @@ pub use submit::{
     SubmitTarget, is_dashboard_url,
 };
 use submit::{SubmitEnvs, submit_address};
+use uv_run::UvCommand;
 pub use words::{parse_launch_os, shell_word};
 
 /// An entry point that builds its pools as `verl.trainer.main_ppo` does, with the verl
@@ -231,23 +233,26 @@ fn is_env_assignment(word: &str) -> bool {
     })
 }
 
-/// Whether `words[i]` starts Python: an interpreter's name (see [`is_python`]), or a
-/// script's shell variable that holds one (`"$PYTHON" -m ...`, `${PYTHON_BIN} train.py`),
-/// known by what follows it: a flag or a `.py` script.
+/// Whether `words[i]` starts Python: an interpreter's name (see [`is_python`]), or what a
+/// script's shell fills one in from (`"$PYTHON" -m ...`, `${PYTHON_BIN} train.py`,
+/// `"${LAUNCH[@]}" -m ...`), known by what follows it: a flag or a `.py` script.
 fn is_python_at(words: &[String], i: usize) -> bool {
     words.get(i).is_some_and(|w| {
         is_python(w)
-            || (shell_variable(w).is_some()
+            || (expands_to_words(w)
                 && words
                     .get(i + 1)
                     .is_some_and(|next| next.starts_with('-') || next.ends_with(".py")))
     })
 }
 
-/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, or the shell's `exec`
-/// and `nohup`, which run the words after them as they are.
+/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, `uv run`, or the
+/// shell's `exec` and `nohup`, which run the words after them as they are.
 fn is_launcher_at(words: &[String], i: usize) -> bool {
-    is_python_at(words, i)
+    let uv_run =
+        words.get(i).is_some_and(|w| w == "uv") && words.get(i + 1).is_some_and(|w| w == "run");
+    uv_run
+        || is_python_at(words, i)
         || words
             .get(i)
             .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup"))
@@ -327,7 +332,13 @@ fn read_launch(all: &[String]) -> Launch {
             .push(LaunchProblem::ShellSyntax(starts[cut]..launch.line.len()));
     }
     let words = &all[..cut];
-    let mut i = 0;
+    // A line as `bash -x` prints it starts with its trace mark (`+`, `++` in a subshell):
+    // the shell's, not a word of the command.
+    let traced = words
+        .first()
+        .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b == b'+'));
+    let first = usize::from(traced);
+    let mut i = first;
     // `RAY_ADDRESS` and `RAY_API_SERVER_ADDRESS` as the launchers before `ray job submit`
     // leave them.
     let mut env = SubmitEnvs::default();
@@ -397,6 +408,26 @@ fn read_launch(all: &[String]) -> Launch {
                 }
             }
             Some("nohup") => i += 1,
+            Some("uv") if words.get(i + 1).is_some_and(|w| w == "run") => {
+                match uv_run::uv_run_command(words, i + 2) {
+                    UvCommand::Program(next) => i = next,
+                    UvCommand::Module(at) => {
+                        // `uv run -m MODULE`: Python's `-m`, uv's options before it.
+                        launch.entry = Some(Entry {
+                            text: words[at].clone(),
+                            module: true,
+                            span: span(at),
+                            kind: classify(&words[at]),
+                        });
+                        hydra_flags::read_hydra_args(&mut launch, words, &starts, at + 1);
+                        return launch;
+                    }
+                    UvCommand::Missing(last) => {
+                        launch.problems.push(LaunchProblem::NoProgram(span(last)));
+                        return launch;
+                    }
+                }
+            }
             Some("ray") if words.get(i + 1).is_some_and(|w| w == "job") => {
                 match words[i..].iter().position(|w| w == "--") {
                     Some(dash) if before_submit => {
@@ -416,7 +447,7 @@ fn read_launch(all: &[String]) -> Launch {
             _ => break,
         }
     }
-    if i > 0 && i == words.len() {
+    if i > first && i == words.len() {
         launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
         return launch;
     }
@@ -491,7 +522,7 @@ fn read_launch(all: &[String]) -> Launch {
         launch.entry = Some(script_entry(w, span(i)));
         i += 1;
     } else if let Some(w) = words.get(i)
-        && (i > 0 || !w.contains('=') && !w.starts_with('-') && !w.starts_with('~'))
+        && (i > first || !w.contains('=') && !w.starts_with('-') && !w.starts_with('~'))
     {
         // A program that is no launcher understood (`torchrun`, `bash run.sh`), or
         // launcher words with no program after them.
@@ -641,7 +672,7 @@ mod tests {
     }
 
     #[test]
-    fn a_scripts_exec_nohup_and_interpreter_variable() {
+    fn a_scripts_exec_nohup_uv_run_and_interpreter_variable() {
         // `shlex.split` of lines verl users' scripts hold.
         for line in [
             "exec python3 -m verl.trainer.main_ppo a.b=1",
@@ -651,6 +682,11 @@ mod tests {
             "exec ${PYTHON} -u -m verl.trainer.main_ppo a.b=1",
             "HYDRA_FULL_ERROR=1 $RL_PYTHON -m verl.trainer.main_ppo a.b=1",
             "$PYTHON_BIN verl/trainer/main_ppo.py a.b=1",
+            // verl's example scripts, as `bash -x` prints them.
+            "uv run --frozen --no-sync python3 -m verl.trainer.main_ppo a.b=1",
+            "VLLM_USE_V1=1 uv run --extra vllm -- python3 -m verl.trainer.main_ppo a.b=1",
+            "uv run -p 3.12 -m verl.trainer.main_ppo a.b=1",
+            "${LAUNCH[@]} -m verl.trainer.main_ppo a.b=1",
         ] {
             let l = parse_launch(&words(line));
             assert!(l.problems.is_empty(), "{line}: {:?}", l.problems);
@@ -662,6 +698,20 @@ mod tests {
             let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
             assert_eq!(overrides, ["a.b=1"], "{line}");
         }
+        let l = parse_launch(&words("uv run --frozen"));
+        assert!(
+            matches!(&l.problems[..], [LaunchProblem::NoProgram(s)] if &l.line[s.clone()] == "--frozen"),
+            "{:?}",
+            l.problems
+        );
+        // A line as `bash -x` prints it, its trace mark first.
+        let l = parse_launch(&words(
+            "+ uv run --frozen python3 -m verl.trainer.main_ppo a.b=1",
+        ));
+        assert!(l.problems.is_empty(), "{:?}", l.problems);
+        assert_eq!(l.entry.expect("entry").text, "verl.trainer.main_ppo");
+        let l = parse_launch(&words("++ a.b=1 c.d=2"));
+        assert!(l.problems.is_empty() && l.overrides.len() == 2);
         // A variable with no flag or script after it is not known to be Python.
         let l = parse_launch(&words("$LAUNCHER a.b=1"));
         assert!(
@@ -749,7 +799,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
+        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|uv|run|-p|--with|\\+|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
             let l = parse_launch(&list);
             for (text, at) in &l.overrides {
                 proptest::prop_assert_eq!(l.line.get(*at..*at + text.len()), Some(text.as_str()));
