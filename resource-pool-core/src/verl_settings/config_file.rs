@@ -3,6 +3,7 @@
 
 use super::key_set::KeySet;
 use super::launch::{EntryKind, Launch, UNDERSTOOD};
+use super::shell_expansion::holds_shell_expansion;
 
 /// The user's config file the launch names, as a path relative to where verl runs: a
 /// `--config-path` outside verl's own package, joined with `--config-name`. `None` when
@@ -26,16 +27,6 @@ pub(super) enum ConfigPlace {
     /// (`--config-path="$CONFIG_PATH"` in a line `shlex.split` left as written): the
     /// folder as written, if one is.
     Shell(Option<String>),
-}
-
-/// Whether a flag's value holds a shell expansion (`$CONFIG_PATH`, `${ROOT}/conf`,
-/// `$(pwd)/config`): a `$` before a name, `{` or `(`, which no path or config name of
-/// verl's has.
-pub(super) fn holds_shell_expansion(value: &str) -> bool {
-    value.match_indices('$').any(|(at, _)| {
-        value[at + 1..]
-            .starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('))
-    })
 }
 
 /// Hydra's rule: a relative `--config-path` is relative to the entry point's file.

@@ -1,7 +1,7 @@
 //! Judging override keys against verl's key set: for the launch's releases, trainer config
 //! and defaults-list choices, with the user's config and search path said when unread.
 
-use super::config_file::{ConfigPlace, config_name, config_place, holds_shell_expansion};
+use super::config_file::{ConfigPlace, config_name, config_place};
 use super::fields::{ConfigUnreadWhy, Elsewhere, Listed, Place, Releases, Suggestion};
 use super::hydra::{Op, Override};
 use super::key_set::{self, KeySet, KeyStatus, ReleaseView};
@@ -9,6 +9,7 @@ use super::keys::{KEYS, key_id, sizes_pools};
 use super::launch::Launch;
 use super::loading::{LaunchInfo, VerlOptions};
 use super::releases::REWARD_TWINS;
+use super::shell_expansion::holds_shell_expansion;
 use super::{VerlDiagnostic, VerlLaunchDiagnostic};
 use crate::source::Span;
 

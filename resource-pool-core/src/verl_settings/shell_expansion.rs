@@ -51,6 +51,16 @@ pub(super) fn expands_to_words(word: &str) -> bool {
     array || shell_expansion(word).is_some()
 }
 
+/// Whether a flag's value holds a shell expansion (`$CONFIG_PATH`, `${ROOT}/conf`,
+/// `$(pwd)/config`): a `$` before a name, `{` or `(`, which no path or config name of
+/// verl's has.
+pub(super) fn holds_shell_expansion(value: &str) -> bool {
+    value.match_indices('$').any(|(at, _)| {
+        value[at + 1..]
+            .starts_with(|c: char| c.is_ascii_alphabetic() || matches!(c, '_' | '{' | '('))
+    })
+}
+
 /// The shell variable a whole value names, as a shell script writes one: `$NAME`,
 /// `${NAME}` or `${NAME:-default}` (`${NAME-default}`, `:=`, `=` too), `NAME` a shell
 /// name (letters, digits and `_`, not first a digit) of any case: scripts write
@@ -206,6 +216,16 @@ mod tests {
             "${trainer}",
         ] {
             assert!(!expands_to_words(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn values_holding_an_expansion() {
+        for value in ["$CONFIG_PATH", "${ROOT}/conf", "$(pwd)/config", "a/$_x"] {
+            assert!(holds_shell_expansion(value), "{value}");
+        }
+        for value in ["config", "a$", "a$1", "a/$/b", "pkg://verl.trainer.config"] {
+            assert!(!holds_shell_expansion(value), "{value}");
         }
     }
 
