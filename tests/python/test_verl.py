@@ -126,6 +126,38 @@ def test_a_pasted_launch_line_reads_as_on_the_command_line():
     assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]
 
 
+SCRIPT = r"""
++ uv run --frozen --no-sync python3 -m verl.trainer.main_ppo \
+    "${DATA[@]}" \
+    trainer.nnodes=${nnodes} \
+    trainer.n_gpus_per_node=$((NUM_GPUS / NUM_NODES)) \
+    --config-path="$CONFIG_PATH" \
+    "$@" 2>&1 | tee log
+"""
+
+
+def test_a_scripts_line_split_by_shlex_says_what_the_shell_fills_in():
+    import shlex
+
+    report = rp.verl.check(shlex.split(SCRIPT), cluster=THREE_NODES)
+    data = {d["code"]: d.get("data") for d in report.diagnostics}
+    assert data["resource_pool::verl::shell_words"] == {"word": "${DATA[@]}"}
+    assert data["resource_pool::verl::shell_variable"]["variable"] == "nnodes"
+    assert data["resource_pool::verl::shell_expansion"]["kind"] == "arithmetic"
+    assert data["resource_pool::verl::config_unread"]["why"] == "shell_variable"
+    assert "resource_pool::verl::shell_syntax" in data
+    # Nothing else: the line is read as bash would run it, verl's defaults standing in.
+    assert set(data) <= {
+        "resource_pool::verl::shell_words",
+        "resource_pool::verl::shell_variable",
+        "resource_pool::verl::shell_expansion",
+        "resource_pool::verl::config_unread",
+        "resource_pool::verl::shell_syntax",
+        "resource_pool::verl::device_detected",
+    }, data
+    assert report.as_dict()["pools"][0]["process_on_nodes"] == [8]
+
+
 QA_LINE = [
     "python3", "-m", "verl.trainer.main_ppo", "trainer.nnodes=2",
     "reward.reward_model.enable=True", "reward.reward_model.enable_resource_pool=True",
