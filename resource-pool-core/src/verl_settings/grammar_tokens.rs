@@ -103,3 +103,51 @@ pub(crate) fn float(at: &[char]) -> Option<usize> {
         .unwrap_or(0);
     (best > 0).then_some(s + best)
 }
+
+/// Whether `text` is, whole, the token `rule` matches (`int`, `float`; `int_unsigned` for
+/// a package's number in a key).
+fn whole(text: &str, rule: fn(&[char]) -> Option<usize>) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    rule(&chars) == Some(chars.len())
+}
+
+/// Whether `text` is Hydra's `INT` token, whole: `[+-]?(0|[1-9](_?[0-9])*)`.
+pub(crate) fn is_int(text: &str) -> bool {
+    whole(text, int)
+}
+
+/// Whether `text` is Hydra's `INT_UNSIGNED`, whole: `0|[1-9](_?[0-9])*` (no leading zero).
+pub(crate) fn is_int_unsigned(text: &str) -> bool {
+    whole(text, |at| Some(int_unsigned(at)).filter(|&n| n > 0))
+}
+
+/// Whether `text` is Hydra's `FLOAT` token, whole: a point float, an exponent float, `inf`
+/// or `nan` in any case.
+pub(crate) fn is_float(text: &str) -> bool {
+    whole(text, float)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_as_hydras_lexer_reads_them() {
+        for text in ["0", "8", "-8", "+1_000", "10"] {
+            assert!(is_int(text), "{text}");
+        }
+        for text in ["", "-", "01", "1_", "_1", "1__0", "1.0", "0x1", " 1", "--1"] {
+            assert!(!is_int(text), "{text}");
+        }
+        assert!(is_int_unsigned("0") && is_int_unsigned("12"));
+        for text in ["", "+1", "-1", "007", "1_"] {
+            assert!(!is_int_unsigned(text), "{text}");
+        }
+        for text in ["1.5", ".5", "1.", "1e5", "-1.5E-3", "inf", "-NaN", "1_0.5"] {
+            assert!(is_float(text), "{text}");
+        }
+        for text in ["1", "e5", ".", "1e", "infinity", "1.5.", "1._5"] {
+            assert!(!is_float(text), "{text}");
+        }
+    }
+}

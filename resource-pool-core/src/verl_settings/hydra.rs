@@ -4,8 +4,7 @@
 //! The overrides are one text, joined by single spaces (the "command line" source), and
 //! every span points into it.
 
-use super::grammar_tokens::ESCAPED;
-use super::keys::is_hydra_unsigned_int;
+use super::grammar_tokens::{ESCAPED, is_int_unsigned};
 use super::omegaconf_grammar::omegaconf_takes;
 use super::shell_expansion::shell_expansion;
 use super::yaml::{RawScalar, StringMark};
@@ -514,7 +513,7 @@ fn is_package(text: &str) -> bool {
         return is_name(text, true);
     }
     text.split('.')
-        .all(|part| is_name(part, true) || is_hydra_unsigned_int(part))
+        .all(|part| is_name(part, true) || is_int_unsigned(part))
 }
 
 /// Whether an override's value (as written, before trimming) breaks Hydra's value grammar

@@ -4,6 +4,8 @@
 //! judged for existence, against [`super::key_set`]. The key constants are public and
 //! stable: other modules (and suggested layouts written as overrides) name keys by them.
 
+use super::grammar_tokens::is_int;
+
 /// What a key holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -265,7 +267,7 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<
         },
         Kind::Int if in_yaml => yaml_int(text).map(Value::Int),
         Kind::Int => {
-            if !is_hydra_int(text) {
+            if !is_int(text) {
                 return None;
             }
             let (negative, digits) = split_sign(text);
@@ -350,26 +352,6 @@ pub(super) fn split_sign(text: &str) -> (bool, &str) {
         Some(b'+') => (false, &text[1..]),
         _ => (false, text),
     }
-}
-
-/// Digits with single `_` between digits (Python's and Hydra's numbers): `1_000`, not
-/// `_1`, `1_` or `1__0`.
-pub(super) fn is_digits(text: &str) -> bool {
-    !text.is_empty()
-        && !text.starts_with('_')
-        && !text.ends_with('_')
-        && !text.contains("__")
-        && text.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-}
-
-/// Hydra's `INT_UNSIGNED`: `0|[1-9](_?[0-9])*` (no leading zero).
-pub(super) fn is_hydra_unsigned_int(text: &str) -> bool {
-    text == "0" || (text.starts_with(|c: char| matches!(c, '1'..='9')) && is_digits(text))
-}
-
-/// Hydra's `INT` token: `[+-]?(0|[1-9](_?[0-9])*)`.
-pub(super) fn is_hydra_int(text: &str) -> bool {
-    is_hydra_unsigned_int(split_sign(text).1)
 }
 
 #[cfg(test)]

@@ -14,8 +14,7 @@
 //! `int(glob(*))`), which is an error here.
 
 use super::top_level_items;
-use crate::verl_settings::grammar_tokens::float;
-use crate::verl_settings::keys::is_hydra_int;
+use crate::verl_settings::grammar_tokens::{is_float, is_int};
 use crate::verl_settings::python_numbers::{Reading, python_float, python_int};
 
 /// Hydra's casts.
@@ -156,8 +155,8 @@ fn element(arg: &str, cast_name: &str) -> Option<Result<Py, CastError>> {
         "null" => Py::None,
         "true" => Py::Bool(true),
         "false" => Py::Bool(false),
-        _ if is_hydra_int(arg) => int_text(arg)?.ok()?,
-        _ if is_float_token(arg) => Py::Float(float_value(arg)?.ok()?),
+        _ if is_int(arg) => int_text(arg)?.ok()?,
+        _ if is_float(arg) => Py::Float(float_value(arg)?.ok()?),
         _ => Py::Str(arg.to_owned()),
     }))
 }
@@ -221,13 +220,6 @@ fn float_value(text: &str) -> Option<Result<f64, CastError>> {
 /// Hydra's `ID` (a function's name, a keyword argument's).
 fn is_id(text: &str) -> bool {
     super::is_name(text, false)
-}
-
-/// Hydra's `FLOAT` token, the whole text: a point float, an exponent float, `inf` or `nan`
-/// in any case.
-fn is_float_token(text: &str) -> bool {
-    let chars: Vec<char> = text.chars().collect();
-    float(&chars) == Some(chars.len())
 }
 
 /// Python's `repr` of a float (what `str(2.5)` gives): the shortest digits that read back,
