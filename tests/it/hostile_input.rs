@@ -781,6 +781,39 @@ fn a_line_of_unclosed_shell_expansions_is_read_in_bounded_time() {
 }
 
 #[test]
+fn long_lists_and_dicts_of_interpolations_are_judged_in_bounded_time() {
+    use resource_pool_core::verl_settings::hydra::parse_overrides;
+    // OmegaConf's grammar judges each string of a list or dict: a hundred thousand
+    // items, a dict of 50,000 keys each given three times (the last value kept), many
+    // small dicts with a key given twice, and nesting a hundred thousand deep.
+    let items = format!("x=[{}${{a b}}]", "${a.b},".repeat(100_000));
+    let keys: String = (0..100_000)
+        .map(|i| format!("k{}: [${{x y}}], ", i % 50_000))
+        .collect();
+    let keys = format!(
+        "x={{{keys}{}}}",
+        (0..50_000)
+            .map(|i| format!("k{i}: 1"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let dicts = format!("x=[{}1]", "{k: ${a}, k: 1}, ".repeat(50_000));
+    let deep = format!("x={}{}", "[".repeat(100_000), "]".repeat(100_000));
+    for (what, word, refused) in [
+        ("items", &items, true),
+        ("keys", &keys, false),
+        ("dicts", &dicts, false),
+        ("deep", &deep, false),
+    ] {
+        let started = Instant::now();
+        let ((_, errors), peak) = peak_bytes(|| parse_overrides(std::slice::from_ref(word)));
+        assert_eq!(!errors.is_empty(), refused, "{what}: {errors:?}");
+        assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
+    }
+}
+
+#[test]
 fn kuberay_aliases_that_multiply_stop_at_their_bound() {
     use resource_pool_core::inventory::kuberay::{KubeRayError, parse_raycluster};
     // 2^60 values if copied, by aliases of mappings, of lists, or by `<<` merges; and

@@ -9,6 +9,8 @@ use super::omegaconf_grammar::omegaconf_takes;
 use super::shell_expansion::shell_expansion;
 use super::yaml::{RawScalar, StringMark};
 use crate::source::Span;
+use containers::NotRead;
+use std::ops::Range;
 
 /// What an override does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,28 +144,42 @@ fn cast_sweep_kind(text: &str) -> Option<Option<SweepKind>> {
     })
 }
 
-/// The items of `text` split at its commas outside brackets, parentheses, braces and
-/// quotes (a `\` escapes the character after it).
+/// The items of `text` split at its commas outside brackets, parentheses, braces, quotes
+/// and interpolations, as Hydra's lexer sees them: an escape (`ESC`) takes the character
+/// after its `\`, a quoted value ends at its quote not escaped by `\`, and an
+/// interpolation is `${` to the first `}` (quotes and brackets inside it are its text).
 fn top_level_items(text: &str) -> Vec<&str> {
     let mut items = Vec::new();
-    let (mut depth, mut quote, mut escaped, mut start) = (0usize, None, false, 0);
-    for (i, c) in text.char_indices() {
-        if escaped {
-            escaped = false;
-            continue;
-        }
-        match (c, quote) {
-            ('\\', _) => escaped = true,
-            (q, Some(open)) if q == open => quote = None,
-            (_, Some(_)) => {}
-            ('\'' | '"', None) => quote = Some(c),
-            ('[' | '(' | '{', None) => depth += 1,
-            (']' | ')' | '}', None) => depth = depth.saturating_sub(1),
-            (',', None) if depth == 0 => {
+    let (mut depth, mut start) = (0usize, 0);
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let skip_to = match c {
+            '\\' => {
+                chars.next_if(|&(_, next)| ESCAPED.contains(next));
+                None
+            }
+            // A quote left open holds the rest.
+            '\'' | '"' => Some(quoted_end(&text[i..]).map_or(text.len(), |end| i + end)),
+            '$' if text[i + 1..].starts_with('{') => {
+                text[i + 2..].find('}').map(|close| i + 2 + close + 1)
+            }
+            '[' | '(' | '{' => {
+                depth += 1;
+                None
+            }
+            ']' | ')' | '}' => {
+                depth = depth.saturating_sub(1);
+                None
+            }
+            ',' if depth == 0 => {
                 items.push(&text[start..i]);
                 start = i + 1;
+                None
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(end) = skip_to {
+            while chars.next_if(|&(j, _)| j < end).is_some() {}
         }
     }
     items.push(&text[start..]);
@@ -351,8 +367,15 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
             span: whole,
         });
     }
+    // One list or dict (not a sweep of them), read once: what Hydra's grammar refuses in
+    // it, and the strings OmegaConf judges.
+    let container = value.and_then(|v| {
+        let text = v.trim_matches(BLANKS);
+        (text.starts_with(['[', '{']) && top_level_items(text).len() == 1)
+            .then(|| containers::container_interpolations(text))
+    });
     if let Some(v) = value
-        && breaks_value_grammar(v)
+        && (breaks_value_grammar(v) || container == Some(Err(NotRead::Grammar)))
     {
         let start = key_span.end + 1;
         return Err(OverrideError {
@@ -368,13 +391,15 @@ fn parse_one(text: &str, base: usize) -> Result<Override, OverrideError> {
     let value = value
         .map(|written| read_value(written, key_span.end + 1))
         .transpose()?;
-    if let Some(scalar) = &value
-        && refused_interpolation(scalar)
+    let strings = container.and_then(Result::ok);
+    if let Some((text, span)) = value
+        .as_ref()
+        .and_then(|scalar| refused_interpolation(scalar, strings))
     {
         return Err(OverrideError {
             problem: OverrideProblem::NotAnInterpolation,
-            text: scalar.text.clone(),
-            span: scalar.span.clone(),
+            text,
+            span,
         });
     }
     Ok(Override {
@@ -434,15 +459,27 @@ fn read_value(written: &str, start: usize) -> Result<RawScalar, OverrideError> {
     Ok(scalar)
 }
 
-/// Whether one value is a string holding `${` that OmegaConf refuses when Hydra sets it.
-/// Not judged: sweeps, lists and dicts (their items are Hydra's to split); a shell
-/// variable of a pasted line (`${NNODES:=1}`, the shell's to fill in) never gets here.
-fn refused_interpolation(scalar: &RawScalar) -> bool {
+/// The string holding `${` that OmegaConf refuses when Hydra sets a value, and where: the
+/// value itself, or one of the strings of a list or dict (`strings`, with their ranges in
+/// its text: [`containers`]; none when it is nested too deep to read). Not judged:
+/// sweeps, and a shell variable of a pasted line (`${NNODES:=1}`, the shell's to fill
+/// in), which never gets here.
+fn refused_interpolation(
+    scalar: &RawScalar,
+    strings: Option<Vec<(String, Range<usize>)>>,
+) -> Option<(String, Span)> {
     let text = scalar.text.as_str();
-    text.contains("${")
-        && !is_container(scalar)
-        && sweep_kind(scalar).is_none()
-        && !omegaconf_takes(text)
+    if !text.contains("${") || sweep_kind(scalar).is_some() {
+        return None;
+    }
+    if !is_container(scalar) {
+        return (!omegaconf_takes(text)).then(|| (text.to_owned(), scalar.span.clone()));
+    }
+    let (string, at) = strings?
+        .into_iter()
+        .find(|(string, _)| !omegaconf_takes(string))?;
+    let start = scalar.span.start + at.start;
+    Some((string, start..scalar.span.start + at.end))
 }
 
 /// Whether a value is a list or a dict (read as its text here).
@@ -590,6 +627,7 @@ fn breaks_value_grammar(value: &str) -> bool {
 }
 
 mod cast;
+mod containers;
 mod escapes;
 
 #[cfg(test)]

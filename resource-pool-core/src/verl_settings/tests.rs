@@ -1198,12 +1198,38 @@ fn an_override_value_omegaconf_interpolation_grammar_refuses_is_override_syntax(
         let value = &word[word.find('=').unwrap() + 1..];
         assert_eq!(&word[errors[0].span.clone()], value, "{word}");
     }
+    // In a list or a dict, OmegaConf judges every string: the one it refuses is labelled.
+    for (word, item) in [
+        (
+            "trainer.logger=[console,'${oc.env:A=1}']",
+            "'${oc.env:A=1}'",
+        ),
+        ("+data.paths={train: ${a b}, val: x}", "${a b}"),
+        ("+x=[[a], {k: [${x y}]}]", "${x y}"),
+    ] {
+        let loaded = load(None, &[word]);
+        assert_eq!(
+            codes(&loaded),
+            ["resource_pool::verl::override_syntax"],
+            "{word}"
+        );
+        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        assert_eq!(data["problem"], "not_an_interpolation", "{word}");
+        let (_, errors) = hydra::parse_overrides(&args(&[word]));
+        assert_eq!(&word[errors[0].span.clone()], item, "{word}");
+    }
+    // What Hydra's grammar refuses inside a list is its parse error (a quote beside text).
+    let loaded = load(None, &["trainer.logger=[console,'a'b]"]);
+    let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+    assert_eq!(data["problem"], "not_a_value");
     // What OmegaConf reads passes: an interpolation in a path, an escaped `${`, a
-    // resolver's arguments (their comma is no sweep's).
+    // resolver's arguments (their comma is no sweep's), the items of a list or dict.
     for word in [
         "trainer.default_local_dir=${oc.env:HOME}/ckpt",
         "trainer.project_name='\\${a b}'",
         "trainer.nnodes=${oc.env:N,2}",
+        "trainer.logger=[console,'${oc.env:LOGGER,wandb}']",
+        "+data.paths={train: ${data.dir}/train, val: '\\${x y}'}",
     ] {
         let loaded = load(None, &[word]);
         assert!(

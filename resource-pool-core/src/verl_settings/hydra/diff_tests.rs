@@ -31,7 +31,6 @@ const EXCEPTIONS: &[(&str, &str)] = &[
     ("trainer.device=a(b)", "a parenthesis outside a function"),
     ("trainer.device=(a)", "a parenthesis outside a function"),
     ("trainer.device=a[0]", "a bracket inside a word"),
-    ("a={'b':1}", "a quoted dict key"),
     ("trainer.nnodes=1,", "an empty sweep item"),
     ("trainer.nnodes=,1", "an empty sweep item"),
     ("trainer.nnodes=choice()", "a choice of nothing"),
@@ -84,6 +83,30 @@ fn disagreement(case: &Json) -> Option<String> {
     let hydra_error = case["error"].as_bool().expect("error");
     // Hydra parses a string holding `${` and OmegaConf judges it when Hydra sets it.
     let omegaconf_takes = case["omegaconf_takes"].as_bool();
+    // A list's or dict's strings that hold `${`, as Hydra hands them to OmegaConf (a key
+    // given twice keeps its last value; Python's dict keeps the first one's place).
+    if let Some(value) = case.get("value")
+        && matches!(value["type"].as_str(), Some("list" | "dict"))
+        && let Some((_, written)) = text.split_once('=')
+        && let Ok(found) = containers::container_interpolations(written.trim_matches(BLANKS))
+    {
+        fn strings(value: &Json, out: &mut Vec<String>) {
+            match value {
+                Json::String(s) if s.contains("${") => out.push(s.clone()),
+                Json::Array(items) => items.iter().for_each(|v| strings(v, out)),
+                Json::Object(map) => map.values().for_each(|v| strings(v, out)),
+                _ => {}
+            }
+        }
+        let mut hydra = Vec::new();
+        strings(&value["value"], &mut hydra);
+        let mut ours: Vec<String> = found.into_iter().map(|(s, _)| s).collect();
+        hydra.sort();
+        ours.sort();
+        if hydra != ours {
+            return Some(format!("strings with ${{: Hydra {hydra:?}, we {ours:?}"));
+        }
+    }
     if let Err(OverrideError {
         problem: OverrideProblem::NotAnInterpolation,
         ..
