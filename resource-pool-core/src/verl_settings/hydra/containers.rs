@@ -313,9 +313,11 @@ fn escape_len(rest: &str) -> usize {
 }
 
 /// A character of Hydra's words (`ID`, `INT`, `FLOAT`, `BOOL`, `NULL`) or an
-/// `UNQUOTED_CHAR` (`/-\+.$%*@?|`).
+/// `UNQUOTED_CHAR` (`/-\+.$%*@?|`). U+FFFD stands for bytes that were not UTF-8: the
+/// launch reader's `not_unicode` judges those words (where the check reads them), as in
+/// `breaks_value_grammar`.
 fn is_word_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "_/-\\+.$%*@?|".contains(c)
+    c.is_ascii_alphanumeric() || "_/-\\+.$%*@?|".contains(c) || c == char::REPLACEMENT_CHARACTER
 }
 
 #[cfg(test)]
@@ -343,6 +345,7 @@ mod tests {
             ("{a:b:${c}}", vec!["b:${c}"]),
             ("[int(${a}), ${b}]", vec!["${b}"]),
             ("[1, true, null, a b]", vec![]),
+            ("[/data/caf\u{fffd}/x.parquet]", vec![]),
             // A key given twice keeps its last value; `1` and `true` are one key.
             ("{a: ${x y}, b: 1, a: ${z}}", vec!["${z}"]),
             ("{1: [${x y}], true: 2}", vec![]),
