@@ -13,7 +13,7 @@
 //! function inside a cast that Hydra refuses (`str(range(1,3))`, `bool(interval(0,1))`,
 //! `int(glob(*))`), which is an error here.
 
-use super::top_level_items;
+use super::lexing::top_level_items;
 use crate::verl_settings::grammar_tokens::{is_float, is_int};
 use crate::verl_settings::python_numbers::{Reading, python_float, python_int};
 

@@ -15,7 +15,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::{BLANKS, escapes, quoted_end};
+use super::escapes;
+use super::lexing::{BLANKS, quoted_end};
 use crate::verl_settings::grammar_tokens::{ESCAPED, is_float, is_int};
 
 /// The deepest nesting of lists and dicts read: a deeper value is not judged (no launch

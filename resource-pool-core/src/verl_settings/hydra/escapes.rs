@@ -2,7 +2,7 @@
 //! (`hydra/core/override_parser/overrides_visitor.py`: `_createPrimitive`,
 //! `_unescape_quoted_string`).
 
-use super::BLANKS;
+use super::lexing::BLANKS;
 use crate::verl_settings::grammar_tokens::ESCAPED;
 
 /// A quoted value as written, its quotes included: a run of `\` before its quote keeps
