@@ -43,9 +43,12 @@
 //! `kuberay::tree`), every problem of the file at once.
 
 mod error;
+mod go_resolve;
 #[cfg(test)]
 mod merge_diff_tests;
 mod read;
+#[cfg(test)]
+mod tag_diff_tests;
 mod tree;
 
 use std::collections::BTreeMap;

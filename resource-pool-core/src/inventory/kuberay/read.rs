@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use super::go_resolve::{Resolved, resolve};
 use super::tree::{Node, Value};
 use super::{KubeRayError, RayClusterSpec, RayGroup, ReplicaCounts, span};
 use crate::inventory::kubectl::{is_whole_ascend, parse_quantity};
@@ -296,7 +297,17 @@ impl Reader {
             );
             return None;
         }
-        match node.text().and_then(|t| t.parse::<u32>().ok()) {
+        // As go-yaml types it (`010` is 8, `1_0` 10, `8.0` 8) and JSON writes it.
+        let whole = match node.text().map(resolve) {
+            Some(Resolved::Int(n)) => u32::try_from(n).ok(),
+            Some(Resolved::Float(f))
+                if f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&f) =>
+            {
+                Some(f as u32)
+            }
+            _ => None,
+        };
+        match whole {
             Some(n) => Some(n),
             None => {
                 self.shape(
@@ -356,7 +367,7 @@ impl Reader {
                 continue;
             }
             let text = node.text().unwrap_or_default();
-            match parse_quantity(text.trim()) {
+            match parse_quantity(json_number(node).as_deref().unwrap_or(text.trim())) {
                 Ok(amount) => {
                     out.insert(key.clone(), amount);
                 }
@@ -382,6 +393,19 @@ struct Quantities {
     /// Whether a CPU quantity is written (readable or not: an unreadable one has its own
     /// error, so it is not also "no CPU count").
     cpu_written: bool,
+}
+
+/// A plain scalar go-yaml types as a number, written as the number JSON hands Kubernetes
+/// (`010` is `8`, `0x10` `16`, `1_000` `1000`, `.5` `0.5`); `None` for any other node.
+fn json_number(node: &Node) -> Option<String> {
+    let Value::Scalar { text, plain: true } = &node.value else {
+        return None;
+    };
+    match resolve(text) {
+        Resolved::Int(n) => Some(n.to_string()),
+        Resolved::Float(f) if f.is_finite() => Some(f.to_string()),
+        _ => None,
+    }
 }
 
 fn kind(node: &Node) -> Option<&str> {

@@ -427,6 +427,70 @@ fn tags_type_values_as_kubectl_types_them() {
 }
 
 #[test]
+fn numbers_are_read_as_go_yaml_types_them() {
+    // go-yaml (kubectl's reader) makes `010` octal 8, `0x2` 2, `1_0` 10 and `2.0` 2,
+    // in a count and in a quantity alike: what the API server gets as JSON.
+    for (replicas, gpus, want_nodes, want_gpus) in [
+        ("010", "2", 9, 2),
+        ("0x2", "010", 3, 8),
+        ("1_0", "0x4", 11, 4),
+        ("2.0", "+2", 3, 2),
+    ] {
+        let text = one_group("")
+            .replace("replicas: 1", &format!("replicas: {replicas}"))
+            .replace("nvidia.com/gpu: 8", &format!("nvidia.com/gpu: {gpus}"));
+        let read = nodes(&text, Replicas::Current);
+        assert_eq!(read.len(), want_nodes, "{replicas} {gpus}: {read:?}");
+        assert_eq!(
+            read[1].1,
+            res(&[("CPU", 32), ("GPU", want_gpus)]),
+            "{replicas} {gpus}"
+        );
+    }
+    // `08` is no octal number but YAML's float 8; `2.5` is no whole count.
+    let text = one_group("").replace("replicas: 1", "replicas: 08");
+    assert_eq!(nodes(&text, Replicas::Current).len(), 9);
+    let text = one_group("").replace("replicas: 1", "replicas: 2.5");
+    let errors = parse_raycluster(&text).unwrap_err();
+    assert_eq!(codes(&errors), ["resource_pool::kuberay::shape"]);
+}
+
+#[test]
+fn tags_and_numbers_kubectl_refuses_are_syntax_errors() {
+    // go-yaml refuses a tag its text is not of, and bad base64; JSON has no `.inf`.
+    for (from, to, at) in [
+        ("replicas: 1", "replicas: !!int abc", "!!int abc"),
+        ("replicas: 1", "replicas: !!bool 1", "!!bool 1"),
+        ("name: h", "name: !!null x", "!!null x"),
+        ("name: h", "name: !!binary aGk", "!!binary aGk"),
+        ("name: h", "name: .inf", ".inf"),
+        ("name: h", "9223372036854775808: x", "9223372036854775808"),
+    ] {
+        let text = one_group("").replace(from, to);
+        let errors = parse_raycluster(&text).unwrap_err();
+        assert_eq!(codes(&errors), ["resource_pool::kuberay::syntax"], "{to}");
+        assert!(
+            labelled(&text, &errors[0])
+                .first()
+                .is_some_and(|l| at.starts_with(l) || l.starts_with(at)),
+            "{to}: {:?} {}",
+            labelled(&text, &errors[0]),
+            errors[0]
+        );
+    }
+    // What go-yaml reads: the same tags on text of their type.
+    for (from, to) in [
+        ("replicas: 1", "replicas: !!int 0x1"),
+        ("replicas: 1", "replicas: !!float 1"),
+        ("name: h", "name: !!binary aGk="),
+        ("name: h", "name: !!str .inf"),
+    ] {
+        let text = one_group("").replace(from, to);
+        assert!(parse_raycluster(&text).is_ok(), "{to}");
+    }
+}
+
+#[test]
 fn json_errors_are_spanned_too() {
     let text = GPU_JSON.replacen("\"nvidia.com/gpu\": \"8\"", "\"nvidia.com/gpu\": \"8x\"", 1);
     assert_ne!(text, GPU_JSON);

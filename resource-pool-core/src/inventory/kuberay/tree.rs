@@ -15,6 +15,8 @@ use std::ops::Range;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
+use super::go_resolve::{Resolved, resolve, tag_refusal};
+
 use crate::yaml_text::{
     Shifts, char_to_byte, core_type, is_null_word, non_specific, parse_joining_pairs,
 };
@@ -28,6 +30,10 @@ pub(crate) const MAX_COPIED_NODES: usize = 100_000;
 
 /// go-yaml v2's words for a mapping or list used as a mapping's key, which it refuses.
 const INVALID_MAP_KEY: &str = "invalid map key: a mapping or list as a mapping's key";
+
+/// go-yaml's key above `i64` (a `uint64`), which sigs.k8s.io/yaml's JSON conversion
+/// refuses.
+const UINT64_KEY: &str = "unsupported map key: an integer above 9223372036854775807 (go-yaml's uint64), which kubectl cannot turn into JSON";
 
 /// sigs.k8s.io/yaml's words for a null key (`~:`, `null:`, an empty key): go-yaml reads it,
 /// but turning the document into JSON fails, so kubectl refuses the manifest.
@@ -178,6 +184,18 @@ impl Builder {
             let chars = span.start.index()..span.end.index();
             match event {
                 Event::Scalar(value, style, anchor, tag) => {
+                    if let Some(why) = tag
+                        .as_deref()
+                        .and_then(core_type)
+                        .and_then(|core| tag_refusal(&core, &value))
+                    {
+                        return Err((
+                            format!(
+                                "a tagged scalar its text does not fit (Kubernetes' YAML reader refuses this one: \"{why}\")"
+                            ),
+                            chars.start,
+                        ));
+                    }
                     let plain = matches!(style, ScalarStyle::Plain);
                     let merge = value == "<<" && is_merge_key(plain, tag.as_deref());
                     let plain = typed_by_text(plain, tag.as_deref());
@@ -336,6 +354,13 @@ impl Builder {
                 if !merge && node.is_null() {
                     return Err((NULL_KEY.to_owned(), node.span.start));
                 }
+                if let Value::Scalar { text, plain: true } = &node.value
+                    && let Resolved::Int(n) = resolve(text)
+                    && i64::try_from(n).is_err()
+                {
+                    // go-yaml's `uint64`, a key type kubectl's JSON conversion lacks.
+                    return Err((UINT64_KEY.to_owned(), node.span.start));
+                }
                 *key = Some(match node.value {
                     _ if merge => Key::Merge,
                     Value::Scalar { text, .. } => Key::Text(text),
@@ -349,6 +374,25 @@ impl Builder {
 
     /// A finished value: a member, what a `<<` merges, an item, or a whole document.
     fn value(&mut self, node: Node) -> Result<(), Failure> {
+        if let Value::Scalar { text, plain: true } = &node.value
+            && let Resolved::Float(f) = resolve(text)
+            && !f.is_finite()
+        {
+            // go-yaml reads `.inf` and `.nan`, JSON has no such number.
+            let shown = if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "+Inf"
+            } else {
+                "-Inf"
+            };
+            return Err((
+                format!(
+                    "`{text}` is a number JSON cannot hold (Kubernetes' YAML reader refuses it when it turns the manifest into JSON: \"json: unsupported value: {shown}\")"
+                ),
+                node.span.start,
+            ));
+        }
         match self.stack.last_mut() {
             Some(Open::Map {
                 members,
