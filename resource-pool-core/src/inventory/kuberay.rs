@@ -45,6 +45,8 @@
 mod error;
 mod go_resolve;
 #[cfg(test)]
+mod go_yaml_fixture;
+#[cfg(test)]
 mod merge_diff_tests;
 mod read;
 #[cfg(test)]

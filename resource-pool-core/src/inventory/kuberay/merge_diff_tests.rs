@@ -8,7 +8,8 @@
 
 use serde_json::{Map, Value as Json};
 
-use super::tree::{Node, Value, parse_documents};
+use super::go_yaml_fixture::{assert_all_agree_with_go_yaml, go_yaml_documents};
+use super::tree::{Node, Value};
 
 const FIXTURE: &str = include_str!("../../../data/kuberay/yaml_merges.json");
 
@@ -31,38 +32,15 @@ fn json(node: &Node) -> Json {
 
 #[test]
 fn anchors_aliases_and_merges_agree_with_go_yaml() {
-    let fixture: Json = serde_json::from_str(FIXTURE).expect("fixture");
-    assert!(
-        fixture["go_yaml"]
-            .as_str()
-            .is_some_and(|v| v.starts_with("gopkg.in/yaml.v2 2.4.0"))
-    );
-    let documents = fixture["documents"].as_array().expect("documents");
-    assert!(documents.len() >= 400, "{}", documents.len());
+    let documents = go_yaml_documents(FIXTURE, 400);
     let refused = documents.iter().filter(|d| !d["error"].is_null()).count();
     // Both kinds are in the fixture, so neither half of the comparison is vacuous.
     assert!(
         refused >= 20 && refused <= documents.len() - 200,
         "{refused}"
     );
-    let problems: Vec<String> = documents
-        .iter()
-        .filter_map(|case| {
-            let yaml = case["yaml"].as_str().expect("yaml");
-            let problem = match (parse_documents(yaml), case["error"].as_str()) {
-                (Err(_), Some(_)) => return None,
-                (Ok(_), Some(error)) => format!("go-yaml refuses it ({error}), we read it"),
-                (Err(e), None) => format!("go-yaml reads it, we refuse it: {}", e.message),
-                (Ok(docs), None) => {
-                    let ours = docs.first().map(json).unwrap_or(Json::Null);
-                    if ours == case["json"] {
-                        return None;
-                    }
-                    format!("go-yaml {}\n  we     {ours}", case["json"])
-                }
-            };
-            Some(format!("{yaml}\n  {problem}"))
-        })
-        .collect();
-    crate::test_support::assert_all_agree(&problems, documents.len(), "documents");
+    assert_all_agree_with_go_yaml(&documents, |case, docs| {
+        let ours = docs.first().map(json).unwrap_or(Json::Null);
+        (ours != case["json"]).then(|| format!("go-yaml {}\n  we     {ours}", case["json"]))
+    });
 }

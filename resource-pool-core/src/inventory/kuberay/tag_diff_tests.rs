@@ -10,7 +10,8 @@
 use serde_json::Value as Json;
 
 use super::go_resolve::{Resolved, resolve};
-use super::tree::{Node, Value, parse_documents};
+use super::go_yaml_fixture::{assert_all_agree_with_go_yaml, go_yaml_documents};
+use super::tree::{Node, Value};
 
 const FIXTURE: &str = include_str!("../../../data/kuberay/yaml_tags.json");
 
@@ -45,14 +46,7 @@ fn same(a: Resolved, b: Resolved) -> bool {
 
 #[test]
 fn scalars_are_typed_as_go_yaml_types_them() {
-    let fixture: Json = serde_json::from_str(FIXTURE).expect("fixture");
-    assert!(
-        fixture["go_yaml"]
-            .as_str()
-            .is_some_and(|v| v.starts_with("gopkg.in/yaml.v2 2.4.0"))
-    );
-    let documents = fixture["documents"].as_array().expect("documents");
-    assert!(documents.len() >= 1000, "{}", documents.len());
+    let documents = go_yaml_documents(FIXTURE, 1000);
     // Every kind is in the fixture, so no part of the comparison is vacuous.
     for kind in ["int", "float64", "bool", "string", "<nil>"] {
         assert!(
@@ -62,30 +56,15 @@ fn scalars_are_typed_as_go_yaml_types_them() {
     }
     let refused = documents.iter().filter(|d| !d["error"].is_null()).count();
     assert!(refused >= 100, "{refused}");
-    let problems: Vec<String> = documents
-        .iter()
-        .filter_map(|case| {
-            let yaml = case["yaml"].as_str().expect("yaml");
-            let problem = match (parse_documents(yaml), case["error"].as_str()) {
-                (Err(_), Some(_)) => return None,
-                (Ok(_), Some(error)) => format!("go-yaml refuses it ({error}), we read it"),
-                (Err(e), None) => format!("go-yaml reads it, we refuse it: {}", e.message),
-                (Ok(docs), None) => {
-                    // `SCALAR: v` (a key): its reading is not compared, only that it reads.
-                    let node = docs.first().and_then(|d| d.get("v"))?;
-                    let (go, ours) = (go_value(case), our_value(node));
-                    // go-yaml makes `!!float 8` the float 8.0, which the reader keeps an
-                    // integer: the same number, which JSON writes alike (`8`) below 2^53.
-                    let float_of_int = matches!((go, ours), (Resolved::Float(x), Resolved::Int(n))
-                        if yaml.contains("!!float") && x == n as f64 && x.abs() < 2f64.powi(53));
-                    if same(go, ours) || float_of_int {
-                        return None;
-                    }
-                    format!("go-yaml {go:?}, we {ours:?}")
-                }
-            };
-            Some(format!("{yaml:?}: {problem}"))
-        })
-        .collect();
-    crate::test_support::assert_all_agree(&problems, documents.len(), "documents");
+    assert_all_agree_with_go_yaml(&documents, |case, docs| {
+        // `SCALAR: v` (a key): its reading is not compared, only that it reads.
+        let node = docs.first().and_then(|d| d.get("v"))?;
+        let (go, ours) = (go_value(case), our_value(node));
+        // go-yaml makes `!!float 8` the float 8.0, which the reader keeps an integer:
+        // the same number, which JSON writes alike (`8`) below 2^53.
+        let yaml = case["yaml"].as_str().expect("yaml");
+        let float_of_int = matches!((go, ours), (Resolved::Float(x), Resolved::Int(n))
+            if yaml.contains("!!float") && x == n as f64 && x.abs() < 2f64.powi(53));
+        (!same(go, ours) && !float_of_int).then(|| format!("go-yaml {go:?}, we {ours:?}"))
+    });
 }
