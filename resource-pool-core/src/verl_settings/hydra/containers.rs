@@ -5,7 +5,8 @@
 //! keys are not judged, and Hydra's `dictKey` holds no `${` anyway).
 //!
 //! An item is a quoted value (its escapes undone as Hydra's `_unescape_quoted_string`
-//! undoes them), a list or dict (read in turn), a function (`int(...)`: not judged), or
+//! undoes them), a list or dict (read in turn), a function (a cast evaluated as
+//! [`cast`] evaluates one on its own, `str(${a})` a string; any other not judged), or
 //! an unquoted primitive: words, `/-\+.$%*@?|`, `:`, escapes, blanks and interpolations
 //! (`${` to the first `}`), up to a `,`, `]` or `}`, its escapes undone and its blanks
 //! at either end dropped. A value the grammar does not read so (a quote beside other
@@ -15,6 +16,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::cast::{self, Py};
 use super::escapes;
 use super::lexing::{BLANKS, quoted_end};
 use crate::verl_settings::grammar_tokens::{ESCAPED, is_float, is_int};
@@ -221,11 +223,17 @@ impl Reader<'_> {
             return Err(NotRead::TooDeep);
         }
         let found = self.found.len();
-        let closed = self.items_of_call(depth);
-        // What a function makes of its arguments is not judged (its result may be no
-        // string at all).
+        self.items_of_call(depth)?;
+        // What a function makes of its arguments is its own (its result may be no string
+        // at all): Hydra's casts are evaluated as they are on their own (`str(${a})` is
+        // a string, `int(a)` Hydra's error); other functions are not judged.
         self.found.truncate(found);
-        closed
+        match cast::cast(&self.text[start..self.at]) {
+            Some(Ok(Py::Str(string))) => self.note(string, start..self.at),
+            Some(Err(cast::CastError)) => return Err(NotRead::Grammar),
+            _ => {}
+        }
+        Ok(())
     }
 
     fn items_of_call(&mut self, depth: usize) -> Read {
@@ -344,7 +352,8 @@ mod tests {
             ("[a/${x}\\,b]", vec!["a/${x},b"]),
             ("['${a}\\'']", vec!["${a}'"]),
             ("{a:b:${c}}", vec!["b:${c}"]),
-            ("[int(${a}), ${b}]", vec!["${b}"]),
+            ("[int(1), ${b}]", vec!["${b}"]),
+            ("{a: str(${x}), b: choice(${y}, 1)}", vec!["${x}"]),
             ("[1, true, null, a b]", vec![]),
             ("[/data/caf\u{fffd}/x.parquet]", vec![]),
             // A key given twice keeps its last value; `1` and `true` are one key.
@@ -364,8 +373,18 @@ mod tests {
             );
         }
         for text in [
-            "[a,,b]", "['a'b]", "[a[0]]", "[${}]", "[${a]", "{${a}:1}", "{a}", "[a=b]", "[a",
+            "[a,,b]",
+            "['a'b]",
+            "[a[0]]",
+            "[${}]",
+            "[${a]",
+            "{${a}:1}",
+            "{a}",
+            "[a=b]",
+            "[a",
             "[ ]x",
+            "[int(${a b})]",
+            "[a(1)b]",
         ] {
             assert_eq!(strings(text), Err(NotRead::Grammar), "{text}");
         }

@@ -37,6 +37,7 @@ const EXCEPTIONS: &[(&str, &str)] = &[
     ("trainer.nnodes=json_str(2)", "a function Hydra 1.3.2 lacks"),
     ("trainer.nnodes=unknown(2)", "a function Hydra 1.3.2 lacks"),
     ("trainer.nnodes=Int(2)", "a function Hydra 1.3.2 lacks"),
+    ("x=[foo(1)]", "a function Hydra 1.3.2 lacks"),
     // Python's `int()` takes any script's decimal digits (U+0668 is Arabic-Indic 8); such
     // text is left undecided (`python_numbers`), so the cast is not modelled and its text
     // is no integer: `wrong_type`, where verl would run with 8.
