@@ -15,16 +15,16 @@ use crate::source::Span;
 #[cfg(test)]
 mod hydra_args_diff_tests;
 mod hydra_flags;
+mod launchers;
 mod submit;
-mod uv_run;
 mod words;
 
+use launchers::Command;
 pub use submit::{
     AddressVia, AmbientAddresses, RAY_ADDRESS, RAY_API_SERVER_ADDRESS, Submit, SubmitEnv,
     SubmitTarget, is_dashboard_url,
 };
 use submit::{SubmitEnvs, submit_address};
-use uv_run::UvCommand;
 pub use words::{parse_launch_os, shell_word};
 
 /// An entry point that builds its pools as `verl.trainer.main_ppo` does, with the verl
@@ -246,8 +246,8 @@ fn is_python_at(words: &[String], i: usize) -> bool {
     })
 }
 
-/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, `uv run`, or the
-/// shell's `exec` and `nohup`, which run the words after them as they are.
+/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, `uv run`, `srun`, or
+/// the shell's `exec` and `nohup`, which run the words after them as they are.
 fn is_launcher_at(words: &[String], i: usize) -> bool {
     let uv_run =
         words.get(i).is_some_and(|w| w == "uv") && words.get(i + 1).is_some_and(|w| w == "run");
@@ -255,7 +255,7 @@ fn is_launcher_at(words: &[String], i: usize) -> bool {
         || is_python_at(words, i)
         || words
             .get(i)
-            .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup"))
+            .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup" | "srun"))
 }
 
 fn classify(module: &str) -> EntryKind {
@@ -408,10 +408,17 @@ fn read_launch(all: &[String]) -> Launch {
                 }
             }
             Some("nohup") => i += 1,
-            Some("uv") if words.get(i + 1).is_some_and(|w| w == "run") => {
-                match uv_run::uv_run_command(words, i + 2) {
-                    UvCommand::Program(next) => i = next,
-                    UvCommand::Module(at) => {
+            Some(launcher @ ("uv" | "srun"))
+                if launcher == "srun" || words.get(i + 1).is_some_and(|w| w == "run") =>
+            {
+                let command = if launcher == "srun" {
+                    launchers::srun_command(words, i + 1)
+                } else {
+                    launchers::uv_run_command(words, i + 2)
+                };
+                match command {
+                    Command::Program(next) => i = next,
+                    Command::Module(at) => {
                         // `uv run -m MODULE`: Python's `-m`, uv's options before it.
                         launch.entry = Some(Entry {
                             text: words[at].clone(),
@@ -422,7 +429,7 @@ fn read_launch(all: &[String]) -> Launch {
                         hydra_flags::read_hydra_args(&mut launch, words, &starts, at + 1);
                         return launch;
                     }
-                    UvCommand::Missing(last) => {
+                    Command::Missing(last) => {
                         launch.problems.push(LaunchProblem::NoProgram(span(last)));
                         return launch;
                     }
@@ -687,6 +694,8 @@ mod tests {
             "VLLM_USE_V1=1 uv run --extra vllm -- python3 -m verl.trainer.main_ppo a.b=1",
             "uv run -p 3.12 -m verl.trainer.main_ppo a.b=1",
             "${LAUNCH[@]} -m verl.trainer.main_ppo a.b=1",
+            // verl's Slurm example.
+            "PYTHONUNBUFFERED=1 srun --overlap --nodes=1 --ntasks=1 -w node1 python3 -m verl.trainer.main_ppo a.b=1",
         ] {
             let l = parse_launch(&words(line));
             assert!(l.problems.is_empty(), "{line}: {:?}", l.problems);
@@ -799,7 +808,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|uv|run|-p|--with|\\+|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
+        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|uv|run|srun|-w|-p|--with|\\+|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
             let l = parse_launch(&list);
             for (text, at) in &l.overrides {
                 proptest::prop_assert_eq!(l.line.get(*at..*at + text.len()), Some(text.as_str()));
