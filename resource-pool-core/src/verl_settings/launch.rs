@@ -408,10 +408,9 @@ fn read_launch(all: &[String]) -> Launch {
                 }
             }
             Some("nohup") => i += 1,
-            Some(launcher @ ("uv" | "srun"))
-                if launcher == "srun" || words.get(i + 1).is_some_and(|w| w == "run") =>
-            {
-                let command = if launcher == "srun" {
+            // Launchers with options of their own before the command they run.
+            Some("srun") | Some("uv") if is_launcher_at(words, i) => {
+                let command = if words[i] == "srun" {
                     launchers::srun_command(words, i + 1)
                 } else {
                     launchers::uv_run_command(words, i + 2)
