@@ -21,6 +21,17 @@ pub(super) fn codes(loaded: &LoadedVerl) -> Vec<String> {
         .collect()
 }
 
+/// The data of the one diagnostic a load gives, after checking that it is `code` (`what`
+/// says which case failed).
+fn only_data(loaded: &LoadedVerl, code: &str, what: &dyn std::fmt::Debug) -> serde_json::Value {
+    assert_eq!(
+        codes(loaded),
+        [format!("resource_pool::verl::{code}")],
+        "{what:?}"
+    );
+    serde_json::to_value(&loaded.diagnostics[0]).expect("data")
+}
+
 pub(super) fn slots(layout: &VerlLayout) -> Vec<(&str, Vec<u32>)> {
     layout
         .pools
@@ -850,12 +861,7 @@ fn entry_points_and_configs_outside_what_is_understood() {
         let launch = launch::parse_launch(&args(&words));
         assert_eq!(user_config_file(&launch), None, "{flags:?}");
         let loaded = load_launch(&launch, None, &VerlOptions::new(1000));
-        assert_eq!(
-            codes(&loaded),
-            ["resource_pool::verl::config_unread"],
-            "{flags:?}"
-        );
-        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        let data = only_data(&loaded, "config_unread", &flags);
         assert_eq!(
             (data["path"].as_str(), data["why"].as_str()),
             (Some(path), Some("shell_variable")),
@@ -1186,12 +1192,7 @@ fn an_override_value_omegaconf_interpolation_grammar_refuses_is_override_syntax(
         "trainer.project_name=${a${b}",
     ] {
         let loaded = load(None, &[word]);
-        assert_eq!(
-            codes(&loaded),
-            ["resource_pool::verl::override_syntax"],
-            "{word}"
-        );
-        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        let data = only_data(&loaded, "override_syntax", &word);
         assert_eq!(data["problem"], "not_an_interpolation", "{word}");
         // Labelled on the value, quotes included.
         let (_, errors) = hydra::parse_overrides(&args(&[word]));
@@ -1208,12 +1209,7 @@ fn an_override_value_omegaconf_interpolation_grammar_refuses_is_override_syntax(
         ("+x=[[a], {k: [${x y}]}]", "${x y}"),
     ] {
         let loaded = load(None, &[word]);
-        assert_eq!(
-            codes(&loaded),
-            ["resource_pool::verl::override_syntax"],
-            "{word}"
-        );
-        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        let data = only_data(&loaded, "override_syntax", &word);
         assert_eq!(data["problem"], "not_an_interpolation", "{word}");
         let (_, errors) = hydra::parse_overrides(&args(&[word]));
         assert_eq!(&word[errors[0].span.clone()], item, "{word}");
@@ -1257,12 +1253,7 @@ fn a_shell_variable_of_a_pasted_line_is_the_shells_to_fill_in() {
         ("trainer.nnodes=${num_nodes:-2}", "num_nodes"),
     ] {
         let loaded = load(None, &[word]);
-        assert_eq!(
-            codes(&loaded),
-            ["resource_pool::verl::shell_variable"],
-            "{word}"
-        );
-        let data = serde_json::to_value(&loaded.diagnostics[0]).expect("data");
+        let data = only_data(&loaded, "shell_variable", &word);
         assert_eq!(
             (data["variable"].as_str(), data["default"].as_str()),
             (Some(variable), Some("1")),
