@@ -246,12 +246,15 @@ fn is_python_at(words: &[String], i: usize) -> bool {
     })
 }
 
-/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, `uv run`, `srun`, or
-/// the shell's `exec` and `nohup`, which run the words after them as they are.
+/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, `uv run`, `srun`,
+/// `docker exec`, or the shell's `exec` and `nohup`, which run the words after them as
+/// they are.
 fn is_launcher_at(words: &[String], i: usize) -> bool {
-    let uv_run =
-        words.get(i).is_some_and(|w| w == "uv") && words.get(i + 1).is_some_and(|w| w == "run");
-    uv_run
+    let two = |first: &str, second: &str| {
+        words.get(i).is_some_and(|w| w == first) && words.get(i + 1).is_some_and(|w| w == second)
+    };
+    two("uv", "run")
+        || two("docker", "exec")
         || is_python_at(words, i)
         || words
             .get(i)
@@ -409,11 +412,11 @@ fn read_launch(all: &[String]) -> Launch {
             }
             Some("nohup") => i += 1,
             // Launchers with options of their own before the command they run.
-            Some("srun") | Some("uv") if is_launcher_at(words, i) => {
-                let command = if words[i] == "srun" {
-                    launchers::srun_command(words, i + 1)
-                } else {
-                    launchers::uv_run_command(words, i + 2)
+            Some("srun" | "uv" | "docker") if is_launcher_at(words, i) => {
+                let command = match words[i].as_str() {
+                    "srun" => launchers::srun_command(words, i + 1),
+                    "docker" => launchers::docker_exec_command(words, i + 2),
+                    _ => launchers::uv_run_command(words, i + 2),
                 };
                 match command {
                     Command::Program(next) => i = next,
@@ -693,8 +696,9 @@ mod tests {
             "VLLM_USE_V1=1 uv run --extra vllm -- python3 -m verl.trainer.main_ppo a.b=1",
             "uv run -p 3.12 -m verl.trainer.main_ppo a.b=1",
             "${LAUNCH[@]} -m verl.trainer.main_ppo a.b=1",
-            // verl's Slurm example.
+            // verl's Slurm example, and run in a container.
             "PYTHONUNBUFFERED=1 srun --overlap --nodes=1 --ntasks=1 -w node1 python3 -m verl.trainer.main_ppo a.b=1",
+            "srun --overlap -w node1 docker exec -e A=1 verl python3 -m verl.trainer.main_ppo a.b=1",
         ] {
             let l = parse_launch(&words(line));
             assert!(l.problems.is_empty(), "{line}: {:?}", l.problems);
@@ -807,7 +811,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|uv|run|srun|-w|-p|--with|\\+|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
+        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|uv|run|srun|docker|-w|-p|--with|\\+|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
             let l = parse_launch(&list);
             for (text, at) in &l.overrides {
                 proptest::prop_assert_eq!(l.line.get(*at..*at + text.len()), Some(text.as_str()));

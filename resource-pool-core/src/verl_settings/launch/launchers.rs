@@ -1,7 +1,8 @@
 //! Launchers that take options of their own before the command they run: `uv run` (verl's
-//! example scripts launch `uv run --frozen --no-sync python3 -m verl.trainer.main_ppo`)
-//! and Slurm's `srun` (verl's Slurm example: `srun --overlap --nodes=1 --ntasks=1 -w
-//! "$head_node" python3 -m verl.trainer.main_ppo`). Both read their options as
+//! example scripts launch `uv run --frozen --no-sync python3 -m verl.trainer.main_ppo`),
+//! Slurm's `srun` (verl's Slurm example: `srun --overlap --nodes=1 --ntasks=1 -w
+//! "$head_node" python3 -m verl.trainer.main_ppo`) and `docker exec` (options, then the
+//! container). They read their options as
 //! getopt and clap do: `--name VALUE` or `--name=VALUE`, short options run together (`-ql`),
 //! a short option's value attached or the next word (`-p3.12`, `-w node1`), `--` before the
 //! command, and the first word that is no option starts the command. An option whose value
@@ -161,6 +162,14 @@ const SRUN_SHORT: &[char] = &[
     'n', 'o', 'p', 'q', 'r', 't', 'w', 'x',
 ];
 
+/// The long options of `docker exec` that take a value, as `docker exec --help` lists them
+/// (Docker 20.10.24 as Debian 12 ships it, read 2026-12-06).
+const DOCKER_EXEC_LONG: &[&str] = &["detach-keys", "env", "env-file", "user", "workdir"];
+
+/// The short options of `docker exec` that take a value (`-e`, `-u`, `-w`), from the same
+/// help.
+const DOCKER_EXEC_SHORT: &[char] = &['e', 'u', 'w'];
+
 /// What follows a launcher's options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Command {
@@ -189,6 +198,17 @@ pub(super) fn uv_run_command(words: &[String], i: usize) -> Command {
 pub(super) fn srun_command(words: &[String], i: usize) -> Command {
     match options_end(words, i, SRUN_LONG, SRUN_SHORT, |_| {}) {
         Ok(at) => Command::Program(at),
+        Err(last) => Command::Missing(last),
+    }
+}
+
+/// What follows `docker exec`'s options and its container, from `words[i]` (the word after
+/// `exec`): Slurm scripts run verl inside a container so (`srun ... docker exec
+/// "$CONTAINER" python3 -m ...`).
+pub(super) fn docker_exec_command(words: &[String], i: usize) -> Command {
+    match options_end(words, i, DOCKER_EXEC_LONG, DOCKER_EXEC_SHORT, |_| {}) {
+        Ok(container) if container + 1 < words.len() => Command::Program(container + 1),
+        Ok(container) => Command::Missing(container),
         Err(last) => Command::Missing(last),
     }
 }
@@ -325,5 +345,21 @@ mod tests {
             );
         }
         assert_eq!(after("srun -w", 1, srun_command), Command::Missing(1));
+    }
+
+    #[test]
+    fn docker_execs_options_and_container() {
+        for (line, want) in [
+            ("docker exec box python3", Command::Program(3)),
+            (
+                "docker exec -it -e A=1 --workdir /w -u0 box python3",
+                Command::Program(9),
+            ),
+            ("docker exec --env=A=1 box python3", Command::Program(4)),
+            ("docker exec -e A=1", Command::Missing(2)),
+            ("docker exec box", Command::Missing(2)),
+        ] {
+            assert_eq!(after(line, 2, docker_exec_command), want, "{line}");
+        }
     }
 }
