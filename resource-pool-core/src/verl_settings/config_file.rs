@@ -4,6 +4,7 @@
 use super::key_set::KeySet;
 use super::launch::{EntryKind, Launch, UNDERSTOOD};
 use super::shell_expansion::holds_shell_expansion;
+use crate::source::Span;
 
 /// The user's config file the launch names, as a path relative to where verl runs: a
 /// `--config-path` outside verl's own package, joined with `--config-name`. `None` when
@@ -25,16 +26,27 @@ pub(super) enum ConfigPlace {
     Package(String),
     /// `--config-path` or `--config-name` holds what the shell fills in
     /// (`--config-path="$CONFIG_PATH"` in a line `shlex.split` left as written): the
-    /// folder as written, if one is.
-    Shell(Option<String>),
+    /// folder as written, if one is, and the span of the flag's value that holds it.
+    Shell {
+        dir: Option<String>,
+        at: Span,
+    },
 }
 
 /// Hydra's rule: a relative `--config-path` is relative to the entry point's file.
 pub(super) fn config_place(launch: &Launch) -> ConfigPlace {
-    let name = launch.config_name.as_ref().map(|n| n.value.as_str());
-    let path = launch.config_path.as_ref().map(|p| p.value.as_str());
-    if name.into_iter().chain(path).any(holds_shell_expansion) {
-        return ConfigPlace::Shell(path.map(|p| p.trim_end_matches('/').to_owned()));
+    let shell = [&launch.config_path, &launch.config_name]
+        .into_iter()
+        .flatten()
+        .find(|flag| holds_shell_expansion(&flag.value));
+    if let Some(flag) = shell {
+        return ConfigPlace::Shell {
+            dir: launch
+                .config_path
+                .as_ref()
+                .map(|p| p.value.trim_end_matches('/').to_owned()),
+            at: flag.span.clone(),
+        };
     }
     let Some(path) = &launch.config_path else {
         return ConfigPlace::Verl;

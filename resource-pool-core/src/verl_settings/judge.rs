@@ -9,7 +9,6 @@ use super::keys::{KEYS, key_id, sizes_pools};
 use super::launch::Launch;
 use super::loading::{LaunchInfo, VerlOptions};
 use super::releases::REWARD_TWINS;
-use super::shell_expansion::holds_shell_expansion;
 use super::{VerlDiagnostic, VerlLaunchDiagnostic};
 use crate::source::Span;
 
@@ -76,12 +75,8 @@ impl Judge {
                     .into(),
                 );
             }
-            ConfigPlace::Shell(dir) => {
+            ConfigPlace::Shell { dir, at } => {
                 judged = false;
-                let flag = [&launch.config_path, &launch.config_name]
-                    .into_iter()
-                    .flatten()
-                    .find(|f| holds_shell_expansion(&f.value));
                 out.push(
                     VerlLaunchDiagnostic::ConfigUnread {
                         path: match dir {
@@ -89,7 +84,7 @@ impl Judge {
                             None => format!("{config}.yaml"),
                         },
                         why: ConfigUnreadWhy::ShellVariable,
-                        span: flag.map(|f| line_span(&f.span)),
+                        span: Some(line_span(&at)),
                     }
                     .into(),
                 );

@@ -79,8 +79,8 @@ impl<'a> Walk<'a> {
             // A line pasted from a script, before its shell filled the value in: its
             // value is unknown here, and verl's default stands.
             if outermost {
+                let default = key.default.value().to_string();
                 let (key, text, span) = (key.path, scalar.text.clone(), &scalar.span);
-                let default = KEYS[id].default.value().to_string();
                 self.diagnostics.push(match expansion {
                     ShellExpansion::Variable(variable) => VerlDiagnostic::ShellVariable {
                         key,
