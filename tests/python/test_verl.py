@@ -158,6 +158,27 @@ def test_a_scripts_line_split_by_shlex_says_what_the_shell_fills_in():
     assert report.as_dict()["pools"][0]["process_on_nodes"] == [8]
 
 
+SLURM_LINE = r"""
+srun --overlap --nodes=1 --ntasks=1 -w "$head_node" \
+    apptainer exec --nv --bind /data:/data -e verl.sif \
+    python3 -m verl.trainer.main_ppo trainer.nnodes=2 trainer.n_gpus_per_node=8
+"""
+
+
+def test_a_slurm_line_that_runs_verl_in_a_container_reads_through_both_launchers():
+    import shlex
+
+    report = rp.verl.check(shlex.split(SLURM_LINE), cluster=THREE_NODES)
+    codes = {d["code"] for d in report.diagnostics}
+    assert not codes & {"resource_pool::verl::unknown_launcher", "resource_pool::verl::override_syntax"}, codes
+    assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]
+    # A program that is no launcher names those that are, as data.
+    unknown = rp.verl.check(["torchrun", "-m", "verl.trainer.main_ppo"], cluster=THREE_NODES)
+    (diagnostic,) = [d for d in unknown.diagnostics if d["code"] == "resource_pool::verl::unknown_launcher"]
+    assert diagnostic["data"]["word"] == "torchrun"
+    assert "apptainer exec [options] IMAGE COMMAND" in diagnostic["data"]["launchers"]
+
+
 QA_LINE = [
     "python3", "-m", "verl.trainer.main_ppo", "trainer.nnodes=2",
     "reward.reward_model.enable=True", "reward.reward_model.enable_resource_pool=True",

@@ -27,6 +27,17 @@ impl<T: fmt::Display> fmt::Display for Listed<T> {
     }
 }
 
+/// A command form, shown in backquotes (`` `srun [options] COMMAND` ``; JSON: its text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct CommandForm(pub &'static str);
+
+impl fmt::Display for CommandForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.0)
+    }
+}
+
 /// Keys an interpolation follows round to where it started, shown as
 /// `a → b → a` (JSON: the keys in that order).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

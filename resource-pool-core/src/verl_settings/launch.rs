@@ -15,6 +15,9 @@ use crate::source::Span;
 #[cfg(test)]
 mod hydra_args_diff_tests;
 mod hydra_flags;
+#[cfg(test)]
+mod launcher_argv_diff_tests;
+mod launcher_options;
 mod launchers;
 mod submit;
 mod words;
@@ -246,19 +249,15 @@ fn is_python_at(words: &[String], i: usize) -> bool {
     })
 }
 
-/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, `uv run`, `srun`,
-/// `docker exec`, or the shell's `exec` and `nohup`, which run the words after them as
-/// they are.
+/// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, one with options of
+/// its own (`uv run`, `srun`, the container launchers: `launchers::LAUNCHERS`), or the
+/// shell's `exec` and `nohup`, which run the words after them as they are.
 fn is_launcher_at(words: &[String], i: usize) -> bool {
-    let two = |first: &str, second: &str| {
-        words.get(i).is_some_and(|w| w == first) && words.get(i + 1).is_some_and(|w| w == second)
-    };
-    two("uv", "run")
-        || two("docker", "exec")
+    launchers::launcher_at(words, i).is_some()
         || is_python_at(words, i)
         || words
             .get(i)
-            .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup" | "srun"))
+            .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup"))
 }
 
 fn classify(module: &str) -> EntryKind {
@@ -296,6 +295,22 @@ fn script_entry(word: &str, span: Span) -> Entry {
         span,
         kind: script_module(word).map_or(EntryKind::Unknown, |m| classify(&m)),
     }
+}
+
+/// The launchers read before the entry point, as command forms: help text and docs name
+/// them so.
+pub fn launcher_forms() -> impl Iterator<Item = &'static str> {
+    [
+        "python3 [flags] -m MODULE",
+        "python3 [flags] SCRIPT.py",
+        "VAR=value",
+        "env [options] VAR=value",
+        "exec",
+        "nohup",
+        "ray job submit [options] --",
+    ]
+    .into_iter()
+    .chain(launchers::LAUNCHERS.iter().map(|l| l.usage))
 }
 
 /// Reads the pasted words (whitespace-only words, which a `\`-continuation leaves in a line
@@ -366,6 +381,30 @@ fn read_launch(all: &[String]) -> Launch {
                 break;
             }
         }
+        // Launchers with options of their own before the command they run.
+        if let Some(launcher) = launchers::launcher_at(words, i) {
+            match launchers::command_after(launcher, words, i + launcher.words.len()) {
+                Command::Program(next) => {
+                    i = next;
+                    continue;
+                }
+                Command::Module(at) => {
+                    // `uv run -m MODULE`: Python's `-m`, uv's options before it.
+                    launch.entry = Some(Entry {
+                        text: words[at].clone(),
+                        module: true,
+                        span: span(at),
+                        kind: classify(&words[at]),
+                    });
+                    hydra_flags::read_hydra_args(&mut launch, words, &starts, at + 1);
+                    return launch;
+                }
+                Command::Missing(last) => {
+                    launch.problems.push(LaunchProblem::NoProgram(span(last)));
+                    return launch;
+                }
+            }
+        }
         match words.get(i).map(String::as_str) {
             Some("env") => {
                 i += 1;
@@ -411,32 +450,6 @@ fn read_launch(all: &[String]) -> Launch {
                 }
             }
             Some("nohup") => i += 1,
-            // Launchers with options of their own before the command they run.
-            Some("srun" | "uv" | "docker") if is_launcher_at(words, i) => {
-                let command = match words[i].as_str() {
-                    "srun" => launchers::srun_command(words, i + 1),
-                    "docker" => launchers::docker_exec_command(words, i + 2),
-                    _ => launchers::uv_run_command(words, i + 2),
-                };
-                match command {
-                    Command::Program(next) => i = next,
-                    Command::Module(at) => {
-                        // `uv run -m MODULE`: Python's `-m`, uv's options before it.
-                        launch.entry = Some(Entry {
-                            text: words[at].clone(),
-                            module: true,
-                            span: span(at),
-                            kind: classify(&words[at]),
-                        });
-                        hydra_flags::read_hydra_args(&mut launch, words, &starts, at + 1);
-                        return launch;
-                    }
-                    Command::Missing(last) => {
-                        launch.problems.push(LaunchProblem::NoProgram(span(last)));
-                        return launch;
-                    }
-                }
-            }
             Some("ray") if words.get(i + 1).is_some_and(|w| w == "job") => {
                 match words[i..].iter().position(|w| w == "--") {
                     Some(dash) if before_submit => {
@@ -699,6 +712,10 @@ mod tests {
             // verl's Slurm example, and run in a container.
             "PYTHONUNBUFFERED=1 srun --overlap --nodes=1 --ntasks=1 -w node1 python3 -m verl.trainer.main_ppo a.b=1",
             "srun --overlap -w node1 docker exec -e A=1 verl python3 -m verl.trainer.main_ppo a.b=1",
+            "srun -N1 apptainer exec --nv --bind /data:/data verl.sif python3 -m verl.trainer.main_ppo a.b=1",
+            "singularity exec --nv -B /d verl.sif python3 -m verl.trainer.main_ppo a.b=1",
+            "docker run --rm --gpus all --shm-size 10g -v /d:/d verlai/verl:latest python3 -m verl.trainer.main_ppo a.b=1",
+            "podman exec -l python3 -m verl.trainer.main_ppo a.b=1",
         ] {
             let l = parse_launch(&words(line));
             assert!(l.problems.is_empty(), "{line}: {:?}", l.problems);

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use super::fields::{EntryDifference, Found, Listed, NotReadWhy, Place};
+use super::fields::{CommandForm, EntryDifference, Found, Listed, NotReadWhy, Place};
 use super::hydra::{Op, Override, SweepMode, SweepRun, first_run_value, parse_words, sweep_kind};
 use super::judge::Judge;
 use super::keys::*;
@@ -348,6 +348,7 @@ fn launch_diagnostics(
         out.push(match problem {
             LaunchProblem::UnknownLauncher(span) => VerlLaunchDiagnostic::UnknownLauncher {
                 word: launch.line[span.clone()].chars().take(60).collect(),
+                launchers: Listed(super::launch::launcher_forms().map(CommandForm).collect()),
                 span: line_span(span),
             }
             .into(),

@@ -175,12 +175,14 @@ pub enum VerlLaunchDiagnostic {
     #[diagnostic(
         code(resource_pool::verl::unknown_launcher),
         help(
-            "resource-pool reads `python3`/`python` (with `-m MODULE` or a script), `env VAR=...`, leading `VAR=value` words and `ray job submit [options] --`; paste verl's own command, or only its overrides"
+            "resource-pool reads the launchers {launchers} before verl's entry point; paste verl's own command, or only its overrides"
         )
     )]
     UnknownLauncher {
         /// The word of the pasted line that is not understood.
         word: String,
+        /// The launchers understood, as their command forms.
+        launchers: Listed<CommandForm>,
         /// Where.
         #[label("not understood")]
         #[serde(skip)]

@@ -1,174 +1,121 @@
 //! Launchers that take options of their own before the command they run: `uv run` (verl's
 //! example scripts launch `uv run --frozen --no-sync python3 -m verl.trainer.main_ppo`),
 //! Slurm's `srun` (verl's Slurm example: `srun --overlap --nodes=1 --ntasks=1 -w
-//! "$head_node" python3 -m verl.trainer.main_ppo`) and `docker exec` (options, then the
-//! container). They read their options as
-//! getopt and clap do: `--name VALUE` or `--name=VALUE`, short options run together (`-ql`),
-//! a short option's value attached or the next word (`-p3.12`, `-w node1`), `--` before the
-//! command, and the first word that is no option starts the command. An option whose value
-//! is optional takes it only attached (`--exclusive=user`). Each launcher's options that
-//! take a value are a table read from its own help, named where it stands.
+//! "$head_node" python3 -m verl.trainer.main_ppo`), and the container launchers Slurm and
+//! cluster scripts run verl in: `docker run`/`exec`, `podman run`/`exec` and `apptainer
+//! exec` (`singularity exec`), whose options are followed by the image or container, then
+//! the command. They read their options as getopt, clap and Go's pflag do: `--name VALUE`
+//! or `--name=VALUE`, short options run together (`-it`), a short option's value attached or
+//! the next word (`-p3.12`, `-w node1`), `--` before the positional words, and the first
+//! word that is no option ends them. An option whose value is optional takes it only
+//! attached (`--exclusive=user`, `--rm=false`). Each launcher's options that take a value
+//! are a table (`launcher_options`) read from its own help.
 
-/// The long options of `uv run` that take a value, as `uv run --help` lists them
-/// (uv 0.13.9, read 2026-12-06): every other `--name` is a flag.
-const UV_RUN_LONG: &[&str] = &[
-    "extra",
-    "no-extra",
-    "group",
-    "no-group",
-    "only-group",
-    "no-editable-package",
-    "env-file",
-    "with",
-    "with-editable",
-    "with-requirements",
-    "package",
-    "python-platform",
-    "index",
-    "default-index",
-    "index-url",
-    "extra-index-url",
-    "find-links",
-    "index-strategy",
-    "keyring-provider",
-    "upgrade-package",
-    "upgrade-group",
-    "resolution",
-    "prerelease",
-    "prerelease-package",
-    "fork-strategy",
-    "exclude-newer",
-    "exclude-newer-package",
-    "no-sources-package",
-    "reinstall-package",
-    "link-mode",
-    "config-setting",
-    "config-settings-package",
-    "no-build-isolation-package",
-    "no-build-package",
-    "no-binary-package",
-    "cache-dir",
-    "refresh-package",
-    "python",
-    "color",
-    "allow-insecure-host",
-    "directory",
-    "project",
-    "config-file",
+use super::launcher_options::*;
+
+/// A launcher with options of its own.
+#[derive(Debug)]
+pub(super) struct Launcher {
+    /// The words that start it (`["docker", "run"]`).
+    pub(super) words: &'static [&'static str],
+    /// How a line runs a command with it, as help text names it.
+    pub(super) usage: &'static str,
+    pub(super) long_with_value: &'static [&'static str],
+    pub(super) short_with_value: &'static [char],
+    /// Whether an image or container stands between its options and the command.
+    container: bool,
+    /// Options after which no container stands: the command follows the options
+    /// (`podman exec --latest`, the container podman made last).
+    no_container: &'static [Opt<'static>],
+    /// Flags after which the first word names a Python module (`uv run -m MODULE`).
+    module: &'static [Opt<'static>],
+}
+
+/// The launchers understood, each with its option tables.
+pub(super) const LAUNCHERS: &[Launcher] = &[
+    Launcher {
+        words: &["uv", "run"],
+        usage: "uv run [options] COMMAND",
+        long_with_value: UV_RUN_LONG,
+        short_with_value: UV_RUN_SHORT,
+        container: false,
+        no_container: &[],
+        module: &[Opt::Long("module"), Opt::Short('m')],
+    },
+    Launcher {
+        words: &["srun"],
+        usage: "srun [options] COMMAND",
+        long_with_value: SRUN_LONG,
+        short_with_value: SRUN_SHORT,
+        container: false,
+        no_container: &[],
+        module: &[],
+    },
+    Launcher {
+        words: &["docker", "run"],
+        usage: "docker run [options] IMAGE COMMAND",
+        long_with_value: DOCKER_RUN_LONG,
+        short_with_value: DOCKER_RUN_SHORT,
+        container: true,
+        no_container: &[],
+        module: &[],
+    },
+    Launcher {
+        words: &["docker", "exec"],
+        usage: "docker exec [options] CONTAINER COMMAND",
+        long_with_value: DOCKER_EXEC_LONG,
+        short_with_value: DOCKER_EXEC_SHORT,
+        container: true,
+        no_container: &[],
+        module: &[],
+    },
+    Launcher {
+        words: &["podman", "run"],
+        usage: "podman run [options] IMAGE COMMAND",
+        long_with_value: PODMAN_RUN_LONG,
+        short_with_value: PODMAN_RUN_SHORT,
+        container: true,
+        no_container: &[],
+        module: &[],
+    },
+    Launcher {
+        words: &["podman", "exec"],
+        usage: "podman exec [options] CONTAINER COMMAND",
+        long_with_value: PODMAN_EXEC_LONG,
+        short_with_value: PODMAN_EXEC_SHORT,
+        container: true,
+        no_container: &[Opt::Long("latest"), Opt::Short('l')],
+        module: &[],
+    },
+    Launcher {
+        words: &["apptainer", "exec"],
+        usage: "apptainer exec [options] IMAGE COMMAND",
+        long_with_value: APPTAINER_EXEC_LONG,
+        short_with_value: APPTAINER_EXEC_SHORT,
+        container: true,
+        no_container: &[],
+        module: &[],
+    },
+    // Apptainer installs `singularity` as another name of itself.
+    Launcher {
+        words: &["singularity", "exec"],
+        usage: "singularity exec [options] IMAGE COMMAND",
+        long_with_value: APPTAINER_EXEC_LONG,
+        short_with_value: APPTAINER_EXEC_SHORT,
+        container: true,
+        no_container: &[],
+        module: &[],
+    },
 ];
 
-/// The short options of `uv run` that take a value (`-w`, `--with`; `-p`, `--python`;
-/// ...), from the same help.
-const UV_RUN_SHORT: &[char] = &['w', 'i', 'f', 'P', 'C', 'p'];
-
-/// The long options of `srun` that take a value (`--name=<value>` in its man page, Slurm
-/// 22.05.8 as Debian 12 ships it, read 2026-12-06; `--name[=value]` takes one only
-/// attached): every other `--name` is a flag.
-const SRUN_LONG: &[&str] = &[
-    "accel-bind",
-    "account",
-    "acctg-freq",
-    "bb",
-    "bbf",
-    "bcast-exclude",
-    "begin",
-    "chdir",
-    "cluster-constraint",
-    "clusters",
-    "comment",
-    "constraint",
-    "container",
-    "core-spec",
-    "cores-per-socket",
-    "cpu-bind",
-    "cpu-freq",
-    "cpus-per-gpu",
-    "cpus-per-task",
-    "deadline",
-    "delay-boot",
-    "dependency",
-    "distribution",
-    "epilog",
-    "error",
-    "exclude",
-    "export",
-    "extra-node-info",
-    "gid",
-    "gpu-bind",
-    "gpu-freq",
-    "gpus",
-    "gpus-per-node",
-    "gpus-per-socket",
-    "gpus-per-task",
-    "gres",
-    "gres-flags",
-    "het-group",
-    "hint",
-    "input",
-    "job-name",
-    "jobid",
-    "licenses",
-    "mail-type",
-    "mail-user",
-    "mcs-label",
-    "mem",
-    "mem-bind",
-    "mem-per-cpu",
-    "mem-per-gpu",
-    "mincpus",
-    "mpi",
-    "msg-timeout",
-    "network",
-    "nodefile",
-    "nodelist",
-    "nodes",
-    "ntasks",
-    "ntasks-per-core",
-    "ntasks-per-gpu",
-    "ntasks-per-node",
-    "ntasks-per-socket",
-    "open-mode",
-    "output",
-    "partition",
-    "power",
-    "prefer",
-    "priority",
-    "profile",
-    "prolog",
-    "qos",
-    "relative",
-    "reservation",
-    "signal",
-    "slurmd-debug",
-    "sockets-per-node",
-    "switches",
-    "task-epilog",
-    "task-prolog",
-    "thread-spec",
-    "threads",
-    "threads-per-core",
-    "time",
-    "time-min",
-    "tmp",
-    "uid",
-    "wait",
-    "wckey",
-];
-
-/// The short options of `srun` that take a value (`-w`, `--nodelist`; `-N`, `--nodes`;
-/// ...), from the same man page.
-const SRUN_SHORT: &[char] = &[
-    'A', 'B', 'C', 'D', 'F', 'G', 'J', 'L', 'M', 'N', 'S', 'T', 'W', 'b', 'c', 'd', 'e', 'i', 'm',
-    'n', 'o', 'p', 'q', 'r', 't', 'w', 'x',
-];
-
-/// The long options of `docker exec` that take a value, as `docker exec --help` lists them
-/// (Docker 20.10.24 as Debian 12 ships it, read 2026-12-06).
-const DOCKER_EXEC_LONG: &[&str] = &["detach-keys", "env", "env-file", "user", "workdir"];
-
-/// The short options of `docker exec` that take a value (`-e`, `-u`, `-w`), from the same
-/// help.
-const DOCKER_EXEC_SHORT: &[char] = &['e', 'u', 'w'];
+/// The launcher whose words start at `words[i]`.
+pub(super) fn launcher_at(words: &[String], i: usize) -> Option<&'static Launcher> {
+    LAUNCHERS.iter().find(|l| {
+        words
+            .get(i..i + l.words.len())
+            .is_some_and(|ws| ws.iter().zip(l.words).all(|(w, l)| w == l))
+    })
+}
 
 /// What follows a launcher's options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,45 +124,37 @@ pub(super) enum Command {
     Program(usize),
     /// `uv run -m`/`--module`: the word that names the module.
     Module(usize),
-    /// The line ends inside the launcher's options: on the last word read.
+    /// The line ends inside the launcher's options or before its command: on the last
+    /// word read.
     Missing(usize),
 }
 
-/// What follows `uv run`'s options, from `words[i]` (the word after `run`).
-pub(super) fn uv_run_command(words: &[String], i: usize) -> Command {
-    let mut module = false;
-    let end = options_end(words, i, UV_RUN_LONG, UV_RUN_SHORT, |option| {
-        module |= matches!(option, Opt::Long("module") | Opt::Short('m'));
-    });
+/// What follows `launcher`'s options (and its container), from `words[i]` (the word after
+/// the launcher's own words).
+pub(super) fn command_after(launcher: &Launcher, words: &[String], i: usize) -> Command {
+    let (mut module, mut container) = (false, launcher.container);
+    let end = options_end(
+        words,
+        i,
+        launcher.long_with_value,
+        launcher.short_with_value,
+        |option| {
+            module |= launcher.module.contains(&option);
+            container &= !launcher.no_container.contains(&option);
+        },
+    );
     match end {
         Ok(at) if module => Command::Module(at),
-        Ok(at) => Command::Program(at),
-        Err(last) => Command::Missing(last),
-    }
-}
-
-/// What follows `srun`'s options, from `words[i]` (the word after `srun`).
-pub(super) fn srun_command(words: &[String], i: usize) -> Command {
-    match options_end(words, i, SRUN_LONG, SRUN_SHORT, |_| {}) {
-        Ok(at) => Command::Program(at),
-        Err(last) => Command::Missing(last),
-    }
-}
-
-/// What follows `docker exec`'s options and its container, from `words[i]` (the word after
-/// `exec`): Slurm scripts run verl inside a container so (`srun ... docker exec
-/// "$CONTAINER" python3 -m ...`).
-pub(super) fn docker_exec_command(words: &[String], i: usize) -> Command {
-    match options_end(words, i, DOCKER_EXEC_LONG, DOCKER_EXEC_SHORT, |_| {}) {
-        Ok(container) if container + 1 < words.len() => Command::Program(container + 1),
-        Ok(container) => Command::Missing(container),
+        Ok(at) if !container => Command::Program(at),
+        Ok(at) if at + 1 < words.len() => Command::Program(at + 1),
+        Ok(at) => Command::Missing(at),
         Err(last) => Command::Missing(last),
     }
 }
 
 /// An option as written, its value aside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt<'w> {
+pub(super) enum Opt<'w> {
     Long(&'w str),
     Short(char),
 }
@@ -273,9 +212,11 @@ fn options_end<'w>(
 mod tests {
     use super::*;
 
-    fn after(line: &str, skip: usize, read: fn(&[String], usize) -> Command) -> Command {
+    /// What follows the launcher that starts `line`.
+    fn after(line: &str) -> Command {
         let words: Vec<String> = line.split(' ').map(str::to_owned).collect();
-        read(&words, skip)
+        let launcher = launcher_at(&words, 0).expect(line);
+        command_after(launcher, &words, launcher.words.len())
     }
 
     #[test]
@@ -307,7 +248,7 @@ mod tests {
             ),
             ("uv run train.py", Command::Program(2)),
         ] {
-            assert_eq!(after(line, 2, uv_run_command), want, "{line}");
+            assert_eq!(after(line), want, "{line}");
         }
         for (line, last) in [
             ("uv run", 1),
@@ -316,11 +257,7 @@ mod tests {
             ("uv run -p", 2),
             ("uv run --", 2),
         ] {
-            assert_eq!(
-                after(line, 2, uv_run_command),
-                Command::Missing(last),
-                "{line}"
-            );
+            assert_eq!(after(line), Command::Missing(last), "{line}");
         }
     }
 
@@ -338,13 +275,9 @@ mod tests {
             ("srun -- python3", 2),
             ("srun python3", 1),
         ] {
-            assert_eq!(
-                after(line, 1, srun_command),
-                Command::Program(want),
-                "{line}"
-            );
+            assert_eq!(after(line), Command::Program(want), "{line}");
         }
-        assert_eq!(after("srun -w", 1, srun_command), Command::Missing(1));
+        assert_eq!(after("srun -w"), Command::Missing(1));
     }
 
     #[test]
@@ -359,7 +292,34 @@ mod tests {
             ("docker exec -e A=1", Command::Missing(2)),
             ("docker exec box", Command::Missing(2)),
         ] {
-            assert_eq!(after(line, 2, docker_exec_command), want, "{line}");
+            assert_eq!(after(line), want, "{line}");
         }
+    }
+
+    #[test]
+    fn container_launchers_take_an_image_unless_told_otherwise() {
+        for (line, want) in [
+            ("docker run --gpus all -it img python3", Command::Program(6)),
+            ("docker run -- img python3", Command::Program(4)),
+            (
+                "apptainer exec --nv -B/d img.sif python3",
+                Command::Program(5),
+            ),
+            (
+                "singularity exec -eB /d img.sif python3",
+                Command::Program(5),
+            ),
+            // `--latest`: the container podman made last, so no container word.
+            ("podman exec --latest python3", Command::Program(3)),
+            ("podman exec -itl python3", Command::Program(3)),
+            ("podman exec -l", Command::Missing(2)),
+            ("docker run --rm img", Command::Missing(3)),
+            ("apptainer exec --bind", Command::Missing(2)),
+        ] {
+            assert_eq!(after(line), want, "{line}");
+        }
+        // A second word that is no launcher's: not a launcher (`docker build`).
+        let words: Vec<String> = ["docker", "build"].map(str::to_owned).to_vec();
+        assert!(launcher_at(&words, 0).is_none());
     }
 }
