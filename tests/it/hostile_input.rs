@@ -781,6 +781,36 @@ fn a_line_of_unclosed_shell_expansions_is_read_in_bounded_time() {
 }
 
 #[test]
+fn shell_command_strings_are_read_in_bounded_time() {
+    use resource_pool_core::verl_settings::launch::parse_launch;
+    // One string of 100,000 commands (none of them verl's), one whose verl command has
+    // 100,000 overrides behind 100,000 commands, and strings nested past the bound: each
+    // level quotes the one inside, so the text is as long as the nesting allows here.
+    let many = "cd /w; ".repeat(100_000);
+    let overrides: String = (0..100_000).map(|i| format!(" k{i}=1")).collect();
+    let verl = format!("{many}python3 -m verl.trainer.main_ppo{overrides}");
+    let mut nested = "python3 -m verl.trainer.main_ppo a=1".to_owned();
+    for _ in 0..9 {
+        nested = format!(
+            "bash -c {}",
+            resource_pool_core::verl_settings::launch::shell_word(&nested)
+        );
+    }
+    for (what, string, want_overrides) in [
+        ("many commands", many.as_str(), 0),
+        ("verl after many", verl.as_str(), 100_000),
+        ("nested", nested.as_str(), 0),
+    ] {
+        let words = ["bash", "-c", string].map(str::to_owned);
+        let started = Instant::now();
+        let (launch, peak) = peak_bytes(|| parse_launch(&words));
+        assert_eq!(launch.overrides.len(), want_overrides, "{what}");
+        assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
+    }
+}
+
+#[test]
 fn long_lists_and_dicts_of_interpolations_are_judged_in_bounded_time() {
     use resource_pool_core::verl_settings::hydra::parse_overrides;
     // OmegaConf's grammar judges each string of a list or dict: a hundred thousand

@@ -164,14 +164,20 @@ srun --overlap --nodes=1 --ntasks=1 -w "$head_node" \
     python3 -m verl.trainer.main_ppo trainer.nnodes=2 trainer.n_gpus_per_node=8
 """
 
+DOCKER_SHELL_LINE = r"""
+docker exec verl bash -lc "cd /workspace && python3 -m verl.trainer.main_ppo \
+    trainer.nnodes=2 trainer.n_gpus_per_node=8 2>&1 | tee train.log"
+"""
+
 
 def test_a_slurm_line_that_runs_verl_in_a_container_reads_through_both_launchers():
     import shlex
 
-    report = rp.verl.check(shlex.split(SLURM_LINE), cluster=THREE_NODES)
-    codes = {d["code"] for d in report.diagnostics}
-    assert not codes & {"resource_pool::verl::unknown_launcher", "resource_pool::verl::override_syntax"}, codes
-    assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]
+    for line in [SLURM_LINE, DOCKER_SHELL_LINE]:
+        report = rp.verl.check(shlex.split(line), cluster=THREE_NODES)
+        codes = {d["code"] for d in report.diagnostics}
+        assert not codes & {"resource_pool::verl::unknown_launcher", "resource_pool::verl::override_syntax"}, codes
+        assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]
     # A program that is no launcher names those that are, as data.
     unknown = rp.verl.check(["torchrun", "-m", "verl.trainer.main_ppo"], cluster=THREE_NODES)
     (diagnostic,) = [d for d in unknown.diagnostics if d["code"] == "resource_pool::verl::unknown_launcher"]

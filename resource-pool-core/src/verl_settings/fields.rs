@@ -279,6 +279,8 @@ pub enum LaunchSyntax {
     MissingValue,
     /// Launcher words (`env`, `ray job submit ... --`, `python3 -u`) that start no program.
     NoProgram,
+    /// A shell's command string (`bash -c '...'`) that leaves a quote open.
+    OpenQuote,
 }
 
 impl fmt::Display for LaunchSyntax {
@@ -291,6 +293,9 @@ impl fmt::Display for LaunchSyntax {
             LaunchSyntax::MissingValue => "this flag needs a value",
             LaunchSyntax::NoProgram => {
                 "the line ends here, before the program these words start: nothing to check"
+            }
+            LaunchSyntax::OpenQuote => {
+                "this command string leaves a quote, `$(`, `${` or backquote open: the shell refuses it"
             }
         })
     }

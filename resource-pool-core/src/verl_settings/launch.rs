@@ -12,6 +12,7 @@
 use super::shell_expansion::expands_to_words;
 use crate::source::Span;
 
+mod entry_points;
 #[cfg(test)]
 mod hydra_args_diff_tests;
 mod hydra_flags;
@@ -19,106 +20,20 @@ mod hydra_flags;
 mod launcher_argv_diff_tests;
 mod launcher_options;
 mod launchers;
+mod shell_string;
 mod submit;
 mod words;
 
+pub use entry_points::{Entry, EntryKind, UNDERSTOOD, Understood};
+use entry_points::{classify, script_entry};
 use launchers::Command;
+use shell_string::{CommandString, LeftOpen};
 pub use submit::{
     AddressVia, AmbientAddresses, RAY_ADDRESS, RAY_API_SERVER_ADDRESS, Submit, SubmitEnv,
     SubmitTarget, is_dashboard_url,
 };
 use submit::{SubmitEnvs, submit_address};
 pub use words::{parse_launch_os, shell_word};
-
-/// An entry point that builds its pools as `verl.trainer.main_ppo` does, with the verl
-/// files that show it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Understood {
-    /// The module name a launch line runs (`-m MODULE`).
-    pub module: &'static str,
-    /// The files whose `resource_pool_spec` is `global_pool = [trainer.n_gpus_per_node] *
-    /// trainer.nnodes` (and `reward_pool` beside it) with main_ppo's role mapping.
-    pub evidence: &'static str,
-}
-
-/// The entry points understood.
-pub const UNDERSTOOD: &[Understood] = &[
-    Understood {
-        module: "verl.trainer.main_ppo",
-        evidence: "verl/trainer/main_ppo.py (TaskRunner.init_resource_pool_mgr, verl 0.5.0-0.8.0); verl/trainer/main_ppo_v0.py and verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, verl 0.9.x)",
-    },
-    Understood {
-        module: "verl.trainer.main_ppo_sync",
-        evidence: "verl/trainer/main_ppo_sync.py (TaskRunner.init_resource_pool_mgr, verl 0.8.0)",
-    },
-];
-
-/// Entry points known to build their pools otherwise: what they do instead.
-const DIFFERENT: &[(&str, &str)] = &[
-    (
-        "verl.experimental.one_step_off_policy.main_ppo",
-        "it adds a separate rollout pool sized by rollout.nnodes and rollout.n_gpus_per_node (verl/experimental/one_step_off_policy/main_ppo.py)",
-    ),
-    (
-        "verl.experimental.fully_async_policy.fully_async_main",
-        "it adds a separate rollout pool sized by rollout.nnodes and rollout.n_gpus_per_node (verl/experimental/fully_async_policy/fully_async_main.py)",
-    ),
-    (
-        "recipe.dapo.main_dapo",
-        "it builds global_pool only and keeps the reward model there whatever reward_model.enable_resource_pool says (recipe/dapo/main_dapo.py)",
-    ),
-    (
-        "verl.trainer.main_generation_server",
-        "it serves generation and builds no trainer pools",
-    ),
-    (
-        "verl.trainer.sft_trainer",
-        "it trains SFT with torchrun, without Ray's pools",
-    ),
-    (
-        "verl.trainer.main_eval",
-        "it evaluates outputs and builds no pools",
-    ),
-];
-
-/// What the entry point is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EntryKind {
-    /// Builds pools as main_ppo does.
-    Understood(&'static Understood),
-    /// Known to build them otherwise: why.
-    Different(&'static str),
-    /// Not known.
-    Unknown,
-}
-
-/// The program verl runs: a module or a script.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
-    /// As written (`verl.trainer.main_ppo`, `verl/trainer/main_ppo.py`).
-    pub text: String,
-    /// Whether it was given with `-m`.
-    pub module: bool,
-    /// Where.
-    pub span: Span,
-    /// What it is.
-    pub kind: EntryKind,
-}
-
-impl Entry {
-    /// The entry point's folder, where Hydra resolves a relative `--config-path`: the
-    /// module's package path or the script's directory.
-    pub fn folder(&self) -> String {
-        if self.module {
-            let parts: Vec<&str> = self.text.split('.').collect();
-            parts[..parts.len().saturating_sub(1)].join("/")
-        } else {
-            self.text
-                .rsplit_once('/')
-                .map_or(String::new(), |(dir, _)| dir.to_owned())
-        }
-    }
-}
 
 /// A value of a Hydra flag, with its span.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,6 +68,9 @@ pub enum LaunchProblem {
     ShellWords(Span),
     /// A word that is not UTF-8 and that the check reads ([`parse_launch_os`]).
     NotUnicode(Span),
+    /// A shell's command string (`bash -c '...'`) that leaves a quote, `$(`, `${` or
+    /// backquote open, which the shell refuses.
+    OpenQuote(Span),
     /// Hydra's own arguments as its argument parser refuses them, or a flag that makes
     /// Hydra print (or rerun a pickled job) instead of training.
     HydraArgs {
@@ -250,51 +168,16 @@ fn is_python_at(words: &[String], i: usize) -> bool {
 }
 
 /// Whether `words[i]` is a launcher read here: Python, `ray`, `env`, one with options of
-/// its own (`uv run`, `srun`, the container launchers: `launchers::LAUNCHERS`), or the
-/// shell's `exec` and `nohup`, which run the words after them as they are.
+/// its own (`uv run`, `srun`, the container launchers: `launchers::LAUNCHERS`), a shell
+/// given `-c STRING`, or the shell's `exec` and `nohup`, which run the words after them as
+/// they are.
 fn is_launcher_at(words: &[String], i: usize) -> bool {
     launchers::launcher_at(words, i).is_some()
+        || shell_string::command_string_at(words, i).is_some()
         || is_python_at(words, i)
         || words
             .get(i)
             .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup"))
-}
-
-fn classify(module: &str) -> EntryKind {
-    if let Some(u) = UNDERSTOOD.iter().find(|u| u.module == module) {
-        return EntryKind::Understood(u);
-    }
-    DIFFERENT
-        .iter()
-        .find(|(m, _)| *m == module)
-        .map_or(EntryKind::Unknown, |(_, why)| EntryKind::Different(why))
-}
-
-/// A script path as the module it is (`verl/trainer/main_ppo.py` → `verl.trainer.main_ppo`):
-/// from the last `verl/` or `recipe/` folder in the path, as Python would import it.
-fn script_module(path: &str) -> Option<String> {
-    let stem = path.strip_suffix(".py")?;
-    let start = ["verl/", "recipe/"]
-        .iter()
-        .filter_map(|root| {
-            stem.match_indices(root)
-                .map(|(i, _)| i)
-                .filter(|&i| i == 0 || stem.as_bytes()[i - 1] == b'/')
-                .last()
-        })
-        .min()?;
-    Some(stem[start..].replace('/', "."))
-}
-
-/// A script as the entry point (`python3 verl/trainer/main_ppo.py`, or the path alone, as
-/// `sys.argv` starts).
-fn script_entry(word: &str, span: Span) -> Entry {
-    Entry {
-        text: word.to_owned(),
-        module: false,
-        span,
-        kind: script_module(word).map_or(EntryKind::Unknown, |m| classify(&m)),
-    }
 }
 
 /// The launchers read before the entry point, as command forms: help text and docs name
@@ -308,6 +191,7 @@ pub fn launcher_forms() -> impl Iterator<Item = &'static str> {
         "exec",
         "nohup",
         "ray job submit [options] --",
+        "bash [options] -c STRING",
     ]
     .into_iter()
     .chain(launchers::LAUNCHERS.iter().map(|l| l.usage))
@@ -327,11 +211,45 @@ pub fn parse_launch(words: &[String]) -> Launch {
     read_launch(words)
 }
 
-/// Reads words without blanks: all of them make the line the spans point into; the
-/// shell's syntax and what follows it are not read.
+/// The most shell command strings read one inside another (`bash -c "sh -c '...'"`): each
+/// is shorter than the line that holds it, so this bounds only the work.
+const MAX_SHELL_STRINGS: usize = 8;
+
+/// Reads words without blanks. A shell given `-c STRING` is read as the words of the
+/// command in its string that runs verl (`shell_string`): the words from the string on are
+/// replaced by those and the line is read again, `expanded` telling where strings were
+/// read. All the words make the line the spans point into; the shell's syntax and what
+/// follows it are not read.
 fn read_launch(all: &[String]) -> Launch {
-    let joined = words::join_cut_expansions(all);
-    let all: &[String] = &joined;
+    let mut words = words::join_cut_expansions(all);
+    let mut expanded = Vec::new();
+    loop {
+        match read_words(&words, &expanded) {
+            Reading::Read(launch) => return *launch,
+            Reading::ShellString { at, command } => {
+                let words = words.to_mut();
+                words.truncate(at);
+                words.extend(command);
+                expanded.push(at);
+            }
+        }
+    }
+}
+
+/// A reading of the words: done, or a shell's command string to read in its place.
+enum Reading {
+    Read(Box<Launch>),
+    ShellString {
+        /// The index of the string.
+        at: usize,
+        /// The words of the command it runs verl with.
+        command: Vec<String>,
+    },
+}
+
+/// Reads the words once; `expanded` are the indices where shell strings' commands stand
+/// already.
+fn read_words(all: &[String], expanded: &[usize]) -> Reading {
     let mut starts = Vec::with_capacity(all.len());
     let mut offset = 0;
     for w in all {
@@ -381,6 +299,29 @@ fn read_launch(all: &[String]) -> Launch {
                 break;
             }
         }
+        // A shell given `-c STRING`: the command in the string that runs verl, read in its
+        // place (once; after that, its words stand from the string's index on).
+        match shell_string::command_string_at(words, i) {
+            Some(CommandString::At(at)) if expanded.contains(&at) => {
+                i = at;
+                continue;
+            }
+            Some(CommandString::At(at)) if expanded.len() < MAX_SHELL_STRINGS => {
+                match shell_string::verl_command(&words[at]) {
+                    Ok(command) if !command.is_empty() => {
+                        return Reading::ShellString { at, command };
+                    }
+                    Ok(_) => launch.problems.push(LaunchProblem::NoProgram(span(at))),
+                    Err(LeftOpen) => launch.problems.push(LaunchProblem::OpenQuote(span(at))),
+                }
+                return Reading::Read(Box::new(launch));
+            }
+            Some(CommandString::Missing(last)) => {
+                launch.problems.push(LaunchProblem::NoProgram(span(last)));
+                return Reading::Read(Box::new(launch));
+            }
+            _ => {}
+        }
         // Launchers with options of their own before the command they run.
         if let Some(launcher) = launchers::launcher_at(words, i) {
             match launchers::command_after(launcher, words, i + launcher.words.len()) {
@@ -397,11 +338,11 @@ fn read_launch(all: &[String]) -> Launch {
                         kind: classify(&words[at]),
                     });
                     hydra_flags::read_hydra_args(&mut launch, words, &starts, at + 1);
-                    return launch;
+                    return Reading::Read(Box::new(launch));
                 }
                 Command::Missing(last) => {
                     launch.problems.push(LaunchProblem::NoProgram(span(last)));
-                    return launch;
+                    return Reading::Read(Box::new(launch));
                 }
             }
         }
@@ -422,7 +363,7 @@ fn read_launch(all: &[String]) -> Launch {
                             // ends in the middle of `env`'s options.
                             if i + 1 >= words.len() {
                                 launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                                return launch;
+                                return Reading::Read(Box::new(launch));
                             }
                             if matches!(w.as_str(), "-u" | "--unset") && before_submit {
                                 env.unset(&words[i + 1]);
@@ -462,7 +403,7 @@ fn read_launch(all: &[String]) -> Launch {
                         launch
                             .problems
                             .push(LaunchProblem::RaySubmitWithoutEntrypoint(span(i)));
-                        return launch;
+                        return Reading::Read(Box::new(launch));
                     }
                 }
             }
@@ -471,19 +412,19 @@ fn read_launch(all: &[String]) -> Launch {
     }
     if i > first && i == words.len() {
         launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
-        return launch;
+        return Reading::Read(Box::new(launch));
     }
     if is_python_at(words, i) {
         i += 1;
         loop {
             let Some(w) = words.get(i) else {
                 launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
-                return launch;
+                return Reading::Read(Box::new(launch));
             };
             if w == "--check-hash-based-pycs" {
                 if i + 1 >= words.len() {
                     launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                    return launch;
+                    return Reading::Read(Box::new(launch));
                 }
                 i += 2;
                 continue;
@@ -516,7 +457,7 @@ fn read_launch(all: &[String]) -> Launch {
                 (value.as_str(), span(i + 1), i + 2)
             } else {
                 launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                return launch;
+                return Reading::Read(Box::new(launch));
             };
             match flag {
                 'm' => {
@@ -531,7 +472,7 @@ fn read_launch(all: &[String]) -> Launch {
                 }
                 'c' => {
                     launch.problems.push(LaunchProblem::InlineCode(span(i)));
-                    return launch;
+                    return Reading::Read(Box::new(launch));
                 }
                 _ => i = next,
             }
@@ -551,15 +492,16 @@ fn read_launch(all: &[String]) -> Launch {
         launch
             .problems
             .push(LaunchProblem::UnknownLauncher(span(i)));
-        return launch;
+        return Reading::Read(Box::new(launch));
     }
     // Hydra's own flags, then the overrides.
     hydra_flags::read_hydra_args(&mut launch, words, &starts, i);
-    launch
+    Reading::Read(Box::new(launch))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::entry_points::script_module;
     use super::*;
 
     /// A line as the shell splits it, at single spaces (also for `submit`'s tests).
@@ -826,9 +768,93 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_shell_string_is_read_as_the_command_it_runs() {
+        let owned = |ws: &[&str]| ws.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        for ws in [
+            &["bash", "-c", "python3 -m verl.trainer.main_ppo a.b=1"][..],
+            &[
+                "docker",
+                "exec",
+                "box",
+                "bash",
+                "-lc",
+                "cd /w && python3 -m verl.trainer.main_ppo 'a.b=1' 2>&1 | tee log",
+            ],
+            &[
+                "srun",
+                "-N1",
+                "sh",
+                "-c",
+                "A=1 exec python3 -m verl.trainer.main_ppo a.b=1",
+            ],
+            &[
+                "bash",
+                "-c",
+                "bash -c 'python3 -m verl.trainer.main_ppo a.b=1'",
+            ],
+            // The words after the string are its `$0` and arguments: not verl's.
+            &[
+                "A=1",
+                "/bin/bash",
+                "-o",
+                "pipefail",
+                "-c",
+                "python3 -m verl.trainer.main_ppo a.b=1",
+                "name",
+                "x=2",
+            ],
+        ] {
+            let l = parse_launch(&owned(ws));
+            let problems: Vec<_> = l
+                .problems
+                .iter()
+                .filter(|p| !matches!(p, LaunchProblem::ShellSyntax(_)))
+                .collect();
+            assert!(problems.is_empty(), "{ws:?}: {problems:?}");
+            let entry = l.entry.as_ref().unwrap_or_else(|| panic!("{ws:?}"));
+            assert_eq!(entry.text, "verl.trainer.main_ppo", "{ws:?}");
+            let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
+            assert_eq!(overrides, ["a.b=1"], "{ws:?}");
+            let (text, at) = &l.overrides[0];
+            assert_eq!(&l.line[*at..*at + text.len()], text, "{ws:?}");
+        }
+        let l = parse_launch(&owned(&["bash", "-c", "python3 -m m 'a=1"]));
+        assert!(
+            matches!(&l.problems[..], [LaunchProblem::OpenQuote(s)] if &l.line[s.clone()] == "python3 -m m 'a=1"),
+            "{:?}",
+            l.problems
+        );
+        for (ws, last) in [(&["bash", "-c", " ; "][..], " ; "), (&["bash", "-c"], "-c")] {
+            let l = parse_launch(&owned(ws));
+            assert!(
+                matches!(&l.problems[..], [LaunchProblem::NoProgram(s)] if &l.line[s.clone()] == last),
+                "{ws:?}: {:?}",
+                l.problems
+            );
+        }
+        let l = parse_launch(&owned(&["bash", "run.sh", "a=1"]));
+        assert!(matches!(
+            &l.problems[..],
+            [LaunchProblem::UnknownLauncher(_)]
+        ));
+        // Strings nested past the bound: read no further, and said so. (Each level quotes
+        // the one inside, so the text grows fourfold a level.)
+        let mut text = "python3 -m verl.trainer.main_ppo a.b=1".to_owned();
+        for _ in 0..MAX_SHELL_STRINGS + 2 {
+            text = format!("bash -c {}", shell_word(&text));
+        }
+        let l = parse_launch(&owned(&["bash", "-c", &text]));
+        assert!(
+            matches!(&l.problems[..], [LaunchProblem::UnknownLauncher(_)]),
+            "{:?}",
+            l.problems
+        );
+    }
+
     proptest::proptest! {
         #[test]
-        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|uv|run|srun|docker|-w|-p|--with|\\+|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
+        fn any_words_parse_with_spans_inside(list in proptest::collection::vec("(bash|-lc|-c|cd /w && python3 -m m a=1|python3 'a=1|\"x; y=2\" \\$(a b)|python3|-m|-u|-X|ray|job|submit|--|env|-i|-u|exec|nohup|-a|uv|run|srun|docker|-w|-p|--with|\\+|\\$P|\\$\\(\\(a|/|a\\)\\)|\\$\\{A\\[@\\]\\}|[A-Z]=1|RAY_ADDRESS=[a-z:/]{0,6}|RAY_API_SERVER_ADDRESS=[a-z:/]{0,6}|--address|--address=[a-z:/]{0,6}|-cn|--config-path=[a-z]{0,3}|[a-z_.+~=]{0,12})", 0..12)) {
             let l = parse_launch(&list);
             for (text, at) in &l.overrides {
                 proptest::prop_assert_eq!(l.line.get(*at..*at + text.len()), Some(text.as_str()));

@@ -372,6 +372,11 @@ fn launch_diagnostics(
                 span: line_span(span),
             }
             .into(),
+            LaunchProblem::OpenQuote(span) => VerlLaunchDiagnostic::LaunchSyntax {
+                problem: LaunchSyntax::OpenQuote,
+                span: line_span(span),
+            }
+            .into(),
             LaunchProblem::ShellSyntax(span) => VerlLaunchDiagnostic::ShellSyntax {
                 ignored: shown(&launch.line[span.clone()]),
                 span: line_span(span),

@@ -105,7 +105,9 @@ pub fn parse_launch_os(words: &[OsString]) -> Launch {
         text.push(lossy.into_owned());
     }
     let mut launch = read_launch(&text);
-    if bad.is_empty() {
+    // A shell's command string read in its place leaves a line of other words, which the
+    // words' spans below no longer point into: its bad bytes stay `�`.
+    if bad.is_empty() || launch.line != text.join(" ") {
         return launch;
     }
     let read = read_spans(&launch);
