@@ -106,6 +106,27 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         no_container: &[],
         module: &[],
     },
+    // `run` hands the words after the image to the image's runscript: one built from a
+    // Docker image without an entrypoint, or with one that runs its arguments (NVIDIA's
+    // images, verl's), runs them as the command.
+    Launcher {
+        words: &["apptainer", "run"],
+        usage: "apptainer run [options] IMAGE COMMAND",
+        long_with_value: APPTAINER_RUN_LONG,
+        short_with_value: APPTAINER_EXEC_SHORT,
+        container: true,
+        no_container: &[],
+        module: &[],
+    },
+    Launcher {
+        words: &["singularity", "run"],
+        usage: "singularity run [options] IMAGE COMMAND",
+        long_with_value: APPTAINER_RUN_LONG,
+        short_with_value: APPTAINER_EXEC_SHORT,
+        container: true,
+        no_container: &[],
+        module: &[],
+    },
 ];
 
 /// The launcher whose words start at `words[i]`.
