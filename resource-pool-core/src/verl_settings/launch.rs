@@ -323,8 +323,8 @@ fn read_words(all: &[String], expanded: &[usize]) -> Reading {
             _ => {}
         }
         // Launchers with options of their own before the command they run.
-        if let Some(launcher) = launchers::launcher_at(words, i) {
-            match launchers::command_after(launcher, words, i + launcher.words.len()) {
+        if let Some((launcher, start)) = launchers::launcher_at(words, i) {
+            match launchers::command_after(launcher, words, start) {
                 Command::Program(next) => {
                     i = next;
                     continue;

@@ -15,6 +15,31 @@ fn fixture() -> Json {
     serde_json::from_str(FIXTURE).expect("fixture")
 }
 
+/// A fixture table's options that take a value, long and short, sorted.
+fn table_of(table: &Json) -> (Vec<&str>, Vec<char>) {
+    let long = table["long_with_value"]
+        .as_array()
+        .expect("long")
+        .iter()
+        .map(|v| v.as_str().expect("name"))
+        .collect();
+    let short = table["short_with_value"]
+        .as_array()
+        .expect("short")
+        .iter()
+        .map(|v| v.as_str().and_then(|s| s.chars().next()).expect("letter"))
+        .collect();
+    (long, short)
+}
+
+/// Ours, sorted as the fixture's.
+fn sorted(long: &[&'static str], short: &[char]) -> (Vec<&'static str>, Vec<char>) {
+    let (mut long, mut short) = (long.to_vec(), short.to_vec());
+    long.sort_unstable();
+    short.sort_unstable();
+    (long, short)
+}
+
 #[test]
 fn option_tables_are_the_tools_own() {
     let fixture = fixture();
@@ -22,30 +47,34 @@ fn option_tables_are_the_tools_own() {
     assert_eq!(tables.len(), 6);
     for (name, table) in tables {
         let words: Vec<String> = name.split(' ').map(str::to_owned).collect();
-        let launcher = launcher_at(&words, 0).expect(name);
-        let mut long = launcher.long_with_value.to_vec();
-        long.sort_unstable();
-        let mut short = launcher.short_with_value.to_vec();
-        short.sort_unstable();
-        let theirs: Vec<&str> = table["long_with_value"]
-            .as_array()
-            .expect("long")
-            .iter()
-            .map(|v| v.as_str().expect("name"))
-            .collect();
-        let theirs_short: Vec<char> = table["short_with_value"]
-            .as_array()
-            .expect("short")
-            .iter()
-            .map(|v| v.as_str().and_then(|s| s.chars().next()).expect("letter"))
-            .collect();
-        assert_eq!(long, theirs, "{name}");
-        assert_eq!(short, theirs_short, "{name}");
+        let (launcher, _) = launcher_at(&words, 0).expect(name);
+        let ours = sorted(launcher.long_with_value, launcher.short_with_value);
+        assert_eq!(ours, table_of(table), "{name}");
+    }
+    // The programs' own options, before the subcommand: the same for each of its
+    // subcommands.
+    let programs = fixture["program_options"]
+        .as_object()
+        .expect("program options");
+    assert_eq!(programs.len(), 3);
+    for (program, table) in programs {
+        let theirs = table_of(table);
+        let of_program = LAUNCHERS.iter().filter(|l| l.words[0] == program);
+        assert_eq!(of_program.clone().count(), 2, "{program}");
+        for launcher in of_program {
+            let ours = sorted(
+                launcher.program_long_with_value,
+                launcher.program_short_with_value,
+            );
+            assert_eq!(ours, theirs, "{program}");
+        }
     }
     // `singularity` is Apptainer's other name for itself.
     for command in ["exec", "run"] {
-        let alias = launcher_at(&["singularity".into(), command.into()], 0).expect("singularity");
-        let apptainer = launcher_at(&["apptainer".into(), command.into()], 0).expect("apptainer");
+        let (alias, _) =
+            launcher_at(&["singularity".into(), command.into()], 0).expect("singularity");
+        let (apptainer, _) =
+            launcher_at(&["apptainer".into(), command.into()], 0).expect("apptainer");
         assert_eq!(alias.long_with_value, apptainer.long_with_value);
         assert_eq!(alias.short_with_value, apptainer.short_with_value);
     }
@@ -61,13 +90,13 @@ fn commands_start_where_the_tools_start_them() {
     let mut differ = Vec::new();
     for case in &ran {
         let words: Vec<String> = serde_json::from_value(case["words"].clone()).expect("words");
-        let launcher = launcher_at(&words, 0).expect("a launcher");
+        let (launcher, start) = launcher_at(&words, 0).expect("a launcher");
         let theirs = case["command"].as_u64().expect("command") as usize;
         // The tool's container, where it named one, stands just before the command.
         if let Some(container) = case["container"].as_u64() {
             assert_eq!(container as usize + 1, theirs, "{words:?}");
         }
-        let ours = command_after(launcher, &words, launcher.words.len());
+        let ours = command_after(launcher, &words, start);
         if ours != Command::Program(theirs) {
             differ.push(format!("{words:?}: tool {theirs}, we {ours:?}"));
             continue;

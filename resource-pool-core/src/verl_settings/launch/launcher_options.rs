@@ -460,3 +460,53 @@ pub(super) const APPTAINER_RUN_LONG: &[&str] = &[
     "security",
     "workdir",
 ];
+
+/// The options of `docker` itself, before its subcommand, that take a value, as
+/// Docker 20.10.24's `docker --help` lists them.
+pub(super) const DOCKER_LONG: &[&str] = &[
+    "config",
+    "context",
+    "host",
+    "log-level",
+    "tlscacert",
+    "tlscert",
+    "tlskey",
+];
+
+/// The short options of `docker` itself that take a value, from the same help.
+pub(super) const DOCKER_SHORT: &[char] = &['H', 'c', 'l'];
+
+/// The options of `podman` itself, before its subcommand, that take a value, as
+/// Podman 4.3.1's `podman --help` lists them.
+pub(super) const PODMAN_LONG: &[&str] = &[
+    "cgroup-manager",
+    "conmon",
+    "connection",
+    "events-backend",
+    "hooks-dir",
+    "identity",
+    "log-level",
+    "namespace",
+    "network-cmd-path",
+    "network-config-dir",
+    "root",
+    "runroot",
+    "runtime",
+    "runtime-flag",
+    "ssh",
+    "storage-driver",
+    "storage-opt",
+    "tmpdir",
+    "url",
+    "volumepath",
+];
+
+/// The short options of `podman` itself that take a value, from the same help.
+pub(super) const PODMAN_SHORT: &[char] = &['c'];
+
+/// The options of `apptainer` (and `singularity`) itself, before its subcommand, that take a value, as
+/// Apptainer 1.4.5's `apptainer --help` lists them.
+pub(super) const APPTAINER_LONG: &[&str] = &["config"];
+
+/// The short options of `apptainer` (and `singularity`) itself that take a value, from the same help.
+pub(super) const APPTAINER_SHORT: &[char] = &['c'];

@@ -16,10 +16,15 @@ use super::launcher_options::*;
 /// A launcher with options of its own.
 #[derive(Debug)]
 pub(super) struct Launcher {
-    /// The words that start it (`["docker", "run"]`).
+    /// Its program and subcommand, if any (`["docker", "run"]`, `["srun"]`).
     pub(super) words: &'static [&'static str],
     /// How a line runs a command with it, as help text names it.
     pub(super) usage: &'static str,
+    /// The program's own options before its subcommand that take a value (`docker -H HOST
+    /// run`, `apptainer -c FILE exec`).
+    pub(super) program_long_with_value: &'static [&'static str],
+    pub(super) program_short_with_value: &'static [char],
+    /// The options after the subcommand (or the program) that take a value.
     pub(super) long_with_value: &'static [&'static str],
     pub(super) short_with_value: &'static [char],
     /// Whether an image or container stands between its options and the command.
@@ -36,6 +41,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["uv", "run"],
         usage: "uv run [options] COMMAND",
+        program_long_with_value: UV_RUN_LONG,
+        program_short_with_value: UV_RUN_SHORT,
         long_with_value: UV_RUN_LONG,
         short_with_value: UV_RUN_SHORT,
         container: false,
@@ -45,6 +52,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["srun"],
         usage: "srun [options] COMMAND",
+        program_long_with_value: &[],
+        program_short_with_value: &[],
         long_with_value: SRUN_LONG,
         short_with_value: SRUN_SHORT,
         container: false,
@@ -54,6 +63,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["docker", "run"],
         usage: "docker run [options] IMAGE COMMAND",
+        program_long_with_value: DOCKER_LONG,
+        program_short_with_value: DOCKER_SHORT,
         long_with_value: DOCKER_RUN_LONG,
         short_with_value: DOCKER_RUN_SHORT,
         container: true,
@@ -63,6 +74,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["docker", "exec"],
         usage: "docker exec [options] CONTAINER COMMAND",
+        program_long_with_value: DOCKER_LONG,
+        program_short_with_value: DOCKER_SHORT,
         long_with_value: DOCKER_EXEC_LONG,
         short_with_value: DOCKER_EXEC_SHORT,
         container: true,
@@ -72,6 +85,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["podman", "run"],
         usage: "podman run [options] IMAGE COMMAND",
+        program_long_with_value: PODMAN_LONG,
+        program_short_with_value: PODMAN_SHORT,
         long_with_value: PODMAN_RUN_LONG,
         short_with_value: PODMAN_RUN_SHORT,
         container: true,
@@ -81,6 +96,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["podman", "exec"],
         usage: "podman exec [options] CONTAINER COMMAND",
+        program_long_with_value: PODMAN_LONG,
+        program_short_with_value: PODMAN_SHORT,
         long_with_value: PODMAN_EXEC_LONG,
         short_with_value: PODMAN_EXEC_SHORT,
         container: true,
@@ -90,6 +107,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["apptainer", "exec"],
         usage: "apptainer exec [options] IMAGE COMMAND",
+        program_long_with_value: APPTAINER_LONG,
+        program_short_with_value: APPTAINER_SHORT,
         long_with_value: APPTAINER_EXEC_LONG,
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
@@ -100,6 +119,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["singularity", "exec"],
         usage: "singularity exec [options] IMAGE COMMAND",
+        program_long_with_value: APPTAINER_LONG,
+        program_short_with_value: APPTAINER_SHORT,
         long_with_value: APPTAINER_EXEC_LONG,
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
@@ -112,6 +133,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["apptainer", "run"],
         usage: "apptainer run [options] IMAGE COMMAND",
+        program_long_with_value: APPTAINER_LONG,
+        program_short_with_value: APPTAINER_SHORT,
         long_with_value: APPTAINER_RUN_LONG,
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
@@ -121,6 +144,8 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     Launcher {
         words: &["singularity", "run"],
         usage: "singularity run [options] IMAGE COMMAND",
+        program_long_with_value: APPTAINER_LONG,
+        program_short_with_value: APPTAINER_SHORT,
         long_with_value: APPTAINER_RUN_LONG,
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
@@ -129,13 +154,29 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
     },
 ];
 
-/// The launcher whose words start at `words[i]`.
-pub(super) fn launcher_at(words: &[String], i: usize) -> Option<&'static Launcher> {
-    LAUNCHERS.iter().find(|l| {
-        words
-            .get(i..i + l.words.len())
-            .is_some_and(|ws| ws.iter().zip(l.words).all(|(w, l)| w == l))
-    })
+/// The launcher that starts at `words[i]`, and where its own options start: after its
+/// program (by name or path: `/opt/singularity/bin/singularity`), the program's own options
+/// and its subcommand (`apptainer -s exec`, `docker -H HOST run`).
+pub(super) fn launcher_at(words: &[String], i: usize) -> Option<(&'static Launcher, usize)> {
+    let program = words.get(i)?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    LAUNCHERS
+        .iter()
+        .filter(|l| l.words[0] == name)
+        .find_map(|l| {
+            let Some(subcommand) = l.words.get(1) else {
+                return Some((l, i + 1));
+            };
+            let at = options_end(
+                words,
+                i + 1,
+                l.program_long_with_value,
+                l.program_short_with_value,
+                |_| {},
+            )
+            .ok()?;
+            (words[at] == *subcommand).then_some((l, at + 1))
+        })
 }
 
 /// What follows a launcher's options.
@@ -236,8 +277,8 @@ mod tests {
     /// What follows the launcher that starts `line`.
     fn after(line: &str) -> Command {
         let words: Vec<String> = line.split(' ').map(str::to_owned).collect();
-        let launcher = launcher_at(&words, 0).expect(line);
-        command_after(launcher, &words, launcher.words.len())
+        let (launcher, start) = launcher_at(&words, 0).expect(line);
+        command_after(launcher, &words, start)
     }
 
     #[test]
@@ -336,11 +377,32 @@ mod tests {
             ("podman exec -l", Command::Missing(2)),
             ("docker run --rm img", Command::Missing(3)),
             ("apptainer exec --bind", Command::Missing(2)),
+            // The program's own options before its subcommand, and a program by its path.
+            (
+                "docker -H tcp://h:2375 run img python3",
+                Command::Program(5),
+            ),
+            (
+                "/opt/singularity/bin/singularity -s exec --nv img.sif python3",
+                Command::Program(5),
+            ),
+            (
+                "apptainer --debug -c a.conf run img.sif python3",
+                Command::Program(6),
+            ),
         ] {
             assert_eq!(after(line), want, "{line}");
         }
-        // A second word that is no launcher's: not a launcher (`docker build`).
-        let words: Vec<String> = ["docker", "build"].map(str::to_owned).to_vec();
-        assert!(launcher_at(&words, 0).is_none());
+        // A second word that is no launcher's: not a launcher (`docker build`, also after
+        // the program's options).
+        for line in [
+            "docker build",
+            "docker -H h build",
+            "apptainer -s",
+            "podman",
+        ] {
+            let words: Vec<String> = line.split(' ').map(str::to_owned).collect();
+            assert!(launcher_at(&words, 0).is_none(), "{line}");
+        }
     }
 }
