@@ -270,6 +270,7 @@ impl fmt::Display for Releases {
 /// What is wrong with the launcher words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LaunchSyntax {
     /// `ray job submit` with no `--`.
     RaySubmitWithoutEntrypoint,
