@@ -33,8 +33,8 @@ fn table_of(table: &Json) -> (Vec<&str>, Vec<char>) {
 }
 
 /// Ours, sorted as the fixture's.
-fn sorted(long: &[&'static str], short: &[char]) -> (Vec<&'static str>, Vec<char>) {
-    let (mut long, mut short) = (long.to_vec(), short.to_vec());
+fn sorted(long: &[&[&'static str]], short: &[char]) -> (Vec<&'static str>, Vec<char>) {
+    let (mut long, mut short) = (long.concat(), short.to_vec());
     long.sort_unstable();
     short.sort_unstable();
     (long, short)
@@ -63,7 +63,7 @@ fn option_tables_are_the_tools_own() {
         assert_eq!(of_program.clone().count(), 2, "{program}");
         for launcher in of_program {
             let ours = sorted(
-                launcher.program_long_with_value,
+                &[launcher.program_long_with_value],
                 launcher.program_short_with_value,
             );
             assert_eq!(ours, theirs, "{program}");

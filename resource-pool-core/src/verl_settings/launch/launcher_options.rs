@@ -421,45 +421,9 @@ pub(super) const APPTAINER_EXEC_LONG: &[&str] = &[
 /// The short options of `apptainer exec` (and `singularity exec`, its alias) that take a value, from the same help.
 pub(super) const APPTAINER_EXEC_SHORT: &[char] = &['B', 'H', 'S', 'W', 'o'];
 
-/// The long options of `apptainer run` (and `singularity run`) that take a value, as
-/// Apptainer 1.4.5's `apptainer run --help` lists them: `exec`'s and `--runscript-timeout`.
-pub(super) const APPTAINER_RUN_LONG: &[&str] = &[
-    "add-caps",
-    "app",
-    "apply-cgroups",
-    "authfile",
-    "bind",
-    "blkio-weight",
-    "blkio-weight-device",
-    "cpu-shares",
-    "cpus",
-    "cpuset-cpus",
-    "cpuset-mems",
-    "cwd",
-    "dns",
-    "docker-host",
-    "drop-caps",
-    "env",
-    "env-file",
-    "fusemount",
-    "home",
-    "hostname",
-    "memory",
-    "memory-reservation",
-    "memory-swap",
-    "mount",
-    "netns-path",
-    "network",
-    "network-args",
-    "no-mount",
-    "overlay",
-    "pem-path",
-    "pids-limit",
-    "runscript-timeout",
-    "scratch",
-    "security",
-    "workdir",
-];
+/// The long options of `apptainer run` (and `singularity run`) that take a value besides
+/// `exec`'s, as Apptainer 1.4.5's `apptainer run --help` lists them.
+pub(super) const APPTAINER_RUN_ONLY_LONG: &[&str] = &["runscript-timeout"];
 
 /// The options of `docker` itself, before its subcommand, that take a value, as
 /// Docker 20.10.24's `docker --help` lists them.

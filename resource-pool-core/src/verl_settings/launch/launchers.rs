@@ -24,8 +24,9 @@ pub(super) struct Launcher {
     /// run`, `apptainer -c FILE exec`).
     pub(super) program_long_with_value: &'static [&'static str],
     pub(super) program_short_with_value: &'static [char],
-    /// The options after the subcommand (or the program) that take a value.
-    pub(super) long_with_value: &'static [&'static str],
+    /// The options after the subcommand (or the program) that take a value: one table, or
+    /// another's and some of its own (`apptainer run`: `exec`'s and `--runscript-timeout`).
+    pub(super) long_with_value: &'static [&'static [&'static str]],
     pub(super) short_with_value: &'static [char],
     /// Whether an image or container stands between its options and the command.
     container: bool,
@@ -43,7 +44,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "uv run [options] COMMAND",
         program_long_with_value: UV_RUN_LONG,
         program_short_with_value: UV_RUN_SHORT,
-        long_with_value: UV_RUN_LONG,
+        long_with_value: &[UV_RUN_LONG],
         short_with_value: UV_RUN_SHORT,
         container: false,
         no_container: &[],
@@ -54,7 +55,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "srun [options] COMMAND",
         program_long_with_value: &[],
         program_short_with_value: &[],
-        long_with_value: SRUN_LONG,
+        long_with_value: &[SRUN_LONG],
         short_with_value: SRUN_SHORT,
         container: false,
         no_container: &[],
@@ -65,7 +66,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "docker run [options] IMAGE COMMAND",
         program_long_with_value: DOCKER_LONG,
         program_short_with_value: DOCKER_SHORT,
-        long_with_value: DOCKER_RUN_LONG,
+        long_with_value: &[DOCKER_RUN_LONG],
         short_with_value: DOCKER_RUN_SHORT,
         container: true,
         no_container: &[],
@@ -76,7 +77,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "docker exec [options] CONTAINER COMMAND",
         program_long_with_value: DOCKER_LONG,
         program_short_with_value: DOCKER_SHORT,
-        long_with_value: DOCKER_EXEC_LONG,
+        long_with_value: &[DOCKER_EXEC_LONG],
         short_with_value: DOCKER_EXEC_SHORT,
         container: true,
         no_container: &[],
@@ -87,7 +88,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "podman run [options] IMAGE COMMAND",
         program_long_with_value: PODMAN_LONG,
         program_short_with_value: PODMAN_SHORT,
-        long_with_value: PODMAN_RUN_LONG,
+        long_with_value: &[PODMAN_RUN_LONG],
         short_with_value: PODMAN_RUN_SHORT,
         container: true,
         no_container: &[],
@@ -98,7 +99,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "podman exec [options] CONTAINER COMMAND",
         program_long_with_value: PODMAN_LONG,
         program_short_with_value: PODMAN_SHORT,
-        long_with_value: PODMAN_EXEC_LONG,
+        long_with_value: &[PODMAN_EXEC_LONG],
         short_with_value: PODMAN_EXEC_SHORT,
         container: true,
         no_container: &[Opt::Long("latest"), Opt::Short('l')],
@@ -109,7 +110,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "apptainer exec [options] IMAGE COMMAND",
         program_long_with_value: APPTAINER_LONG,
         program_short_with_value: APPTAINER_SHORT,
-        long_with_value: APPTAINER_EXEC_LONG,
+        long_with_value: &[APPTAINER_EXEC_LONG],
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
         no_container: &[],
@@ -121,7 +122,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "singularity exec [options] IMAGE COMMAND",
         program_long_with_value: APPTAINER_LONG,
         program_short_with_value: APPTAINER_SHORT,
-        long_with_value: APPTAINER_EXEC_LONG,
+        long_with_value: &[APPTAINER_EXEC_LONG],
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
         no_container: &[],
@@ -135,7 +136,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "apptainer run [options] IMAGE COMMAND",
         program_long_with_value: APPTAINER_LONG,
         program_short_with_value: APPTAINER_SHORT,
-        long_with_value: APPTAINER_RUN_LONG,
+        long_with_value: &[APPTAINER_EXEC_LONG, APPTAINER_RUN_ONLY_LONG],
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
         no_container: &[],
@@ -146,7 +147,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         usage: "singularity run [options] IMAGE COMMAND",
         program_long_with_value: APPTAINER_LONG,
         program_short_with_value: APPTAINER_SHORT,
-        long_with_value: APPTAINER_RUN_LONG,
+        long_with_value: &[APPTAINER_EXEC_LONG, APPTAINER_RUN_ONLY_LONG],
         short_with_value: APPTAINER_EXEC_SHORT,
         container: true,
         no_container: &[],
@@ -170,7 +171,7 @@ pub(super) fn launcher_at(words: &[String], i: usize) -> Option<(&'static Launch
             let at = options_end(
                 words,
                 i + 1,
-                l.program_long_with_value,
+                &[l.program_long_with_value],
                 l.program_short_with_value,
                 |_| {},
             )
@@ -226,7 +227,7 @@ pub(super) enum Opt<'w> {
 fn options_end<'w>(
     words: &'w [String],
     mut i: usize,
-    long_with_value: &[&str],
+    long_with_value: &[&[&str]],
     short_with_value: &[char],
     mut seen: impl FnMut(Opt<'w>),
 ) -> Result<usize, usize> {
@@ -242,7 +243,7 @@ fn options_end<'w>(
                 .split_once('=')
                 .map_or((long, false), |(n, _)| (n, true));
             seen(Opt::Long(name));
-            i += if !attached && long_with_value.contains(&name) {
+            i += if !attached && long_with_value.iter().any(|t| t.contains(&name)) {
                 2
             } else {
                 1
