@@ -21,6 +21,8 @@ mod launcher_argv_diff_tests;
 mod launcher_options;
 mod launchers;
 mod shell_string;
+#[cfg(test)]
+mod shell_string_diff_tests;
 mod submit;
 mod words;
 

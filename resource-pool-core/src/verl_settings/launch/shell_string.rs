@@ -101,7 +101,7 @@ pub(super) fn verl_command(text: &str) -> Result<Vec<String>, LeftOpen> {
 /// The commands of a command string, each its words as the shell splits them: quotes and
 /// backslashes removed, expansions kept as written; after a pipe, the rest of that
 /// pipeline dropped.
-fn commands(text: &str) -> Result<Vec<Vec<String>>, LeftOpen> {
+pub(super) fn commands(text: &str) -> Result<Vec<Vec<String>>, LeftOpen> {
     let chars: Vec<char> = text.chars().collect();
     let mut split = Split::default();
     let mut i = 0;
@@ -110,7 +110,12 @@ fn commands(text: &str) -> Result<Vec<Vec<String>>, LeftOpen> {
         match c {
             ' ' | '\t' => split.end_word(),
             '\n' | ';' => split.end_command(),
-            '&' if chars.get(i) == Some(&'>') => split.push('&'),
+            // `&>FILE`: a redirection of both outputs.
+            '&' if chars.get(i) == Some(&'>') => {
+                split.end_word();
+                split.redirect = true;
+                i += 1 + usize::from(chars.get(i + 1) == Some(&'>'));
+            }
             '&' => {
                 i += usize::from(chars.get(i) == Some(&'&'));
                 split.end_command();
@@ -134,6 +139,7 @@ fn commands(text: &str) -> Result<Vec<Vec<String>>, LeftOpen> {
                 Some('\n') => i += 1,
                 Some(&next) => {
                     split.push(next);
+                    split.quoted = true;
                     i += 1;
                 }
                 None => split.push('\\'),
@@ -154,19 +160,22 @@ fn commands(text: &str) -> Result<Vec<Vec<String>>, LeftOpen> {
                 split.push_str(&chars[i - 1..end]);
                 i = end;
             }
-            // A redirection starts a word of its own, unless a file descriptor's number
-            // leads it (`2>&1`); its `&` is no separator.
+            // A redirection and its target are the shell's, not the program's words, as
+            // bash leaves them out wherever they stand: the operator (`>`, `>>`, `>&`, `>|`,
+            // `<`, `<&`), a file descriptor's number written plainly just before it (`2>`),
+            // and the next word (`log`, `1` of `2>&1`). Its `&` is no separator.
             '>' | '<' => {
-                if split
-                    .word
-                    .as_ref()
-                    .is_some_and(|w| !w.chars().all(|c| c.is_ascii_digit()))
+                if !split.quoted
+                    && split
+                        .word
+                        .as_ref()
+                        .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()))
                 {
-                    split.end_word();
+                    split.word = None;
                 }
-                split.push(c);
-                if matches!(chars.get(i), Some('&' | '>')) {
-                    split.push(chars[i]);
+                split.end_word();
+                split.redirect = true;
+                if matches!(chars.get(i), Some('&' | '>' | '|')) {
                     i += 1;
                 }
             }
@@ -186,6 +195,11 @@ struct Split {
     word: Option<String>,
     /// After a pipe: the words up to the command's end are another program's.
     piped: bool,
+    /// After a redirection's operator: the next word is its target, not a word.
+    redirect: bool,
+    /// Whether the word so far has a quote, escape or expansion in it (so it is no file
+    /// descriptor's number).
+    quoted: bool,
 }
 
 impl Split {
@@ -194,14 +208,19 @@ impl Split {
     }
 
     fn push_str(&mut self, chars: &[char]) {
+        self.quoted = true;
         self.word.get_or_insert_with(String::new).extend(chars);
     }
 
     fn end_word(&mut self) {
-        if let Some(word) = self.word.take()
-            && !self.piped
-        {
-            self.command.push(word);
+        self.quoted = false;
+        if let Some(word) = self.word.take() {
+            if std::mem::take(&mut self.redirect) {
+                return;
+            }
+            if !self.piped {
+                self.command.push(word);
+            }
         }
     }
 
@@ -217,6 +236,7 @@ impl Split {
     /// its closing `"`. A backslash escapes only `$`, `` ` ``, `"`, `\` and a line break.
     fn double_quoted(&mut self, chars: &[char], mut i: usize) -> Result<usize, LeftOpen> {
         self.word.get_or_insert_with(String::new);
+        self.quoted = true;
         loop {
             match *chars.get(i).ok_or(LeftOpen)? {
                 '"' => return Ok(i + 1),
@@ -363,12 +383,17 @@ mod tests {
                 "i=`echo 1; echo 2`"
             ]]
         );
-        // A pipe's later commands are another program's; redirections are words of their own.
+        // A pipe's later commands are another program's; a redirection and its target are
+        // the shell's, wherever they stand (a quoted number is a word, not a descriptor).
         assert_eq!(
             split("python3 x.py a=1 2>&1 | tee log && y"),
-            [vec!["python3", "x.py", "a=1", "2>&1"], vec!["y"]]
+            [vec!["python3", "x.py", "a=1"], vec!["y"]]
         );
-        assert_eq!(split("p a=1>log"), [["p", "a=1", ">log"]]);
+        assert_eq!(
+            split("p a=1>log b >> log2 c &>/dev/null d"),
+            [["p", "a=1", "b", "c", "d"]]
+        );
+        assert_eq!(split("p '2'>log 3<in"), [["p", "2"]]);
         assert_eq!(split("p \\\n  a=1 # note"), [["p", "a=1"]]);
         assert_eq!(split("p '' \"\""), [["p", "", ""]]);
         assert_eq!(split("  ;; "), Vec::<Vec<String>>::new());
