@@ -99,8 +99,8 @@ pub(super) fn verl_command(text: &str) -> Result<Vec<String>, LeftOpen> {
 }
 
 /// The commands of a command string, each its words as the shell splits them: quotes and
-/// backslashes removed, expansions kept as written; after a pipe, the rest of that
-/// pipeline dropped.
+/// backslashes removed, expansions kept as written, redirections left out; after a pipe,
+/// the rest of that pipeline dropped.
 pub(super) fn commands(text: &str) -> Result<Vec<Vec<String>>, LeftOpen> {
     let chars: Vec<char> = text.chars().collect();
     let mut split = Split::default();
@@ -226,6 +226,9 @@ impl Split {
 
     fn end_command(&mut self) {
         self.end_word();
+        // A redirection with no target before the command's end is the shell's error;
+        // it does not reach into the next command.
+        self.redirect = false;
         self.piped = false;
         if !self.command.is_empty() {
             self.commands.push(std::mem::take(&mut self.command));
@@ -394,6 +397,7 @@ mod tests {
             [["p", "a=1", "b", "c", "d"]]
         );
         assert_eq!(split("p '2'>log 3<in"), [["p", "2"]]);
+        assert_eq!(split("p > ; q a"), [vec!["p"], vec!["q", "a"]]);
         assert_eq!(split("p \\\n  a=1 # note"), [["p", "a=1"]]);
         assert_eq!(split("p '' \"\""), [["p", "", ""]]);
         assert_eq!(split("  ;; "), Vec::<Vec<String>>::new());
