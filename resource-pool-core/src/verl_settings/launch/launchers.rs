@@ -344,7 +344,7 @@ mod tests {
     }
 
     #[test]
-    fn docker_execs_options_and_container() {
+    fn container_launchers_take_an_image_unless_told_otherwise() {
         for (line, want) in [
             ("docker exec box python3", Command::Program(3)),
             (
@@ -354,14 +354,6 @@ mod tests {
             ("docker exec --env=A=1 box python3", Command::Program(4)),
             ("docker exec -e A=1", Command::Missing(2)),
             ("docker exec box", Command::Missing(2)),
-        ] {
-            assert_eq!(after(line), want, "{line}");
-        }
-    }
-
-    #[test]
-    fn container_launchers_take_an_image_unless_told_otherwise() {
-        for (line, want) in [
             ("docker run --gpus all -it img python3", Command::Program(6)),
             ("docker run -- img python3", Command::Program(4)),
             (
