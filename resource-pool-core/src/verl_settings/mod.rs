@@ -54,9 +54,9 @@ pub mod yaml;
 pub use config_file::user_config_file;
 pub use diagnostics::{VerlClusterDiagnostic, VerlDiagnostic, VerlLaunchDiagnostic};
 pub use fields::{
-    AliveNodes, ConfigUnreadWhy, Elsewhere, EntryDifference, Found, HangCause, HangRemedy,
-    HydraArgs, KeyValue, LaunchSyntax, Listed, NodeSize, Placements, PoolPlacement, Releases,
-    ShellExpansionKind, Suggestion, TypeFix, TypeFixHow,
+    AliveNodes, CommandForm, ConfigUnreadWhy, Elsewhere, EntryDifference, Found, HangCause,
+    HangRemedy, HydraArgs, KeyValue, LaunchSyntax, Listed, NodeSize, Placements, PoolPlacement,
+    Releases, ShellExpansionKind, Suggestion, TypeFix, TypeFixHow,
 };
 pub use layout::{ACTOR_ROLLOUT_POOL, VerlLayout};
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl};
