@@ -137,8 +137,14 @@ fn unquoted(value: &str) -> String {
 /// (its one long flag with a value, `--check-hash-based-pycs`, is read apart).
 const PYTHON_FLAGS_WITH_VALUE: &[char] = &['m', 'c', 'X', 'W'];
 
+/// The name of the program a word runs, written by name or by path (`/usr/bin/python3`,
+/// `/opt/singularity/bin/singularity`): what follows its last `/`.
+fn program_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
 fn is_python(word: &str) -> bool {
-    let name = word.rsplit('/').next().unwrap_or(word);
+    let name = program_name(word);
     name == "python"
         || name
             .strip_prefix("python")

@@ -160,7 +160,7 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
 /// and its subcommand (`apptainer -s exec`, `docker -H HOST run`).
 pub(super) fn launcher_at(words: &[String], i: usize) -> Option<(&'static Launcher, usize)> {
     let program = words.get(i)?;
-    let name = program.rsplit('/').next().unwrap_or(program);
+    let name = super::program_name(program);
     LAUNCHERS
         .iter()
         .filter(|l| l.words[0] == name)

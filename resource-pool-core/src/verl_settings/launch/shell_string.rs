@@ -8,14 +8,14 @@
 //! stays as written, as in a line held as words.
 
 use super::entry_points::names_entry_point;
-use super::{is_env_assignment, is_launcher_at};
+use super::{is_env_assignment, is_launcher_at, program_name};
 
 /// The shells read: each takes `-c STRING`.
 const SHELLS: &[&str] = &["bash", "sh", "dash", "zsh", "ksh"];
 
 /// Whether `word` names a shell (`bash`, `/bin/sh`).
 fn is_shell(word: &str) -> bool {
-    SHELLS.contains(&word.rsplit('/').next().unwrap_or(word))
+    SHELLS.contains(&program_name(word))
 }
 
 /// Where a shell given `-c` at `words[i]` has its command string.
