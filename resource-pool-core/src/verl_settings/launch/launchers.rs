@@ -3,8 +3,10 @@
 //! Slurm's `srun` (verl's Slurm example: `srun --overlap --nodes=1 --ntasks=1 -w
 //! "$head_node" python3 -m verl.trainer.main_ppo`), and the container launchers Slurm and
 //! cluster scripts run verl in: `docker run`/`exec`, `podman run`/`exec` and `apptainer
-//! exec` (`singularity exec`), whose options are followed by the image or container, then
-//! the command. They read their options as getopt, clap and Go's pflag do: `--name VALUE`
+//! exec`/`run` (`singularity exec`/`run`), whose options are followed by the image or
+//! container, then the command; their programs' own options may stand before the
+//! subcommand (`apptainer -s exec`). They read their options as getopt, clap and Go's
+//! pflag do: `--name VALUE`
 //! or `--name=VALUE`, short options run together (`-it`), a short option's value attached or
 //! the next word (`-p3.12`, `-w node1`), `--` before the positional words, and the first
 //! word that is no option ends them. An option whose value is optional takes it only

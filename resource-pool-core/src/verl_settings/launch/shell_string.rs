@@ -3,7 +3,8 @@
 //! ..."`). The shell's options are read as bash reads them (`-lc`, `-o pipefail`, `--login`,
 //! `--`), the string is split into words and commands as the shell splits it (quotes,
 //! backslashes, `$(...)`, `${...}` and backquotes kept whole, `;`, `&&`, `||`, `&` and
-//! line breaks between commands, a pipe's later commands dropped), and the command that
+//! line breaks between commands, redirections left out, a pipe's later commands dropped),
+//! and the command that
 //! runs verl is read in its place. What the shell would fill in (`$NNODES`, `$((...))`)
 //! stays as written, as in a line held as words.
 
