@@ -27,7 +27,7 @@ mod submit;
 mod words;
 
 pub use entry_points::{Entry, EntryKind, UNDERSTOOD, Understood};
-use entry_points::{classify, script_entry};
+use entry_points::{module_entry, script_entry};
 use launchers::Command;
 use shell_string::{CommandString, LeftOpen};
 pub use submit::{
@@ -339,12 +339,7 @@ fn read_words(all: &[String], expanded: &[usize]) -> Reading {
                 }
                 Command::Module(at) => {
                     // `uv run -m MODULE`: Python's `-m`, uv's options before it.
-                    launch.entry = Some(Entry {
-                        text: words[at].clone(),
-                        module: true,
-                        span: span(at),
-                        kind: classify(&words[at]),
-                    });
+                    launch.entry = Some(module_entry(&words[at], span(at)));
                     hydra_flags::read_hydra_args(&mut launch, words, &starts, at + 1);
                     return Reading::Read(Box::new(launch));
                 }
@@ -469,12 +464,7 @@ fn read_words(all: &[String], expanded: &[usize]) -> Reading {
             };
             match flag {
                 'm' => {
-                    launch.entry = Some(Entry {
-                        text: value.to_owned(),
-                        module: true,
-                        span: value_span,
-                        kind: classify(value),
-                    });
+                    launch.entry = Some(module_entry(value, value_span));
                     i = next;
                     break;
                 }

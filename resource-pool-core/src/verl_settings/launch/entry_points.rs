@@ -120,6 +120,11 @@ pub(super) fn script_module(path: &str) -> Option<String> {
     Some(stem[start..].replace('/', "."))
 }
 
+/// What a script path is as an entry point: what the module it is is.
+fn script_kind(path: &str) -> EntryKind {
+    script_module(path).map_or(EntryKind::Unknown, |m| classify(&m))
+}
+
 /// A script as the entry point (`python3 verl/trainer/main_ppo.py`, or the path alone, as
 /// `sys.argv` starts).
 pub(super) fn script_entry(word: &str, span: Span) -> Entry {
@@ -127,7 +132,17 @@ pub(super) fn script_entry(word: &str, span: Span) -> Entry {
         text: word.to_owned(),
         module: false,
         span,
-        kind: script_module(word).map_or(EntryKind::Unknown, |m| classify(&m)),
+        kind: script_kind(word),
+    }
+}
+
+/// A module as the entry point (`-m verl.trainer.main_ppo`, of Python or of `uv run`).
+pub(super) fn module_entry(module: &str, span: Span) -> Entry {
+    Entry {
+        text: module.to_owned(),
+        module: true,
+        span,
+        kind: classify(module),
     }
 }
 
@@ -135,7 +150,7 @@ pub(super) fn script_entry(word: &str, span: Span) -> Entry {
 /// module (`verl.trainer.main_ppo`) or a script path (`.../verl/trainer/main_ppo.py`).
 pub(super) fn names_entry_point(word: &str) -> bool {
     let kind = if word.ends_with(".py") {
-        script_module(word).map_or(EntryKind::Unknown, |m| classify(&m))
+        script_kind(word)
     } else {
         classify(word)
     };
