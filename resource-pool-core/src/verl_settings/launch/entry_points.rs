@@ -94,7 +94,7 @@ impl Entry {
     }
 }
 
-pub(super) fn classify(module: &str) -> EntryKind {
+fn classify(module: &str) -> EntryKind {
     if let Some(u) = UNDERSTOOD.iter().find(|u| u.module == module) {
         return EntryKind::Understood(u);
     }
