@@ -85,32 +85,41 @@ fn option_tables_are_the_tools_own() {
 fn commands_start_where_the_tools_start_them() {
     let fixture = fixture();
     let cases = fixture["cases"].as_array().expect("cases");
-    let ran: Vec<&Json> = cases.iter().filter(|c| c["outcome"] == "runs").collect();
+    let ran: Vec<Json> = cases
+        .iter()
+        .filter(|c| c["outcome"] == "runs")
+        .cloned()
+        .collect();
     assert!(ran.len() > 1000, "{}", ran.len());
-    let mut differ = Vec::new();
-    for case in &ran {
-        let words: Vec<String> = serde_json::from_value(case["words"].clone()).expect("words");
-        let (launcher, start) = launcher_at(&words, 0).expect("a launcher");
-        let theirs = case["command"].as_u64().expect("command") as usize;
-        // The tool's container, where it named one, stands just before the command.
-        if let Some(container) = case["container"].as_u64() {
-            assert_eq!(container as usize + 1, theirs, "{words:?}");
-        }
-        let ours = command_after(launcher, &words, start);
-        if ours != Command::Program(theirs) {
-            differ.push(format!("{words:?}: tool {theirs}, we {ours:?}"));
-            continue;
-        }
-        // And the whole line reads as verl's launch with its one override.
-        let launch = parse_launch(&words);
-        let entry = launch.entry.as_ref().map(|e| e.text.as_str());
-        let overrides: Vec<&str> = launch.overrides.iter().map(|(w, _)| w.as_str()).collect();
-        if !launch.problems.is_empty()
-            || entry != Some("verl.trainer.main_ppo")
-            || overrides != ["trainer.nnodes=2"]
-        {
-            differ.push(format!("{words:?}: read as {launch:?}"));
-        }
+    let problems = crate::verl_settings::differential::problems(
+        &ran,
+        &[],
+        |case| case["words"].to_string(),
+        disagreement,
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// How the launch reader's reading of a line the tool ran differs from the tool's, if it
+/// does.
+fn disagreement(case: &Json) -> Option<String> {
+    let words: Vec<String> = serde_json::from_value(case["words"].clone()).expect("words");
+    let (launcher, start) = launcher_at(&words, 0).expect("a launcher");
+    let theirs = case["command"].as_u64().expect("command") as usize;
+    // The tool's container, where it named one, stands just before the command.
+    if let Some(container) = case["container"].as_u64() {
+        assert_eq!(container as usize + 1, theirs, "{words:?}");
     }
-    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    let ours = command_after(launcher, &words, start);
+    if ours != Command::Program(theirs) {
+        return Some(format!("tool {theirs}, we {ours:?}"));
+    }
+    // And the whole line reads as verl's launch with its one override.
+    let launch = parse_launch(&words);
+    let entry = launch.entry.as_ref().map(|e| e.text.as_str());
+    let overrides: Vec<&str> = launch.overrides.iter().map(|(w, _)| w.as_str()).collect();
+    (!launch.problems.is_empty()
+        || entry != Some("verl.trainer.main_ppo")
+        || overrides != ["trainer.nnodes=2"])
+    .then(|| format!("read as {launch:?}"))
 }

@@ -15,25 +15,27 @@ fn strings_split_into_the_commands_bash_runs() {
     let fixture: Json = serde_json::from_str(FIXTURE).expect("fixture");
     let cases = fixture["cases"].as_array().expect("cases");
     assert!(cases.len() > 750, "{}", cases.len());
-    let mut differ = Vec::new();
-    for case in cases {
-        let text = case["text"].as_str().expect("text");
-        let bash: Vec<Vec<String>> =
-            serde_json::from_value(case["commands"].clone()).expect("commands");
-        let ours: Vec<Vec<String>> = match commands(text) {
-            // `f`, the function bash ran, is not among its arguments.
-            Ok(commands) => commands
-                .into_iter()
-                .map(|words| words[1..].to_vec())
-                .collect(),
-            Err(open) => {
-                differ.push(format!("{text:?}: {open:?}"));
-                continue;
-            }
-        };
-        if ours != bash {
-            differ.push(format!("{text:?}\n  bash {bash:?}\n  we   {ours:?}"));
-        }
-    }
-    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    let problems = crate::verl_settings::differential::problems(
+        cases,
+        &[],
+        |case| case["text"].as_str().expect("text").to_owned(),
+        disagreement,
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// How the splitter's commands for a string differ from bash's, if they do.
+fn disagreement(case: &Json) -> Option<String> {
+    let text = case["text"].as_str().expect("text");
+    let bash: Vec<Vec<String>> =
+        serde_json::from_value(case["commands"].clone()).expect("commands");
+    let ours: Vec<Vec<String>> = match commands(text) {
+        // `f`, the function bash ran, is not among its arguments.
+        Ok(commands) => commands
+            .into_iter()
+            .map(|words| words[1..].to_vec())
+            .collect(),
+        Err(open) => return Some(format!("{open:?}")),
+    };
+    (ours != bash).then(|| format!("\n  bash {bash:?}\n  we   {ours:?}"))
 }
