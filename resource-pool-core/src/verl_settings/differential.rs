@@ -1,6 +1,6 @@
-//! What the differential tests share: each holds our reading to a fixture of what Hydra or
-//! OmegaConf itself made of a corpus (`data/verl/*.json`), with the cases where we differ on
-//! purpose listed with why.
+//! What the differential tests share: each holds our reading to a fixture of what Hydra,
+//! OmegaConf, bash or a container launcher itself made of a corpus (`data/verl/*.json`),
+//! with the cases where we differ on purpose listed with why.
 
 use serde_json::Value as Json;
 
