@@ -13,6 +13,9 @@ And for the live Ray clusters of 2,000 and 10,000 nodes (target/bench-data/ray-N
 dashboard answers in the shape Ray 2.60 sends), served by a static HTTP server of this
 process on 127.0.0.1: `resource-pool check ray-N/config.toml --ray URL --format json`
 (median and max RSS), and the three answers fetched alone (urllib) for the transfer's share.
+And the floor under ours: `benches/io_floor.rs` (built here with `rustc -O`), a process that
+reads the cluster file through one 64 KiB buffer and writes as many bytes as our answer has,
+parsing nothing, timed through the same pipe: no reader can take less.
 
 Writes --json-out (the rows) and --md-out (the section of benches/RESULTS.md). Python 3.11+,
 standard library only.
@@ -90,6 +93,21 @@ def time_ours(binary: Path, args: list[str], runs: int) -> tuple[float, int, flo
     return ours, len(output), handover
 
 
+def build_floor(into: Path) -> Path:
+    """`benches/io_floor.rs` built with the toolchain's rustc, optimised: the yardstick."""
+    into.mkdir(parents=True, exist_ok=True)
+    binary = into / "io_floor"
+    subprocess.run(["rustc", "-O", "--edition", "2024", "-o", str(binary),
+                    str(ROOT / "benches" / "io_floor.rs")], check=True)
+    return binary
+
+
+def time_floor(floor: Path, cluster: Path, answer_bytes: int, runs: int) -> float:
+    """The median time of the floor process reading `cluster` and handing over `answer_bytes`."""
+    command = [str(floor), str(cluster), str(answer_bytes)]
+    return median_time(lambda: subprocess.run(command, capture_output=True, check=True), runs)
+
+
 def fresh_page_us(pages: int = 10_240) -> float:
     """What the first touch of a fresh 4 KiB page costs here, in µs: a private anonymous mapping of
     `pages` pages written one byte a page (Python's own loop adds about 0.05 µs a page), the
@@ -149,6 +167,7 @@ def main() -> int:
     parser.add_argument("--md-out", type=Path)
     args = parser.parse_args()
     data, binary, runs = args.data, args.binary, args.runs
+    floor = build_floor(ROOT / "target" / "io-floor")
 
     # A layout of two node-slots: on the same clusters, its check is mostly the reading
     # (the large layouts' placement lists alone are 18 MB of JSON output at 100k slots).
@@ -163,17 +182,22 @@ def main() -> int:
             check = ["check", str(config), "--cluster", str(cluster), "--format", "json"]
             check_small = ["check", str(small), "--cluster", str(cluster), "--format", "json"]
             ours, output_bytes, handover = time_ours(binary, check, runs)
-            ours_small = time_ours(binary, check_small, runs)[0]
+            ours_small, small_bytes, _ = time_ours(binary, check_small, runs)
+            floor_s = time_floor(floor, cluster, output_bytes, runs)
+            floor_small_s = time_floor(floor, cluster, small_bytes, runs)
             python = median_time(lambda: verl_sum(load(cluster.read_text())), runs)
             row = {"kind": kind, "format": fmt, "nodes": 100_000, "bytes": cluster.stat().st_size,
                    "ours_s": ours, "python_s": python, "ratio": ours / python,
                    "output_bytes": output_bytes, "handover_s": handover,
                    "small_s": ours_small, "small_ratio": ours_small / python,
+                   "floor_s": floor_s, "floor_ratio": floor_s / python,
+                   "floor_small_s": floor_small_s, "floor_small_ratio": floor_small_s / python,
                    **dict(zip(("max_rss_kib", "faults"), rss_and_faults(binary, check)))}
             files.append(row)
             print(f"{kind:<14} {fmt:<5} ours {fmt_s(ours):>8} (answer {output_bytes / 1e6:.1f} MB, "
                   f"handed over alone {fmt_s(handover)})  two slots {fmt_s(ours_small):>8}  "
                   f"python {fmt_s(python):>8}  ratio {row['ratio']:.3f} ({row['small_ratio']:.3f})  "
+                  f"floor {fmt_s(floor_s)} = {row['floor_ratio']:.3f} ({row['floor_small_ratio']:.3f})  "
                   f"max RSS {row['max_rss_kib'] / 1024:.1f} MiB, {row['faults']:,} page faults", flush=True)
 
     rays = []
@@ -246,6 +270,23 @@ def markdown(r: dict) -> str:
             "layout's process touched (`/usr/bin/time`'s minor faults); in this run a fresh page cost "
             f"{r['fresh_page_us']:.2f} µs to touch (an anonymous mapping written a byte a page from "
             "Python), so faults alone are a large share of a large read's time here."]
+    targets = {"toml": 0.25, "json": 0.1}
+    out += ["", "| cluster | format | floor: read + hand over our answer | floor / Python | floor with "
+            "the two-slot answer | its ratio | the target | left by the target for all the rest |",
+            "|---|---|---|---|---|---|---|---|"]
+    for f in r["files"]:
+        target = targets[f["format"]]
+        left = target * f["python_s"] - f["floor_s"]
+        out.append(f"| {f['kind']} 100k | {f['format']} | {fmt_s(f['floor_s'])} | {f['floor_ratio']:.3f} | "
+                   f"{fmt_s(f['floor_small_s'])} | {f['floor_small_ratio']:.3f} | ≤ {target} | "
+                   f"{left * 1e3:.1f} ms |")
+    out += ["", "The floor is `benches/io_floor.rs`: a process that reads the cluster file to its end "
+            "through one 64 KiB buffer and writes as many bytes as our answer has, parsing nothing, "
+            "timed the same way as ours. No reader can take less time. \"Left by the target\" is the "
+            "target's share of Python's time less the floor: what parsing the file, the config, the "
+            f"check and writing the answer may take together. For the homogeneous JSON file it is "
+            f"{(0.1 * jsn['python_s'] - jsn['floor_s']) * 1e3:.1f} ms, to parse {jsn['bytes'] / 1e6:.1f} MB "
+            f"and write {jsn['output_bytes'] / 1e6:.1f} MB."]
     out += ["", "| live Ray cluster (fake dashboard) | answers | fetched alone | `check --ray` | max RSS |",
             "|---|---|---|---|---|"]
     for x in r["ray"]:
