@@ -107,55 +107,43 @@ pub(super) const LAUNCHERS: &[Launcher] = &[
         no_container: &[Opt::Long("latest"), Opt::Short('l')],
         module: &[],
     },
-    Launcher {
-        words: &["apptainer", "exec"],
-        usage: "apptainer exec [options] IMAGE COMMAND",
-        program_long_with_value: APPTAINER_LONG,
-        program_short_with_value: APPTAINER_SHORT,
-        long_with_value: &[APPTAINER_EXEC_LONG],
-        short_with_value: APPTAINER_EXEC_SHORT,
-        container: true,
-        no_container: &[],
-        module: &[],
-    },
+    APPTAINER_EXEC,
     // Apptainer installs `singularity` as another name of itself.
     Launcher {
         words: &["singularity", "exec"],
         usage: "singularity exec [options] IMAGE COMMAND",
-        program_long_with_value: APPTAINER_LONG,
-        program_short_with_value: APPTAINER_SHORT,
-        long_with_value: &[APPTAINER_EXEC_LONG],
-        short_with_value: APPTAINER_EXEC_SHORT,
-        container: true,
-        no_container: &[],
-        module: &[],
+        ..APPTAINER_EXEC
     },
-    // `run` hands the words after the image to the image's runscript: one built from a
-    // Docker image without an entrypoint, or with one that runs its arguments (NVIDIA's
-    // images, verl's), runs them as the command.
-    Launcher {
-        words: &["apptainer", "run"],
-        usage: "apptainer run [options] IMAGE COMMAND",
-        program_long_with_value: APPTAINER_LONG,
-        program_short_with_value: APPTAINER_SHORT,
-        long_with_value: &[APPTAINER_EXEC_LONG, APPTAINER_RUN_ONLY_LONG],
-        short_with_value: APPTAINER_EXEC_SHORT,
-        container: true,
-        no_container: &[],
-        module: &[],
-    },
+    APPTAINER_RUN,
     Launcher {
         words: &["singularity", "run"],
         usage: "singularity run [options] IMAGE COMMAND",
-        program_long_with_value: APPTAINER_LONG,
-        program_short_with_value: APPTAINER_SHORT,
-        long_with_value: &[APPTAINER_EXEC_LONG, APPTAINER_RUN_ONLY_LONG],
-        short_with_value: APPTAINER_EXEC_SHORT,
-        container: true,
-        no_container: &[],
-        module: &[],
+        ..APPTAINER_RUN
     },
 ];
+
+/// `apptainer exec`, whose fields `singularity exec` and `apptainer run` share.
+const APPTAINER_EXEC: Launcher = Launcher {
+    words: &["apptainer", "exec"],
+    usage: "apptainer exec [options] IMAGE COMMAND",
+    program_long_with_value: APPTAINER_LONG,
+    program_short_with_value: APPTAINER_SHORT,
+    long_with_value: &[APPTAINER_EXEC_LONG],
+    short_with_value: APPTAINER_EXEC_SHORT,
+    container: true,
+    no_container: &[],
+    module: &[],
+};
+
+/// `apptainer run`: `exec`'s options and `--runscript-timeout`. It hands the words after the
+/// image to the image's runscript: one built from a Docker image without an entrypoint, or
+/// with one that runs its arguments (NVIDIA's images, verl's), runs them as the command.
+const APPTAINER_RUN: Launcher = Launcher {
+    words: &["apptainer", "run"],
+    usage: "apptainer run [options] IMAGE COMMAND",
+    long_with_value: &[APPTAINER_EXEC_LONG, APPTAINER_RUN_ONLY_LONG],
+    ..APPTAINER_EXEC
+};
 
 /// The launcher that starts at `words[i]`, and where its own options start: after its
 /// program (by name or path: `/opt/singularity/bin/singularity`), the program's own options
