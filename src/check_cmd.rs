@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::check::suggest::Suggestions;
-use resource_pool::check::{CheckOptions, CheckReport};
+use resource_pool::check::{CheckOptions, CheckReport, LayoutWording};
+use resource_pool::inventory::SourceKind;
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 
@@ -107,13 +108,19 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
             max_branches: args.max_ray_branches,
             ..RaySimOptions::default()
         },
-        listed_by: input.listed_by,
+        listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
         // Every cluster input comes from a reader, which refuses a repeated or empty id.
         node_ids_checked: true,
     };
     let ray_version = input.ray_version;
     let held = input.notes;
-    let mut run = CheckRun::check(&loaded, input.cluster, notes, &options);
+    let mut run = CheckRun::check(
+        &loaded,
+        LayoutWording::default(),
+        input.cluster,
+        notes,
+        &options,
+    );
     run.name_holders(&held, &loaded);
     let written = write_plan(
         plan_svg.as_deref(),

@@ -14,7 +14,7 @@ use resource_pool::check::verl_findings::{
 };
 use resource_pool::check::{CheckOptions, CheckReport, check_with_cluster_findings};
 use resource_pool::config::OVERRIDES_NAME;
-use resource_pool::inventory::InventoryNote;
+use resource_pool::inventory::{InventoryNote, SourceKind};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
@@ -114,7 +114,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
             ..PlacementOptions::default()
         },
         ray: RaySimOptions::default(),
-        listed_by: input.listed_by,
+        listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
         // Every cluster input comes from a reader, which refuses a repeated or empty id.
         node_ids_checked: true,
     };
@@ -286,7 +286,7 @@ impl VerlLoad {
                 &loaded.settings,
                 &SuggestOptions::within(options),
             );
-            found.name_holders(notes);
+            found.name_holders(InventoryNote::held_by_groups(notes));
             findings.extend(
                 found
                     .diagnostics(&loaded.settings)

@@ -23,8 +23,7 @@ pub mod ray_sim;
 pub mod source;
 #[cfg(test)]
 mod test_support;
-mod toml_duplicates;
-mod toml_walk;
+pub mod toml_support;
 pub mod verl_roles;
 pub mod verl_settings;
 // Shared by the core and the front ends (reports, the dashboard reader); not an API.
@@ -33,4 +32,4 @@ pub mod words;
 mod yaml_text;
 
 pub use model::*;
-pub use toml_walk::StructureError;
+pub use toml_support::StructureError;

@@ -3,10 +3,6 @@
 //! helper for the check's messages, the inventories' and the front ends' (reports, the
 //! dashboard reader); every noun they count takes `s` in the plural.
 
-use std::fmt;
-
-use crate::model::Amount;
-
 /// `noun` after a count of `n`: as it is for 1, with `s` otherwise (`0 nodes`).
 pub fn noun(n: usize, noun: &str) -> String {
     agreed(n == 1, noun)
@@ -31,16 +27,6 @@ pub fn verb<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
-/// An amount and its noun: `1 GPU`, `0.5 GPUs`, `8 GPUs` (a fraction takes the plural).
-pub struct AmountOf<'a>(pub Amount, pub &'a str);
-
-impl fmt::Display for AmountOf<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let one = self.0.units() == Amount::SCALE;
-        write!(f, "{} {}", self.0, agreed(one, self.1))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,9 +38,5 @@ mod tests {
         assert_eq!(count(0, "node"), "0 nodes");
         assert_eq!(verb(1, "is", "are"), "is");
         assert_eq!(verb(3, "is", "are"), "are");
-        let amount = |units| AmountOf(Amount::from_units(units), "GPU").to_string();
-        assert_eq!(amount(Amount::SCALE), "1 GPU");
-        assert_eq!(amount(Amount::SCALE / 2), "0.5 GPUs");
-        assert_eq!(amount(8 * Amount::SCALE), "8 GPUs");
     }
 }

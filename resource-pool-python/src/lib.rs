@@ -15,6 +15,7 @@ mod interrupt;
 mod report;
 mod to_python;
 mod to_toml;
+mod words;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -22,7 +23,9 @@ use std::time::Duration;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use resource_pool::check::{CheckOptions, LayoutOrigin};
+use resource_pool::check::CheckOptions;
+use resource_pool::check::wording::WordedAs;
+use resource_pool::inventory::SourceKind;
 use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
 use resource_pool::load::load_config_with;
 use resource_pool::report::{CheckRun, Finding};
@@ -30,6 +33,7 @@ use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::verl_settings::VerlOptions;
 use resource_pool::verl_settings::launch::{AmbientAddresses, is_dashboard_url, parse_launch};
 use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path, verl_launch_cluster, verl_release};
+use words::PythonWords;
 
 use cluster::{ClusterFailure, ClusterInput, ClusterSource};
 use report::{LintReport, Report};
@@ -107,7 +111,7 @@ fn check(
         move || -> Result<(CheckRun, Option<String>), ClusterFailure> {
             let input = source.read()?;
             let file = SourceFile::new(CHECK_CONFIG_NAME, text);
-            let mut loaded = match load_config_with(&file, &[], &LintOptions::default()) {
+            let loaded = match load_config_with(&file, &[], &LintOptions::default()) {
                 Ok(loaded) => loaded,
                 // Only overrides make a load fail, and there are none.
                 Err(failure) => {
@@ -123,19 +127,22 @@ fn check(
             // resource_pool_spec (its keys' order, the whole new dict), not the TOML's
             // tables and `--set` values. Only the wording changes: the JSON is the same as
             // `resource-pool check` gives for `Report.config`.
-            loaded.origin = LayoutOrigin::Python;
             let mut run = CheckRun::check(
                 &loaded,
+                PythonWords::wording(),
                 input.cluster,
                 input.notes,
                 &CheckOptions {
-                    listed_by: input.listed_by,
+                    listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
                     // Every cluster input comes from a reader, which refuses a repeated or empty id.
                     node_ids_checked: true,
                     ..CheckOptions::default()
                 },
             );
-            run.name_holders(&input.inventory_notes, &loaded);
+            run.name_holders(
+                &input.inventory_notes,
+                &WordedAs(&loaded, PythonWords::wording()),
+            );
             Ok((run, input.ray_version))
         },
     )?;
@@ -303,7 +310,7 @@ fn verl_check(
                 input.cluster,
                 &input.inventory_notes,
                 &CheckOptions {
-                    listed_by: input.listed_by,
+                    listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
                     // Every cluster input comes from a reader, which refuses a repeated or empty id.
                     node_ids_checked: true,
                     ..CheckOptions::default()

@@ -770,9 +770,9 @@ fn live_cluster() {
                 alive: 2,
                 needed: 3,
                 dead: 1,
-                listed_by: None,
+                listed_by,
                 ..
-            }
+            } if *listed_by == Default::default()
         )),
         "{three:?}"
     );

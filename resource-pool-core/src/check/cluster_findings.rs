@@ -2,8 +2,7 @@
 //! nodes than the slots need, the other accelerator than the one asked for, a resource no
 //! alive node declares. Cheap, and said even when the exact check cannot decide.
 
-use super::LayoutOrigin;
-use crate::inventory::SourceKind;
+use super::wording::{ClusterWording, LayoutWording};
 use crate::model::{Cluster, Node, NodeSlot, Resources, names};
 use crate::words::{count, verb};
 
@@ -24,10 +23,7 @@ pub enum ClusterFinding {
         severity(Warning),
         help(
             "{}",
-            super::source_terms::too_few_nodes_help(
-                *.listed_by,
-                super::origin_terms::fewer_nodes(*.origin)
-            )
+            .listed_by.too_few_nodes(&.written.fewer_nodes())
         )
     )]
     TooFewAliveNodes {
@@ -40,10 +36,10 @@ pub enum ClusterFinding {
         /// The source that listed the nodes, for the help's words (not data: the help
         /// carries it).
         #[serde(skip)]
-        listed_by: Option<SourceKind>,
+        listed_by: ClusterWording,
         /// Where the layout was written, for the help's words (not data).
         #[serde(skip)]
-        origin: LayoutOrigin,
+        written: LayoutWording,
     },
     /// The config asks for one accelerator, and the cluster has only the other.
     #[error(
@@ -54,7 +50,7 @@ pub enum ClusterFinding {
     #[diagnostic(
         code(resource_pool::inventory::accelerator_mismatch),
         severity(Warning),
-        help("{}", super::origin_terms::accelerator_mismatch(*.origin, .wanted, .found))
+        help("{}", .written.accelerator_mismatch(.wanted, .found))
     )]
     AcceleratorMismatch {
         /// What the node-slots ask for (`GPU`).
@@ -66,7 +62,7 @@ pub enum ClusterFinding {
         /// Where the layout was written, for the help's words (not data: the help
         /// carries it).
         #[serde(skip)]
-        origin: LayoutOrigin,
+        written: LayoutWording,
     },
     /// The config asks for a resource (an accelerator type, a custom resource) that no
     /// alive node declares.
@@ -131,8 +127,8 @@ pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<Cluster
         &held_runs(cluster),
         cluster.nodes.len(),
         &runs(slots.iter().map(|s| &s.demand)),
-        None,
-        LayoutOrigin::ConfigFile,
+        ClusterWording::default(),
+        LayoutWording::default(),
     )
 }
 
@@ -144,8 +140,8 @@ pub(super) fn findings_of(
     held: &[(&Resources, usize)],
     listed: usize,
     demands: &[(&Resources, usize)],
-    listed_by: Option<SourceKind>,
-    origin: LayoutOrigin,
+    listed_by: ClusterWording,
+    written: LayoutWording,
 ) -> Vec<ClusterFinding> {
     let mut notes = Vec::new();
     let alive: usize = held.iter().map(|(_, n)| n).sum();
@@ -166,7 +162,7 @@ pub(super) fn findings_of(
             needed,
             dead,
             listed_by,
-            origin,
+            written,
         });
     }
 
@@ -180,7 +176,7 @@ pub(super) fn findings_of(
                 wanted: wanted.to_owned(),
                 found: other.to_owned(),
                 slots: asking,
-                origin,
+                written,
             });
         }
     }
@@ -432,8 +428,8 @@ mod tests {
                 alive: 1,
                 needed: 2,
                 dead: 1,
-                listed_by: None,
-                origin: LayoutOrigin::ConfigFile,
+                listed_by: ClusterWording::default(),
+                written: LayoutWording::default(),
             }]
         );
         assert!(notes[0].to_string().contains("1 node is dead"));
@@ -560,7 +556,7 @@ mod tests {
                 wanted: "GPU".into(),
                 found: "NPU".into(),
                 slots: 1,
-                origin: LayoutOrigin::ConfigFile,
+                written: LayoutWording::default(),
             }]
         );
         let npu = PoolSpec {

@@ -15,8 +15,8 @@ fn cluster_findings_agree_with_their_counts() {
             alive,
             needed,
             dead,
-            listed_by: None,
-            origin: crate::check::LayoutOrigin::ConfigFile,
+            listed_by: crate::check::ClusterWording::default(),
+            written: crate::check::LayoutWording::default(),
         }
         .to_string()
     };
@@ -37,7 +37,7 @@ fn cluster_findings_agree_with_their_counts() {
             wanted: "GPU".into(),
             found: "NPU".into(),
             slots,
-            origin: crate::check::LayoutOrigin::ConfigFile,
+            written: crate::check::LayoutWording::default(),
         }
         .to_string()
     };
@@ -79,8 +79,8 @@ fn placement_findings_agree_with_their_counts() {
             demand: crate::test_support::res(8, 24),
             nearest: None,
             idle: None,
-            listed_by: None,
-            origin: crate::check::LayoutOrigin::ConfigFile,
+            listed_by: crate::check::ClusterWording::default(),
+            written: crate::check::LayoutWording::default(),
             advice: Vec::new(),
             span: None,
         }
@@ -112,8 +112,8 @@ fn placement_findings_agree_with_their_counts() {
             fits,
             total,
             idle: None,
-            listed_by: None,
-            origin: crate::check::LayoutOrigin::ConfigFile,
+            listed_by: crate::check::ClusterWording::default(),
+            written: crate::check::LayoutWording::default(),
             left_out: SlotList::default(),
             span: None,
         }

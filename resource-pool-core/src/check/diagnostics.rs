@@ -11,10 +11,9 @@ use std::fmt;
 use miette::{LabeledSpan, SourceSpan};
 use serde::Serialize;
 
-use super::LayoutOrigin;
 use super::ray_advice::nearest_or_none;
 use super::ray_advice::{RayAdvice, RayOrder};
-use crate::inventory::SourceKind;
+use super::wording::{ClusterWording, LayoutWording};
 use crate::model::{Amount, Resources};
 use crate::placement::{IdleFit, NearestNode};
 use crate::ray_sim::PendingState;
@@ -42,7 +41,7 @@ pub enum CheckDiagnostic {
     )]
     #[diagnostic(
         code(resource_pool::placement::slot_fits_no_node),
-        help("{}{}", busy_prefix(*.idle, *.listed_by), Worded(.advice, *.origin))
+        help("{}{}", busy_prefix(*.idle, *.listed_by), Worded(.advice, *.written))
     )]
     SlotFitsNoNode {
         /// The pool whose node-slots these are.
@@ -58,11 +57,11 @@ pub enum CheckDiagnostic {
         /// The source that listed the nodes, for the help's words (set by the check; not
         /// data: the help carries it).
         #[serde(skip)]
-        listed_by: Option<SourceKind>,
+        listed_by: ClusterWording,
         /// Where the layout was written, for the help's words (set by the check; not data:
         /// the help carries it).
         #[serde(skip)]
-        origin: LayoutOrigin,
+        written: LayoutWording,
         /// What to do, one piece per resource the nearest node lacks.
         advice: Vec<SlotAdvice>,
         /// The first of the node-slots.
@@ -81,7 +80,7 @@ pub enum CheckDiagnostic {
         help(
             "{}ask for less {resource} ({}), or add nodes that have it",
             busy_prefix(*.idle, *.listed_by),
-            super::origin_terms::fewer_or_smaller_slots(*.origin)
+            .written.fewer_or_smaller_slots()
         )
     )]
     ResourceRunsOut {
@@ -96,11 +95,11 @@ pub enum CheckDiagnostic {
         /// The source that listed the nodes, for the help's words (set by the check; not
         /// data: the help carries it).
         #[serde(skip)]
-        listed_by: Option<SourceKind>,
+        listed_by: ClusterWording,
         /// Where the layout was written, for the help's words (set by the check; not data:
         /// the help carries it).
         #[serde(skip)]
-        origin: LayoutOrigin,
+        written: LayoutWording,
         /// Every pool that asks for it, in creation order, with what it asks for in all:
         /// their amounts add up to `needed`.
         pools: Vec<PoolNeed>,
@@ -128,7 +127,7 @@ pub enum CheckDiagnostic {
         help(
             "{}every node-slot fits some node alone, but the nodes fragment: left out {left_out}; {} or add a node",
             busy_prefix(*.idle, *.listed_by),
-            super::origin_terms::smaller_slots(*.origin)
+            .written.smaller_slots()
         )
     )]
     NotTogether {
@@ -141,11 +140,11 @@ pub enum CheckDiagnostic {
         /// The source that listed the nodes, for the help's words (set by the check; not
         /// data: the help carries it).
         #[serde(skip)]
-        listed_by: Option<SourceKind>,
+        listed_by: ClusterWording,
         /// Where the layout was written, for the help's words (set by the check; not data:
         /// the help carries it).
         #[serde(skip)]
-        origin: LayoutOrigin,
+        written: LayoutWording,
         /// The node-slots left out of the largest part found to fit.
         left_out: SlotList,
         /// The first slot left out.
@@ -279,19 +278,19 @@ pub enum CheckDiagnostic {
 impl CheckDiagnostic {
     /// Words its remedy for the source that listed the nodes and where the layout was
     /// written.
-    pub(super) fn word_for(&mut self, source: Option<SourceKind>, written: LayoutOrigin) {
+    pub(super) fn word_for(&mut self, source: ClusterWording, layout: LayoutWording) {
         if let CheckDiagnostic::SlotFitsNoNode {
-            listed_by, origin, ..
+            listed_by, written, ..
         }
         | CheckDiagnostic::ResourceRunsOut {
-            listed_by, origin, ..
+            listed_by, written, ..
         }
         | CheckDiagnostic::NotTogether {
-            listed_by, origin, ..
+            listed_by, written, ..
         } = self
         {
             *listed_by = source;
-            *origin = written;
+            *written = layout;
         }
     }
 
@@ -426,20 +425,17 @@ pub enum SlotAdvice {
 
 impl SlotAdvice {
     /// The advice in the terms of where the layout was written.
-    pub fn worded(&self, origin: LayoutOrigin) -> String {
-        use super::origin_terms as terms;
+    pub fn worded(&self, written: LayoutWording) -> String {
         match self {
             SlotAdvice::NoNodeAlive => {
                 "no node is alive: start the cluster's nodes, or check the cluster you point at"
                     .to_owned()
             }
             SlotAdvice::OtherAccelerator { asked, found } => {
-                terms::other_accelerator(origin, asked, found)
+                written.other_accelerator(asked, found)
             }
-            SlotAdvice::TooLarge { resource, needed } => {
-                terms::too_large(origin, resource, *needed)
-            }
-            SlotAdvice::Cpus { needed, per_bundle } => terms::cpus(origin, *needed, *per_bundle),
+            SlotAdvice::TooLarge { resource, needed } => written.too_large(resource, *needed),
+            SlotAdvice::Cpus { needed, per_bundle } => written.cpus(*needed, *per_bundle),
             SlotAdvice::SpelledOtherwise { asked, declared } => format!(
                 "the nodes declare `{asked}` as `{declared}`: write `accelerator_type = \"{declared}\"`"
             ),
@@ -470,12 +466,12 @@ impl SlotAdvice {
 /// The advice in a config file's terms.
 impl fmt::Display for SlotAdvice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.worded(LayoutOrigin::ConfigFile))
+        f.write_str(&self.worded(LayoutWording::default()))
     }
 }
 
 /// Pieces of advice in the terms of where the layout was written, joined by `; `.
-struct Worded<'a>(&'a [SlotAdvice], LayoutOrigin);
+struct Worded<'a>(&'a [SlotAdvice], LayoutWording);
 
 impl fmt::Display for Worded<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -516,9 +512,9 @@ fn when_text(idle: Option<IdleFit>) -> &'static str {
 }
 
 /// The start of the help when other work holds the resources now.
-fn busy_prefix(idle: Option<IdleFit>, listed_by: Option<SourceKind>) -> &'static str {
+fn busy_prefix(idle: Option<IdleFit>, listed_by: ClusterWording) -> &'static str {
     if idle == Some(IdleFit::BusyNow) {
-        super::source_terms::busy_now(listed_by)
+        listed_by.busy_now()
     } else {
         ""
     }

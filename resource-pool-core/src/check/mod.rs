@@ -7,21 +7,22 @@ mod cluster_findings;
 mod count_wording_tests;
 mod diagnostics;
 mod node_ids;
-mod origin_terms;
 mod placement_findings;
 mod ray_advice;
 mod ray_findings;
-mod source_terms;
 pub mod suggest;
 pub mod verl_findings;
+pub mod wording;
 #[cfg(test)]
 mod wording_tests;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
 pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
 pub use placement_findings::{RAY_TYPE_PREFIX, spelt_otherwise, type_spelling};
+pub use wording::{
+    ANY_SOURCE, CODE, CONFIG_FILE, ClusterWording, ClusterWords, LayoutWording, LayoutWords,
+};
 
-use crate::inventory::SourceKind;
 use crate::load::LoadedConfig;
 use crate::model::{
     Cluster, NodeSlot, PoolId, ResourcePool, ResourcePoolManager, Resources, RoleKey,
@@ -30,31 +31,6 @@ use crate::placement::{self, Instance, PlacementOptions, PlacementOutcome, Place
 use crate::ray_sim::{self, RayReport, RaySimOptions, RayVerdict};
 use crate::source::Span;
 
-/// Where a layout was written, which decides the words of the advice about it: how its
-/// pools are put in another order (Ray's pool-order fix), and what to paste for a suggested
-/// layout. Only the wording depends on it, never the data of the JSON output.
-///
-/// Why a fact of the layout rather than an option of the check: the front end that wrote
-/// the layout knows it, and the check already receives the layout's [`SlotSpans`] (and the
-/// suggestion its [`suggest::LayoutTerms`]), so the words travel with the spans; a
-/// [`LoadedConfig`] carries it in [`LoadedConfig::origin`] because the same config type
-/// serves files and Python's arguments.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum LayoutOrigin {
-    /// A config file: `[pools.*]` tables in creation order; `--set` values.
-    #[default]
-    ConfigFile,
-    /// `resource_pool.check`'s arguments: `resource_pool_spec`, whose keys verl creates in
-    /// the dict's order. Its config is generated, so the advice names the dict instead.
-    Python,
-    /// Rust code: a `#[derive(ResourcePools)]` struct (pools in field order) or the pools
-    /// given to `ResourcePoolManager::new`.
-    Code,
-    /// verl's settings: verl creates global_pool first, so no pool order can be chosen.
-    Verl,
-}
-
 /// Where the pools and node-slots of a layout stand in its file, if it has one, and where
 /// the layout came from.
 pub trait SlotSpans {
@@ -62,11 +38,10 @@ pub trait SlotSpans {
     fn pool_span(&self, pool: PoolId) -> Option<Span>;
     /// A node-slot's entry.
     fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span>;
-    /// Where the layout was written: the advice is worded for it. A config file unless
-    /// said otherwise, so that spans implemented elsewhere keep compiling and keep the
-    /// wording they had.
-    fn origin(&self) -> LayoutOrigin {
-        LayoutOrigin::ConfigFile
+    /// Where the layout was written, as the words of its remedies: a config file's unless
+    /// said otherwise.
+    fn wording(&self) -> LayoutWording {
+        LayoutWording::default()
     }
 }
 
@@ -81,8 +56,8 @@ impl SlotSpans for NoSpans {
     fn slot_span(&self, _: PoolId, _: usize) -> Option<Span> {
         None
     }
-    fn origin(&self) -> LayoutOrigin {
-        LayoutOrigin::Code
+    fn wording(&self) -> LayoutWording {
+        LayoutWording(&wording::CODE)
     }
 }
 
@@ -93,9 +68,6 @@ impl SlotSpans for LoadedConfig {
     fn slot_span(&self, pool: PoolId, slot: usize) -> Option<Span> {
         LoadedConfig::slot_span(self, pool, slot)
     }
-    fn origin(&self) -> LayoutOrigin {
-        self.origin
-    }
 }
 
 /// Budgets of the check.
@@ -105,9 +77,9 @@ pub struct CheckOptions {
     pub placement: PlacementOptions,
     /// The Ray simulation's bounds.
     pub ray: RaySimOptions,
-    /// The kind of source that listed the cluster's nodes, when known: remedies (a node
-    /// that has not joined, resources other work holds) are worded in its terms.
-    pub listed_by: Option<SourceKind>,
+    /// The source that listed the cluster's nodes: remedies (a node that has not joined,
+    /// resources other work holds) are worded in its terms.
+    pub listed_by: ClusterWording,
     /// Whether the cluster's node ids are already known to be distinct and non-empty: set
     /// it for a cluster that one of this crate's readers (the cluster files, the
     /// inventories) returned, since they refuse a repeated or empty id as they read, with
@@ -175,7 +147,7 @@ pub fn check_with_cluster_findings<R: RoleKey>(
     let pools = manager.pools().to_vec();
     // Read once for the cluster's findings, the placement check and Ray's simulation.
     let (instance, cluster_findings) =
-        read_input(&slots, cluster, options.listed_by, spans.origin());
+        read_input(&slots, cluster, options.listed_by, spans.wording());
     let placement = placement::check_placement_of(&instance, &slots, cluster, &options.placement);
     // First: they explain why the findings after them may name nodes ambiguously.
     let mut diagnostics = if options.node_ids_checked {
@@ -206,7 +178,7 @@ pub fn check_with_cluster_findings<R: RoleKey>(
         spans,
     ));
     for diagnostic in &mut diagnostics {
-        diagnostic.word_for(options.listed_by, spans.origin());
+        diagnostic.word_for(options.listed_by, spans.wording());
     }
     let report = CheckReport {
         slots,
@@ -224,8 +196,8 @@ pub fn check_with_cluster_findings<R: RoleKey>(
 fn read_input(
     slots: &[NodeSlot],
     cluster: &Cluster,
-    listed_by: Option<SourceKind>,
-    origin: LayoutOrigin,
+    listed_by: ClusterWording,
+    written: LayoutWording,
 ) -> (Instance, Vec<ClusterFinding>) {
     let mut held: Vec<(&Resources, usize)> = Vec::new();
     let instance = Instance::read(slots, cluster, |node, nodes| {
@@ -237,7 +209,7 @@ fn read_input(
         .filter_map(|t| Some((&slots.get(t.slots.first()?)?.demand, t.slots.len())))
         .collect();
     let findings =
-        cluster_findings::findings_of(&held, cluster.nodes.len(), &demands, listed_by, origin);
+        cluster_findings::findings_of(&held, cluster.nodes.len(), &demands, listed_by, written);
     (instance, findings)
 }
 
@@ -261,7 +233,7 @@ mod tests {
         /// are those of [`check_against_slots`], which reads the nodes and slots itself.
         #[test]
         fn findings_read_with_the_input_are_the_cluster_findings((slots, cluster) in runs_case()) {
-            let (_, found) = read_input(&slots, &cluster, None, LayoutOrigin::ConfigFile);
+            let (_, found) = read_input(&slots, &cluster, ClusterWording::default(), LayoutWording::default());
             proptest::prop_assert_eq!(found, check_against_slots(&cluster, &slots));
         }
     }

@@ -8,8 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::CheckDiagnostic;
-use crate::inventory::cluster_file::duplicate_ids;
-use crate::model::Cluster;
+use crate::model::{Cluster, repeated_ids};
 
 /// The cluster's empty ids (one finding), then each shared id (one finding each, in the
 /// order of its first use). A reader's cluster needs no second look
@@ -25,7 +24,7 @@ pub(super) fn findings(cluster: &Cluster) -> Vec<CheckDiagnostic> {
     }
     // Each later use by its first, the empty id left out (said above).
     let mut shared: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (i, first) in duplicate_ids::first_uses(&cluster.nodes) {
+    for (i, first) in repeated_ids(&cluster.nodes) {
         if !cluster.nodes[i].id.is_empty() {
             shared.entry(first).or_insert_with(|| vec![first]).push(i);
         }

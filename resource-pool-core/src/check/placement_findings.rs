@@ -3,6 +3,7 @@
 use miette::LabeledSpan;
 
 use super::diagnostics::{PoolNeed, SearchLimit, SlotAdvice, SlotList, SlotRef};
+use super::wording::ClusterWording;
 use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool, names};
 use crate::placement::{BudgetLimit, Infeasible, InfeasibleReason, Undecided, UnfitSlots};
@@ -267,8 +268,8 @@ pub(super) fn infeasible(
                     demand: unfit.demand.clone(),
                     nearest: unfit.nearest.clone(),
                     idle,
-                    listed_by: None,
-                    origin: spans.origin(),
+                    listed_by: ClusterWording::default(),
+                    written: spans.wording(),
                     advice: unfit_advice(unfit, slots, pools, cluster),
                     span: first
                         .and_then(|s| spans.slot_span(s.pool, s.slot))
@@ -282,8 +283,8 @@ pub(super) fn infeasible(
                     needed: short.needed,
                     free: short.free,
                     idle,
-                    listed_by: None,
-                    origin: spans.origin(),
+                    listed_by: ClusterWording::default(),
+                    written: spans.wording(),
                     spans: needs
                         .iter()
                         .filter_map(|(pool, need)| {
@@ -303,8 +304,8 @@ pub(super) fn infeasible(
                     fits: together.fits.len(),
                     total: together.fits.len() + together.left_out.len(),
                     idle,
-                    listed_by: None,
-                    origin: spans.origin(),
+                    listed_by: ClusterWording::default(),
+                    written: spans.wording(),
                     left_out: slot_list(&together.left_out, slots, pools),
                     span: first
                         .and_then(|s| spans.slot_span(s.pool, s.slot))

@@ -1,13 +1,13 @@
 //! What Ray does with a layout's groups, and what would make it place them: the fields of
 //! the Ray diagnostics (`ray::hangs`, `ray::depends_on_ties`), worded for where the layout
-//! was written ([`LayoutOrigin`]).
+//! was written ([`LayoutWording`]).
 
 use std::fmt;
 
 use serde::Serialize;
 
-use super::LayoutOrigin;
 use super::diagnostics::SlotRef;
+use super::wording::LayoutWording;
 use crate::model::NodeName;
 use crate::placement::NearestNode;
 use crate::ray_sim::PendingState;
@@ -87,7 +87,7 @@ pub enum RayAdvice {
         /// Where the layout was written, which says how its pools are reordered. Wording
         /// only: JSON has the order (`pools`) and nothing else.
         #[serde(skip)]
-        origin: LayoutOrigin,
+        written: LayoutWording,
     },
     /// No pool order works: pin each group to a node of a placement (the first ones shown).
     Pin {
@@ -113,11 +113,11 @@ pub struct Pin {
 impl fmt::Display for RayAdvice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RayAdvice::PoolOrder { pools, origin } => write!(
+            RayAdvice::PoolOrder { pools, written } => write!(
                 f,
                 "Ray places every group when the pools are created in this order: {} ({})",
                 pools.join(", "),
-                super::origin_terms::how_to_reorder(*origin)
+                written.how_to_reorder()
             ),
             RayAdvice::Pin { pins } => {
                 f.write_str(PIN_ADVICE)?;

@@ -3,7 +3,8 @@
 use super::diagnostics::SlotRef;
 use super::placement_findings::slot_list;
 use super::ray_advice::{Pin, RayAdvice, RayOrder, RayStep};
-use super::{CheckDiagnostic, LayoutOrigin, SlotSpans};
+use super::wording::LayoutWording;
+use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, Node, NodeName, NodeSlot, ResourcePool};
 use crate::ray_sim::{GroupFate, RayBranch, RayFix, RayReport, RayVerdict};
 use crate::source::to_source_span;
@@ -62,13 +63,13 @@ fn order(
 }
 
 /// The fix of Ray's verdict; a pool order is worded for where the layout was written
-/// (`origin`).
+/// (`written`).
 fn advice(
     fix: Option<&RayFix>,
     slots: &[NodeSlot],
     pools: &[ResourcePool],
     cluster: &Cluster,
-    origin: LayoutOrigin,
+    written: LayoutWording,
 ) -> RayAdvice {
     match fix {
         Some(RayFix::PoolOrder(order)) => RayAdvice::PoolOrder {
@@ -77,7 +78,7 @@ fn advice(
                 .filter_map(|&p| pools.get(p))
                 .map(|p| p.name.clone())
                 .collect(),
-            origin,
+            written,
         },
         Some(RayFix::Pin(witness)) => RayAdvice::Pin {
             pins: witness
@@ -114,7 +115,7 @@ pub(super) fn ray(
         // Nothing fits: the placement errors say why, and Ray hangs as a consequence.
         return Vec::new();
     }
-    let fix = || advice(report.fix.as_ref(), slots, pools, cluster, spans.origin());
+    let fix = || advice(report.fix.as_ref(), slots, pools, cluster, spans.wording());
     match report.verdict {
         RayVerdict::Places => Vec::new(),
         RayVerdict::Undecided => vec![CheckDiagnostic::RayUndecided {

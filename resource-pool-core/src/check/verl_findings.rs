@@ -2,7 +2,7 @@
 //! one node size, and a Ray hang told in verl's settings. Check depends on verl's settings
 //! here, never the reverse.
 
-use super::{CheckDiagnostic, CheckReport, ClusterFinding, LayoutOrigin, SlotSpans};
+use super::{CheckDiagnostic, CheckReport, ClusterFinding, LayoutWording, SlotSpans};
 use crate::model::{Accelerator, Cluster, Node, PoolId, names};
 use crate::ray_sim::{GroupFate, RayVerdict};
 use crate::source::Span;
@@ -308,8 +308,8 @@ impl SlotSpans for VerlSettings {
         self.pool_span(pool)
     }
 
-    fn origin(&self) -> LayoutOrigin {
-        LayoutOrigin::Verl
+    fn wording(&self) -> LayoutWording {
+        crate::verl_settings::remedy_words::VerlWords::wording()
     }
 }
 
@@ -319,7 +319,6 @@ mod tests {
         ClusterFinding, VerlClusterDiagnostic, VerlDiagnostic, fit_on_filled,
         unsaid_cluster_findings,
     };
-    use crate::check::LayoutOrigin;
     use crate::verl_settings::{AliveNodes, OriginKind};
 
     /// `too_few_nodes` after `nnodes_vs_cluster` says nothing new when its bound is at
@@ -331,8 +330,8 @@ mod tests {
             alive: 3,
             needed,
             dead: 0,
-            listed_by: None,
-            origin: LayoutOrigin::Verl,
+            listed_by: crate::check::ClusterWording::default(),
+            written: crate::verl_settings::remedy_words::VerlWords::wording(),
         };
         let missing = ClusterFinding::MissingResource {
             resource: "x".into(),

@@ -1,6 +1,6 @@
-//! The advice is worded for where the layout was written ([`LayoutOrigin`]): a config
-//! file, Python's `rp.check`, Rust code or verl's settings; its JSON data is the same
-//! whatever the origin.
+//! The advice is worded for where the layout was written ([`LayoutWording`]): a config
+//! file, Rust code, verl's settings or a front end's own words; its JSON data is the same
+//! whatever the words.
 
 use miette::Diagnostic;
 
@@ -24,15 +24,54 @@ fn big_and_small() -> Cluster {
     Cluster::new(vec![node("big", 8, 32), node("small", 4, 16)])
 }
 
-fn loaded(text: &str, origin: LayoutOrigin) -> LoadedConfig {
-    let mut loaded = load_config(
+fn loaded(text: &str) -> LoadedConfig {
+    let loaded = load_config(
         &SourceFile::new("pools.toml", text),
         &LintOptions::default(),
     );
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
-    loaded.origin = origin;
     loaded
 }
+
+/// A front end's own words: its pools are a dict to reorder, and a suggested layout is
+/// pasted whole.
+struct DictWords;
+
+impl LayoutWords for DictWords {
+    fn name(&self) -> &'static str {
+        "dict"
+    }
+    fn how_to_reorder(&self) -> String {
+        "reorder the dict's keys".to_owned()
+    }
+    fn other_accelerator(&self, asked: &str, found: &str) -> String {
+        CONFIG_FILE.other_accelerator(asked, found)
+    }
+    fn accelerator_mismatch(&self, wanted: &str, found: &str) -> String {
+        CONFIG_FILE.accelerator_mismatch(wanted, found)
+    }
+    fn too_large(&self, resource: &str, needed: crate::model::Amount) -> String {
+        CONFIG_FILE.too_large(resource, needed)
+    }
+    fn cpus(&self, needed: crate::model::Amount, per_bundle: u32) -> String {
+        CONFIG_FILE.cpus(needed, per_bundle)
+    }
+    fn fewer_or_smaller_slots(&self) -> String {
+        CONFIG_FILE.fewer_or_smaller_slots()
+    }
+    fn fewer_nodes(&self) -> String {
+        CONFIG_FILE.fewer_nodes()
+    }
+    fn smaller_slots(&self) -> String {
+        CONFIG_FILE.smaller_slots()
+    }
+    fn whole_layout(&self, pools: &[crate::model::ResourcePool]) -> Option<String> {
+        let names: Vec<&str> = pools.iter().map(|p| p.name.as_str()).collect();
+        Some(format!("paste the dict of {}", names.join(" and ")))
+    }
+}
+
+static DICT: DictWords = DictWords;
 
 fn manager(loaded: &LoadedConfig) -> &ResourcePoolManager<RoleName> {
     loaded.manager.as_ref().expect("valid")
@@ -60,7 +99,7 @@ const ORDER: &str =
 
 #[test]
 fn a_config_file_reorders_its_tables() {
-    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
+    let file = loaded(SMALL_FIRST);
     let (help, _) = hang_help(manager(&file), &file);
     assert!(
         help.ends_with(&format!("{ORDER} (reorder the [pools.*] tables)")),
@@ -69,14 +108,12 @@ fn a_config_file_reorders_its_tables() {
 }
 
 #[test]
-fn python_reorders_resource_pool_specs_keys_with_the_same_json() {
-    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
-    let python = loaded(SMALL_FIRST, LayoutOrigin::Python);
-    let (help, data) = hang_help(manager(&python), &python);
+fn a_front_end_words_the_reorder_with_the_same_json() {
+    let file = loaded(SMALL_FIRST);
+    let dict = wording::WordedAs(&file, LayoutWording(&DICT));
+    let (help, data) = hang_help(manager(&file), &dict);
     assert!(
-        help.ends_with(&format!(
-            "{ORDER} (reorder resource_pool_spec's keys: verl creates the pools in its order)"
-        )),
+        help.ends_with(&format!("{ORDER} (reorder the dict's keys)")),
         "{help}"
     );
     assert!(!help.contains("[pools.*]"), "{help}");
@@ -89,7 +126,7 @@ fn python_reorders_resource_pool_specs_keys_with_the_same_json() {
 
 #[test]
 fn rust_code_reorders_the_struct_fields_or_the_pools_given_to_new() {
-    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
+    let file = loaded(SMALL_FIRST);
     let (help, data) = hang_help(manager(&file), &NoSpans);
     assert!(
         help.ends_with(&format!(
@@ -162,7 +199,7 @@ fn suggestion_help(
 
 #[test]
 fn a_config_files_suggestion_is_set_values() {
-    let file = loaded(TOO_BIG, LayoutOrigin::ConfigFile);
+    let file = loaded(TOO_BIG);
     let (help, _) = suggestion_help(manager(&file), &file);
     assert_eq!(
         help,
@@ -171,14 +208,11 @@ fn a_config_files_suggestion_is_set_values() {
 }
 
 #[test]
-fn a_python_suggestion_is_the_whole_new_dict_with_the_same_json() {
-    let file = loaded(TOO_BIG, LayoutOrigin::ConfigFile);
-    let python = loaded(TOO_BIG, LayoutOrigin::Python);
-    let (help, data) = suggestion_help(manager(&python), &python);
-    assert_eq!(
-        help,
-        r#"pass `resource_pool_spec={"global_pool": [8], "reward_pool": [4]}` to rp.check, then to verl's ResourcePoolManager"#
-    );
+fn a_front_ends_suggestion_may_be_the_whole_layout_with_the_same_json() {
+    let file = loaded(TOO_BIG);
+    let dict = wording::WordedAs(&file, LayoutWording(&DICT));
+    let (help, data) = suggestion_help(manager(&file), &dict);
+    assert_eq!(help, "paste the dict of global_pool and reward_pool");
     // The data is the generated config's: `--set` values on `Report.config`.
     assert_eq!(data, suggestion_help(manager(&file), &file).1);
     assert_eq!(data["style"], "set");
@@ -186,37 +220,9 @@ fn a_python_suggestion_is_the_whole_new_dict_with_the_same_json() {
 
 #[test]
 fn rust_codes_suggestion_names_the_lists() {
-    let file = loaded(TOO_BIG, LayoutOrigin::ConfigFile);
+    let file = loaded(TOO_BIG);
     let (help, _) = suggestion_help(manager(&file), &NoSpans);
     assert_eq!(help, "set the pools' process_on_nodes to these lists");
-}
-
-#[test]
-fn python_lists_are_literal_when_short_and_runs_when_long() {
-    use crate::model::{PoolSpec, ResourcePool};
-    let spec = |pools: &[(&str, Vec<u32>)]| {
-        let pools: Vec<ResourcePool> = pools
-            .iter()
-            .map(|(n, s)| ResourcePool::new(*n, PoolSpec::with_slots(s.clone())))
-            .collect();
-        suggest::python_spec(&pools)
-    };
-    assert_eq!(
-        spec(&[("global_pool", vec![8, 8]), ("reward_pool", vec![4])]),
-        r#"{"global_pool": [8, 8], "reward_pool": [4]}"#
-    );
-    assert_eq!(spec(&[("p", vec![8; 996])]), r#"{"p": [8] * 996}"#);
-    assert_eq!(
-        spec(&[("p", [vec![8; 4], vec![4; 3], vec![2]].concat())]),
-        r#"{"p": [8] * 4 + [4] * 3 + [2]}"#
-    );
-    // Many short runs are clearer written out.
-    assert_eq!(
-        spec(&[("p", [8, 4].repeat(4))]),
-        r#"{"p": [8, 4, 8, 4, 8, 4, 8, 4]}"#
-    );
-    // A name as a string literal Python reads back.
-    assert_eq!(spec(&[("a \"b\"", vec![1])]), r#"{"a \"b\"": [1]}"#);
 }
 
 #[test]
@@ -229,7 +235,7 @@ fn ray_nodes_are_named_by_address_in_words_and_by_id_in_data() {
         node.id = id.clone();
         node.address = Some(format!("10.0.0.{}", i + 1));
     }
-    let file = loaded(SMALL_FIRST, LayoutOrigin::ConfigFile);
+    let file = loaded(SMALL_FIRST);
     let report = check(manager(&file), &cluster, &file, &CheckOptions::default());
     let [hang] = &report.diagnostics[..] else {
         panic!("one diagnostic: {:?}", report.diagnostics);

@@ -34,7 +34,7 @@ use toml_parser::Source;
 use toml_parser::lexer::TokenKind;
 
 use crate::source::{Span, Spanned};
-use crate::toml_walk::{self, StructureError};
+use crate::toml_support::walk::{self as toml_walk, StructureError};
 
 /// Whether arrays of counts are read ahead of the parser, or all from its tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use miette::SourceSpan;
 
-use crate::toml_walk::StructureError;
+use crate::toml_support::walk::StructureError;
 
 /// A problem of a config file (`[pools.*]` and `[mapping]`) or of a derived pool struct's
 /// file.

@@ -26,19 +26,19 @@ mod struct_pools;
 pub(crate) mod write;
 mod yaml_guess;
 
+/// How config TOML writes a key and a string: shared with the front ends that write
+/// configs from other data (Python's dicts), so that both escape alike.
+#[doc(hidden)]
+pub use crate::toml_support::{toml_key, toml_string};
 pub use diagnostics::ConfigDiagnostic;
 pub use overrides::{OVERRIDES_NAME, OverrideError};
 pub use pool_table::{PoolDefaults, PoolDoc, SlotSource};
 pub use struct_pools::{ConfigErrors, ConfigWarnings, PoolField};
 pub use write::config_to_toml;
-/// How config TOML writes a key and a string: shared with the front ends that write
-/// configs from other data (Python's dicts), so that both escape alike.
-#[doc(hidden)]
-pub use write::{toml_key, toml_string};
 
 use crate::file_keys::CONFIG_KEYS;
 use crate::source::{SourceFile, Span, Spanned};
-use crate::toml_walk::{self, StructureError};
+use crate::toml_support::walk::{self as toml_walk, StructureError};
 use count_arrays::{Arrays, CountArrays};
 
 /// A config file as written, every value with its span.

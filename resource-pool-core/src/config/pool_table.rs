@@ -6,7 +6,7 @@ use toml::de::DeTable;
 use crate::file_keys::POOL_KEYS;
 use crate::model::{Accelerator, Amount, DEFAULT_MAX_COLOCATE_COUNT, PoolSpec, Resources};
 use crate::source::{Span, Spanned};
-use crate::toml_walk::{self, StructureError};
+use crate::toml_support::walk::{self as toml_walk, StructureError};
 
 use super::count_arrays::CountArrays;
 

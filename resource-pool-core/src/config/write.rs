@@ -2,39 +2,9 @@
 
 use std::fmt::Write;
 
+use crate::toml_support::{toml_key, toml_string};
+
 use crate::model::{Accelerator, DEFAULT_MAX_COLOCATE_COUNT, ResourcePoolManager, RoleKey};
-
-/// A TOML key: bare when it can be, quoted otherwise.
-pub fn toml_key(key: &str) -> String {
-    let bare = !key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if bare {
-        key.to_owned()
-    } else {
-        toml_string(key)
-    }
-}
-
-/// A TOML basic string (`"..."`), valid as a key and as a value.
-pub fn toml_string(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('"');
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
 
 /// The config file of a manager: `[pools.*]` in creation order, then `[mapping]`. Reading
 /// it back gives the same manager.

@@ -4,7 +4,7 @@
 
 use super::ConfigDiagnostic;
 use crate::source::{SourceFile, Span, to_source_span};
-use crate::toml_walk::StructureError;
+use crate::toml_support::walk::StructureError;
 
 /// The one error for a file that does not parse as TOML and looks like YAML: a `.yaml` or
 /// `.yml` name, or a first meaningful line in YAML's `key:` form (`defaults:`, `hydra:`,

@@ -18,11 +18,13 @@ pub mod kuberay;
 pub mod local;
 pub mod ray_json;
 pub mod slurm;
+mod source_words;
 
 pub use file::{ClusterErrors, FileSource};
 
 use std::fmt;
 
+pub use crate::model::GroupRef;
 use crate::model::{Cluster, Resources};
 
 /// A cluster as a source saw it, with what the source noticed on the way.
@@ -150,26 +152,6 @@ impl miette::Diagnostic for InventoryError {
     }
     fn diagnostic_source(&self) -> Option<&dyn miette::Diagnostic> {
         self.as_diagnostic().diagnostic_source()
-    }
-}
-
-/// A placement group, as notes name it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct GroupRef {
-    /// Ray's placement group id (hex).
-    pub id: String,
-    /// Its name; empty when it was created without one.
-    pub name: String,
-}
-
-impl fmt::Display for GroupRef {
-    /// ``placement group `name` (id)``, or `unnamed placement group ID`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.name.is_empty() {
-            write!(f, "unnamed placement group {}", self.id)
-        } else {
-            write!(f, "placement group `{}` ({})", self.name, self.id)
-        }
     }
 }
 
@@ -388,6 +370,17 @@ fn reason_suffix(reason: &Option<String>) -> String {
 }
 
 impl InventoryNote {
+    /// The placement groups the notes say hold resources, each with its node's id: who
+    /// holds a busy cluster ([`Suggestions::name_holders`](crate::check::suggest::Suggestions::name_holders)).
+    pub fn held_by_groups(notes: &[InventoryNote]) -> impl Iterator<Item = (&str, &GroupRef)> {
+        notes.iter().filter_map(|note| match note {
+            InventoryNote::HeldByPlacementGroup { group, node, .. } => {
+                Some((node.id.as_str(), group))
+            }
+            _ => None,
+        })
+    }
+
     /// The stable code of the note, as its diagnostic shows it.
     pub fn code_str(&self) -> String {
         miette::Diagnostic::code(self)

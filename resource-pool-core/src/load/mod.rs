@@ -15,7 +15,6 @@ pub use struct_pools::{LoadedPools, load_struct_pools};
 
 use std::fmt;
 
-use crate::check::LayoutOrigin;
 use crate::config::count_arrays::Arrays;
 use crate::config::overrides::Layered;
 use crate::config::{
@@ -37,10 +36,6 @@ pub struct LoadedConfig {
     pub diagnostics: Vec<ConfigDiagnostic>,
     /// The model; `None` when there is an error.
     pub manager: Option<ResourcePoolManager<RoleName>>,
-    /// Where the layout was written: a config file as loaded; a front end that generates
-    /// the config from its own terms (Python's `resource_pool.check`) says so, and the
-    /// check's advice is worded for it ([`LayoutOrigin`]).
-    pub origin: LayoutOrigin,
 }
 
 impl fmt::Debug for LoadedConfig {
@@ -49,7 +44,6 @@ impl fmt::Debug for LoadedConfig {
             .field("source", &self.source)
             .field("diagnostics", &self.diagnostics.len())
             .field("manager", &self.manager)
-            .field("origin", &self.origin)
             .finish()
     }
 }
@@ -147,7 +141,6 @@ fn finish_load(
         doc,
         diagnostics,
         manager,
-        origin: LayoutOrigin::ConfigFile,
     }
 }
 

@@ -29,13 +29,13 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::config::count_arrays::CountArrays;
-use crate::config::write::toml_key;
 use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, PoolField, SlotSource};
 use crate::file_keys::{KeyDoc, POOL_KEYS};
 use crate::lint::{ConfigLimits, SlotTally, lint_pool};
 use crate::model::{Amount, PoolSpec, Resources};
 use crate::source::{SourceFile, Span, Spanned};
-use crate::toml_walk;
+use crate::toml_support::toml_key;
+use crate::toml_support::walk as toml_walk;
 
 /// The name of a pool read on its own (a `PoolSpec` field of a user's config) while it is
 /// linted: serde does not tell a value the key it stands under. Messages say "this pool".

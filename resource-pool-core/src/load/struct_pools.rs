@@ -9,7 +9,7 @@ use crate::config::{
 use crate::lint::{ConfigLimits, SlotTally, lint_pool};
 use crate::model::PoolSpec;
 use crate::source::{SourceFile, Spanned, to_source_span};
-use crate::toml_walk;
+use crate::toml_support::walk as toml_walk;
 
 /// A derived struct's pools, loaded, with the file's warnings.
 #[derive(Clone, Debug)]

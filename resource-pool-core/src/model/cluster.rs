@@ -1,6 +1,6 @@
 //! A cluster inventory: the nodes a layout is checked against.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use super::resources::Resources;
@@ -132,6 +132,22 @@ pub struct Cluster {
     pub nodes: Vec<Node>,
 }
 
+/// Each node whose id a node before it has, with the first of those, in node order.
+/// Through std's `HashMap`, whose SipHash no id list can crowd; the cluster files' reader
+/// looks up its 100,000 ids through an index of its own first.
+pub fn repeated_ids(nodes: &[Node]) -> Vec<(usize, usize)> {
+    let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+    let mut found = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        // One hash per id: the entry, not a look-up and then an insert.
+        let first = *first_use.entry(node.id.as_str()).or_insert(i);
+        if first != i {
+            found.push((i, first));
+        }
+    }
+    found
+}
+
 impl Cluster {
     /// A cluster of these nodes; nodes with equal resources share them
     /// ([`Cluster::share_equal_resources`]).
@@ -188,6 +204,26 @@ impl Cluster {
             if let Some(total) = &mut node.total {
                 share(total);
             }
+        }
+    }
+}
+
+/// A placement group that holds resources on a cluster, by Ray's id and its name.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct GroupRef {
+    /// Ray's placement group id (hex).
+    pub id: String,
+    /// Its name; empty when it was created without one.
+    pub name: String,
+}
+
+impl fmt::Display for GroupRef {
+    /// ``placement group `name` (id)``, or `unnamed placement group ID`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.name.is_empty() {
+            write!(f, "unnamed placement group {}", self.id)
+        } else {
+            write!(f, "placement group `{}` ({})", self.name, self.id)
         }
     }
 }

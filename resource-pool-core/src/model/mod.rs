@@ -10,11 +10,11 @@ mod resource_name;
 mod resources;
 mod role;
 
-pub use cluster::{Cluster, DisplayName, Node, NodeName};
+pub use cluster::{Cluster, DisplayName, GroupRef, Node, NodeName, repeated_ids};
 pub use manager::{ManagerError, NodeSlot, PoolId, ResourcePoolManager, node_slots};
 pub use pool::{
     Accelerator, DEFAULT_MAX_COLOCATE_COUNT, DemandOverflow, PoolSpec, ResourcePool,
     UnknownAccelerator,
 };
-pub use resources::{Amount, AmountError, ResourceName, Resources, names};
+pub use resources::{Amount, AmountError, AmountOf, ResourceName, Resources, names};
 pub use role::{Role, RoleKey, RoleName};

@@ -155,6 +155,20 @@ impl fmt::Display for Amount {
     }
 }
 
+/// An amount and its noun: `1 GPU`, `0.5 GPUs`, `8 GPUs` (a fraction takes the plural).
+pub struct AmountOf<'a>(pub Amount, pub &'a str);
+
+impl fmt::Display for AmountOf<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = if self.0.units() == Amount::SCALE {
+            ""
+        } else {
+            "s"
+        };
+        write!(f, "{} {}{plural}", self.0, self.1)
+    }
+}
+
 impl fmt::Debug for Amount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Amount({self})")
@@ -533,5 +547,13 @@ mod tests {
         for name in ["CPU", "GPU", "NPU", "accelerator_type:H100", "my_custom"] {
             assert!(!names::is_ray_internal(name), "{name}");
         }
+    }
+
+    #[test]
+    fn an_amount_of_one_is_singular_and_every_other_plural() {
+        let amount = |units| AmountOf(Amount::from_units(units), "GPU").to_string();
+        assert_eq!(amount(Amount::SCALE), "1 GPU");
+        assert_eq!(amount(Amount::SCALE / 2), "0.5 GPUs");
+        assert_eq!(amount(8 * Amount::SCALE), "8 GPUs");
     }
 }

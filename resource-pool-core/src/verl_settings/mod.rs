@@ -43,6 +43,7 @@ mod loading;
 mod omegaconf_grammar;
 mod python_numbers;
 pub mod releases;
+pub mod remedy_words;
 mod resolve;
 pub mod rollout;
 mod rules;

@@ -7,8 +7,8 @@ use std::fmt;
 
 use resource_pool_core::check::suggest::{self, LayoutTerms, SuggestOptions, Suggestions};
 use resource_pool_core::check::{
-    CheckOptions, CheckReport, ClusterFinding, NoSpans, check_against_slots,
-    check_with_cluster_findings, spelt_otherwise,
+    CheckOptions, CheckReport, ClusterFinding, LayoutWording, NoSpans, check_against_slots,
+    check_with_cluster_findings, spelt_otherwise, wording::WordedAs,
 };
 use resource_pool_core::inventory::InventoryNote;
 use resource_pool_core::load::LoadedConfig;
@@ -52,9 +52,11 @@ impl CheckRun {
     /// Checks a loaded config on a cluster, as `resource-pool check` does: the config's
     /// diagnostics, then `notes` (what the cluster's source said about it), then the
     /// cluster against the node-slots and the placement and Ray's order. The cluster holds
-    /// its dead nodes too (the `Inventory` contract).
+    /// its dead nodes too (the `Inventory` contract). The remedies are worded as `wording`
+    /// says: the config file's own keys, or the terms of the front end that generated it.
     pub fn check(
         config: &LoadedConfig,
+        wording: LayoutWording,
         cluster: Cluster,
         notes: Vec<Finding>,
         options: &CheckOptions,
@@ -76,7 +78,8 @@ impl CheckRun {
                 suggested_from: None,
             };
         };
-        let (report, found) = check_with_cluster_findings(manager, &cluster, config, options);
+        let terms = WordedAs(config, wording);
+        let (report, found) = check_with_cluster_findings(manager, &cluster, &terms, options);
         let mut run = CheckRun::from_report(findings, report, found, cluster);
         let diagnostics = run
             .report
@@ -84,7 +87,7 @@ impl CheckRun {
             .map_or(Vec::new(), |r| r.diagnostics.clone());
         run.findings
             .extend(diagnostics.into_iter().map(|d| Finding::in_file(d, source)));
-        run.suggest(config, Some(source), options);
+        run.suggest(&terms, Some(source), options);
         run
     }
 
@@ -159,7 +162,7 @@ impl CheckRun {
         else {
             return;
         };
-        found.name_holders(notes);
+        found.name_holders(InventoryNote::held_by_groups(notes));
         self.findings.truncate(*at);
         self.findings
             .extend(suggestion_findings(found, terms, source.as_ref()));

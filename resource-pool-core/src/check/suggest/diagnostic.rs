@@ -11,7 +11,6 @@ use super::{
     Factor, Holder, LayoutTerms, OverrideStyle, Reshape, SearchResult, Suggestions, When,
     shell_word,
 };
-use crate::check::LayoutOrigin;
 use crate::model::{Accelerator, ResourcePool, Resources};
 use crate::source::to_source_span;
 use crate::words::{count, noun, verb};
@@ -409,23 +408,21 @@ pub struct Advice {
     pub holders: Holders,
     /// Layouts ranked before it that could not be decided.
     pub undecided: usize,
-    /// The whole new `resource_pool_spec` as Python (`{"global_pool": [8]}`) when the
-    /// layout came from Python's `rp.check` ([`LayoutOrigin::Python`]): its help says this
-    /// instead of the `--set` values, which are for the config generated from the dict.
-    /// The whole dict rather than the pools that change: it is short, and pasting it
-    /// leaves nothing to merge. Not in JSON: `layout` has the same lists, and `overrides`
-    /// stay the generated config's, so JSON is the same whichever front end asked.
+    /// The advice to paste the whole new layout, when the words of where it was written
+    /// give one ([`LayoutWords::whole_layout`](crate::check::LayoutWords::whole_layout):
+    /// Python's `resource_pool_spec`); its help says this instead of the `--set` values,
+    /// which are for the config generated from it. Not in JSON: `layout` has the same
+    /// lists, and `overrides` stay the generated config's, so JSON is the same whichever
+    /// front end asked.
     #[serde(skip)]
-    pub python_spec: Option<String>,
+    pub whole_layout: Option<String>,
 }
 
 impl fmt::Display for Advice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts: Vec<String> = Vec::new();
-        if let (true, Some(spec)) = (self.changes, &self.python_spec) {
-            parts.push(format!(
-                "pass `resource_pool_spec={spec}` to rp.check, then to verl's ResourcePoolManager"
-            ));
+        if let (true, Some(paste)) = (self.changes, &self.whole_layout) {
+            parts.push(paste.clone());
         } else if self.changes {
             parts.push(match self.style {
                 OverrideStyle::Set if !self.overrides.is_empty() => {
@@ -465,40 +462,6 @@ impl fmt::Display for Advice {
         }
         f.write_str(&parts.join("; "))
     }
-}
-
-/// `pools` as Python's `resource_pool_spec`, in creation order (the dict's order is the
-/// order verl creates the pools): `{"global_pool": [8, 8], "reward_pool": [4]}`. A list
-/// longer than the messages show is written as its runs, `[8] * 996` or
-/// `[8] * 4 + [4] * 4`, which Python reads as the same list. Names are JSON strings, which
-/// Python reads as the same strings.
-pub(crate) fn python_spec(pools: &[ResourcePool]) -> String {
-    let entries: Vec<String> = pools
-        .iter()
-        .map(|p| {
-            let name = serde_json::to_string(&p.name).unwrap_or_else(|_| format!("{:?}", p.name));
-            format!("{name}: {}", python_list(&p.spec.process_on_nodes))
-        })
-        .collect();
-    format!("{{{}}}", entries.join(", "))
-}
-
-/// A list of node-slots as Python: `[8, 8, 4]`, or its runs when it is long and has few
-/// (a list of many short runs is clearer written out).
-fn python_list(list: &[u32]) -> String {
-    let runs: Vec<&[u32]> = list.chunk_by(|a, b| a == b).collect();
-    if list.len() <= SHOWN_SLOTS || runs.len() > SHOWN_SLOTS {
-        let items: Vec<String> = list.iter().map(u32::to_string).collect();
-        return format!("[{}]", items.join(", "));
-    }
-    let runs: Vec<String> = runs
-        .iter()
-        .map(|run| match run {
-            [one] => format!("[{one}]"),
-            _ => format!("[{}] * {}", run[0], run.len()),
-        })
-        .collect();
-    runs.join(" + ")
 }
 
 /// The diagnostics of `suggestions`, one per answer (one for both when neither cluster
@@ -547,8 +510,7 @@ pub(super) fn diagnostics(
                             changes: first.is_some(),
                             holders: Holders(holders),
                             undecided: s.undecided,
-                            python_spec: (terms.origin() == LayoutOrigin::Python)
-                                .then(|| python_spec(&s.pools)),
+                            whole_layout: terms.wording().whole_layout(&s.pools),
                         },
                         spans: s
                             .changed()

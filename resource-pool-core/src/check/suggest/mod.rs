@@ -83,8 +83,6 @@ mod terms;
 
 pub use crate::verl_settings::launch::shell_word;
 pub use choices::{PoolChoice, Reshape};
-#[cfg(test)]
-pub(crate) use diagnostic::python_spec;
 pub use diagnostic::{
     Edit, Holders, KeptMultiple, KeptMultiples, LayoutText, SuggestDiagnostic, Unit,
 };
@@ -95,8 +93,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use super::{CheckOptions, CheckReport};
-use crate::inventory::{GroupRef, InventoryNote};
-use crate::model::{Cluster, NodeName, NodeSlot, PoolId, ResourcePool, Resources};
+use crate::model::{Cluster, GroupRef, NodeName, NodeSlot, PoolId, ResourcePool, Resources};
 use crate::placement::BudgetLimit;
 use crate::ray_sim::{RayFix, RayReport, RayVerdict};
 
@@ -282,15 +279,13 @@ impl Suggestions {
         self.answers.iter().any(|a| a.when == When::Idle)
     }
 
-    /// Names the holders from the inventory's notes (placement groups that hold resources
-    /// on a node).
-    pub fn name_holders(&mut self, notes: &[InventoryNote]) {
-        for note in notes {
-            if let InventoryNote::HeldByPlacementGroup { group, node, .. } = note {
-                for holder in self.holders.iter_mut().filter(|h| h.node.id == node.id) {
-                    if !holder.by.contains(group) {
-                        holder.by.push(group.clone());
-                    }
+    /// Names the holders: the placement groups that hold resources on a node, each with
+    /// that node's id (an inventory's notes say them).
+    pub fn name_holders<'a>(&mut self, held: impl IntoIterator<Item = (&'a str, &'a GroupRef)>) {
+        for (node, group) in held {
+            for holder in self.holders.iter_mut().filter(|h| h.node.id == node) {
+                if !holder.by.contains(group) {
+                    holder.by.push(group.clone());
                 }
             }
         }

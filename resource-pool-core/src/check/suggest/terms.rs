@@ -4,11 +4,11 @@
 
 use super::choices::{PoolChoice, Reshape};
 use crate::check::{NoSpans, SlotSpans};
-use crate::config::write::toml_key;
 use crate::config::{PoolDefaults, SlotSource};
 use crate::load::LoadedConfig;
 use crate::model::PoolId;
 use crate::source::Span;
+use crate::toml_support::toml_key;
 use crate::verl_settings::keys::{KEYS, KeyId};
 use crate::verl_settings::releases::RolloutWorld;
 use crate::verl_settings::rollout::{self, rollout_factors, rollout_world};

@@ -183,7 +183,7 @@ fn a_layout_ray_leaves_undecided_is_counted_not_taken() {
 
 #[test]
 fn holders_are_named_from_the_inventory() {
-    use crate::inventory::{GroupRef, InventoryNote, NodeRef};
+    use crate::model::GroupRef;
     let mut s = Suggestions {
         asked: 8,
         answers: Vec::new(),
@@ -199,19 +199,11 @@ fn holders_are_named_from_the_inventory() {
         unit: Unit::Gpu,
         multiples: Vec::new(),
     };
-    let note = InventoryNote::HeldByPlacementGroup {
-        group: GroupRef {
-            id: "pg1".into(),
-            name: "train".into(),
-        },
-        job: "01".into(),
-        node: NodeRef {
-            id: "abc".into(),
-            address: None,
-        },
-        resources: crate::test_support::res(4, 12),
+    let group = GroupRef {
+        id: "pg1".into(),
+        name: "train".into(),
     };
-    s.name_holders(&[note.clone(), note]);
+    s.name_holders([("abc", &group), ("abc", &group)]);
     assert_eq!(
         s.holders[0].by,
         [GroupRef {
@@ -306,7 +298,7 @@ fn suggestions_agree_with_their_counts() {
         changes: false,
         holders: Holders(Vec::new()),
         undecided: 1,
-        python_spec: None,
+        whole_layout: None,
     };
     assert_eq!(
         advice.to_string(),

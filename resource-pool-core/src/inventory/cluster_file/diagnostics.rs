@@ -3,7 +3,7 @@
 use miette::SourceSpan;
 use serde::Serialize;
 
-use crate::toml_walk::StructureError;
+use crate::toml_support::walk::StructureError;
 
 /// A problem of a cluster file.
 ///

@@ -3,13 +3,11 @@
 //! A file of 100,000 nodes has 100,000 ids to look up, so they go through a
 //! [`HashIndex`] (a quarter of std's memory, a cheaper hash) whose slots are read
 //! sixteen ids at a time, so that their cache misses overlap; should the ids crowd its
-//! slots, std's `HashMap` (SipHash, which no file can crowd) answers instead. Both give
+//! slots, [`repeated_ids`] (std's `HashMap`, whose SipHash no file can crowd) answers instead. Both give
 //! the same answer, which a test checks.
 
-use std::collections::HashMap;
-
 use super::hash_index::{Budget, Crowded, HashIndex};
-use crate::model::Node;
+use crate::model::{Node, repeated_ids};
 
 /// The average probes per id that the [`HashIndex`] may make (about three are) before
 /// std's `HashMap` answers instead.
@@ -20,7 +18,7 @@ const BATCH: usize = 16;
 
 /// Each node whose id a node before it has, with the first of those, in node order.
 pub(crate) fn first_uses(nodes: &[Node]) -> Vec<(usize, usize)> {
-    first_uses_by_index(nodes).unwrap_or_else(|Crowded| first_uses_by_std(nodes))
+    first_uses_by_index(nodes).unwrap_or_else(|Crowded| repeated_ids(nodes))
 }
 
 /// [`first_uses`] through a [`HashIndex`], or `Crowded` when the ids fall on too few of its
@@ -48,20 +46,6 @@ fn first_uses_by_index(nodes: &[Node]) -> Result<Vec<(usize, usize)>, Crowded> {
     Ok(found)
 }
 
-/// [`first_uses`] through std's `HashMap`, whose SipHash no file can crowd.
-fn first_uses_by_std(nodes: &[Node]) -> Vec<(usize, usize)> {
-    let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
-    let mut found = Vec::new();
-    for (i, node) in nodes.iter().enumerate() {
-        // One hash per id: the entry, not a look-up and then an insert.
-        let first = *first_use.entry(node.id.as_str()).or_insert(i);
-        if first != i {
-            found.push((i, first));
-        }
-    }
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -82,7 +66,7 @@ mod tests {
             ids in prop::collection::vec("[ab]{0,3}|node-[0-9]{1,2}|[a-z]{8,20}", 0..60),
         ) {
             let nodes = nodes(&ids);
-            prop_assert_eq!(first_uses_by_index(&nodes), Ok(first_uses_by_std(&nodes)));
+            prop_assert_eq!(first_uses_by_index(&nodes), Ok(repeated_ids(&nodes)));
         }
     }
 
@@ -94,6 +78,6 @@ mod tests {
         let nodes = nodes(&ids);
         let found = first_uses_by_index(&nodes).expect("not crowded");
         assert_eq!(found.len(), 5_000);
-        assert_eq!(found, first_uses_by_std(&nodes));
+        assert_eq!(found, repeated_ids(&nodes));
     }
 }

@@ -12,7 +12,7 @@ use super::document::{ClusterFormat, Kind, Table, Value};
 use crate::file_keys::NODE_KEYS;
 use crate::model::{Amount, Node, ResourceName, Resources};
 use crate::source::{Span, to_source_span};
-use crate::toml_walk::{self, StructureError};
+use crate::toml_support::walk::{self as toml_walk, StructureError};
 
 pub(super) fn unknown_keys<K: toml_walk::KnownKey>(
     table: &Table<'_>,

@@ -27,7 +27,7 @@ use super::document::{Array, ClusterFormat, Key, Kind, Table, Value};
 use super::nodes::{NodeReader, NodesKey, check_root};
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster};
 use crate::source::{SourceFile, Span, to_source_span};
-use crate::toml_walk::{self, StructureError};
+use crate::toml_support::walk::{self as toml_walk, StructureError};
 
 /// How deep arrays and inline tables nest, and how many parts a dotted key has: the
 /// `toml` crate's limit, so that both readers refuse the same files.

@@ -9,7 +9,7 @@ use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster, NodeSpans};
 use crate::file_keys::{CLUSTER_KEYS, NODE_KEYS};
 use crate::model::{Cluster, Node, Resources};
 use crate::source::{SourceFile, Span, Spanned, to_source_span};
-use crate::toml_walk::{self, StructureError};
+use crate::toml_support::walk::{self as toml_walk, StructureError};
 
 /// Where a node stands in its file, as the tree reader keeps it.
 struct TreeSpans {

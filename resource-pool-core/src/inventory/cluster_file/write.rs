@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::config::write::{toml_key, toml_string};
 use crate::model::{Cluster, Resources};
+use crate::toml_support::{toml_key, toml_string};
 
 fn inline(resources: &Resources) -> String {
     let items: Vec<String> = resources

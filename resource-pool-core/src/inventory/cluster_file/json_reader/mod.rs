@@ -15,7 +15,7 @@ use super::nodes::{NodeReader, NodesKey, check_root};
 use super::plain_entry::PlainEntry;
 use super::{ClusterDiagnostic, ClusterLimits, LoadedCluster};
 use crate::source::{SourceFile, Span, to_source_span};
-use crate::toml_walk::StructureError;
+use crate::toml_support::walk::StructureError;
 use entry_shape::EntryShape;
 
 mod entry_shape;

@@ -22,7 +22,7 @@ use super::Scanner;
 use super::entry_shape::EntryShape;
 use crate::model::{Amount, ResourceName};
 use crate::source::Span;
-use crate::toml_walk;
+use crate::toml_support::walk as toml_walk;
 
 /// The keys of a node entry, as bits of a set: each may come once.
 const ID: u8 = 1;

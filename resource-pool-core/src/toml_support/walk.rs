@@ -144,7 +144,7 @@ pub(crate) fn parse_text(text: &str) -> (toml::Spanned<DeTable<'_>>, Vec<Structu
         .collect();
     (
         table,
-        crate::toml_duplicates::with_first_definitions(text, errors),
+        crate::toml_support::duplicates::with_first_definitions(text, errors),
     )
 }
 

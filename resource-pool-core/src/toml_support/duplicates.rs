@@ -16,7 +16,7 @@ use toml_parser::Source;
 use toml_parser::parser::{Event, EventKind, parse_document};
 
 use crate::source::to_source_span;
-use crate::toml_walk::StructureError;
+use crate::toml_support::walk::StructureError;
 
 /// The parser's message for a key or table defined twice.
 const DUPLICATE: &str = "duplicate key";
@@ -104,7 +104,7 @@ fn dotted(path: &[Part]) -> String {
                 if !out.is_empty() {
                     out.push('.');
                 }
-                out.push_str(&crate::config::toml_key(name));
+                out.push_str(&crate::toml_support::toml_key(name));
             }
             Part::Index(i) => out.push_str(&format!("[{i}]")),
         }
@@ -228,7 +228,7 @@ fn written_keys(text: &str) -> Vec<Written> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toml_walk::parse_text;
+    use crate::toml_support::walk::parse_text;
 
     /// What a text's errors say: the key and where its two definitions are.
     fn said(text: &str) -> Vec<(String, &str, Option<&str>)> {
