@@ -42,7 +42,7 @@ def main():
       f"{os.cpu_count()} cores, {cpu}, shared with other builds (noisy); load average at the end "
       f"{load_avg}; ortools {ortools}.")
     w("")
-    w(f"The instances (`resource-pool-core/benches/common/tight.rs`, seed `{seed}`): 8 to 24 idle "
+    w(f"The instances (`resource-pool-benches/benches/common/tight.rs`, seed `{seed}`): 8 to 24 idle "
       "nodes of 8 GPUs and 24 to 48 CPUs; pools of 1 to 6 node-slots of 1 to 8 GPUs at "
       "`max_colocate_count` 1 to 5 (a slot of g GPUs asks g × that many CPUs) until 90 to 100% of "
       "the GPUs are asked. Ours: `check_placement` in process, the time budget only (steps "

@@ -2,7 +2,7 @@
 """Reading clusters: `resource-pool check` on large clusters against Python's own readers,
 timed in the same run.
 
-For the 100,000-node clusters that `cargo bench -p resource-pool-core --bench gen_data`
+For the 100,000-node clusters that `cargo bench -p resource-pool-benches --bench gen_data`
 writes (target/bench-data), each as TOML and as JSON:
 - ours: `resource-pool check CONFIG --cluster CLUSTER --format json` as a process (start-up,
   both files read, lint, the check, its JSON), median of --runs; its peak memory (max RSS,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side by side: the check verl runs today against `resource-pool check`.
 
-Reads the scenarios that `cargo bench -p resource-pool-core --bench gen_data` writes
+Reads the scenarios that `cargo bench -p resource-pool-benches --bench gen_data` writes
 (target/bench-data/manifest.json plus TOML files), and for each one:
 
 - verl's check as verl runs it today (verl/single_controller/ray/base.py): the sum of free
@@ -156,7 +156,7 @@ def main() -> int:
 
     manifest_path = args.data / "manifest.json"
     if not manifest_path.exists():
-        print(f"no {manifest_path}: run `cargo bench -p resource-pool-core --bench gen_data`", file=sys.stderr)
+        print(f"no {manifest_path}: run `cargo bench -p resource-pool-benches --bench gen_data`", file=sys.stderr)
         return 2
     if not args.binary.exists():
         print(f"no {args.binary}: run `cargo build --release`", file=sys.stderr)

@@ -15,7 +15,7 @@ use resource_pool::inventory::{InventoryNote, SourceKind};
 use resource_pool::local_machine::{LocalMachine, LocalMachineError};
 use resource_pool::ray_http::{RaySource, TimeoutSetting, TrustRoots, token_from_env};
 use resource_pool::source::SourceFile;
-use resource_pool::verl_settings::launch::is_dashboard_url;
+use resource_pool::verl::launch::is_dashboard_url;
 
 use super::Context;
 use resource_pool::report::Finding;

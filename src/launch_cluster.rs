@@ -4,7 +4,7 @@
 //! instead, and the note that says where the cluster came from or why the line's address
 //! is not read.
 
-use resource_pool::verl_settings::launch::{
+use resource_pool::verl::launch::{
     AddressVia, AmbientAddresses, Launch, RAY_ADDRESS, RAY_API_SERVER_ADDRESS, SubmitTarget,
     is_dashboard_url,
 };

@@ -203,7 +203,7 @@ impl Context {
 
     fn lint_options(&self, roles: Roles) -> LintOptions {
         let roles = match roles {
-            Roles::Verl => RoleSet::verl(),
+            Roles::Verl => resource_pool::verl::role_set(),
             Roles::Any => RoleSet::Any,
         };
         LintOptions {

@@ -9,20 +9,20 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use resource_pool::check::suggest::{self, SuggestOptions, Suggestions};
-use resource_pool::check::verl_findings::{
-    cluster_findings, detected_device, ray_findings, unsaid_cluster_findings,
-};
 use resource_pool::check::{CheckOptions, CheckReport, check_with_cluster_findings};
 use resource_pool::config::OVERRIDES_NAME;
 use resource_pool::inventory::{InventoryNote, SourceKind};
 use resource_pool::placement::PlacementOptions;
 use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::source::SourceFile;
+use resource_pool::verl::findings::{
+    cluster_findings, detected_device, ray_findings, unsaid_cluster_findings,
+};
+use resource_pool::verl::key_set::key_set;
+use resource_pool::verl::launch::{AmbientAddresses, Launch, parse_launch_os};
 use resource_pool::verl::manager_from_layout;
-use resource_pool::verl_settings::key_set::key_set;
-use resource_pool::verl_settings::launch::{AmbientAddresses, Launch, parse_launch_os};
-use resource_pool::verl_settings::version::{is_approximate, release_for};
-use resource_pool::verl_settings::{
+use resource_pool::verl::version::{is_approximate, release_for};
+use resource_pool::verl::{
     CONFIG_DATA_NAME, LoadedVerl, VerlOptions, load_launch, user_config_file,
 };
 use resource_pool::{Accelerator, Cluster};

@@ -7,8 +7,8 @@
 use clap::CommandFactory;
 use miette::SourceSpan;
 use resource_pool::report::Finding;
-use resource_pool::verl_settings::hydra::OverrideProblem;
-use resource_pool::verl_settings::{HydraArgs, VerlDiagnostic, VerlLaunchDiagnostic};
+use resource_pool::verl::hydra::OverrideProblem;
+use resource_pool::verl::{HydraArgs, VerlDiagnostic, VerlLaunchDiagnostic};
 
 use super::Cli;
 use super::verl_cmd::VerlLoad;

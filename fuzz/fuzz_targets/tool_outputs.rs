@@ -1,8 +1,8 @@
-//! Fuzz target `tool_outputs`: see `resource_pool_core::fuzzing::tool_outputs` for what it
+//! Fuzz target `tool_outputs`: see `resource_pool_inventory::fuzzing::tool_outputs` for what it
 //! asserts (Slurm, kubectl, nvidia-smi, npu-smi and /proc/meminfo outputs, and KubeRay
 //! manifests).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| resource_pool_core::fuzzing::tool_outputs(data));
+fuzz_target!(|data: &[u8]| resource_pool_inventory::fuzzing::tool_outputs(data));

@@ -13,7 +13,6 @@ pub mod file_keys;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod inventory;
 pub mod json_schema;
 pub mod lint;
 pub mod load;
@@ -24,12 +23,9 @@ pub mod source;
 #[cfg(test)]
 mod test_support;
 pub mod toml_support;
-pub mod verl_roles;
-pub mod verl_settings;
 // Shared by the core and the front ends (reports, the dashboard reader); not an API.
 #[doc(hidden)]
 pub mod words;
-mod yaml_text;
 
 pub use model::*;
 pub use toml_support::StructureError;

@@ -248,14 +248,3 @@ pub(crate) fn intern_slots_plainly(slots: &[NodeSlot]) -> (Vec<ResourceName>, Ve
     }
     (names, types)
 }
-
-/// A differential test's verdict: fails, listing them, when any of the `total` cases (a
-/// fixture's `what`: documents, values) differ from what the real library made of them.
-pub(crate) fn assert_all_agree(problems: &[String], total: usize, what: &str) {
-    assert!(
-        problems.is_empty(),
-        "{} of {total} {what} differ:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
-}

@@ -1,7 +1,8 @@
-//! Counts in messages: a noun or verb agrees with its count (`1 node-slot asks`,
-//! `2 node-slots ask`), because a count of 1 is common (one dead node, one slot). One
-//! helper for the check's messages, the inventories' and the front ends' (reports, the
-//! dashboard reader); every noun they count takes `s` in the plural.
+//! Words in messages: a noun or verb agrees with its count (`1 node-slot asks`,
+//! `2 node-slots ask`), because a count of 1 is common (one dead node, one slot), and a
+//! word to paste into a shell is quoted when it must be. One helper for the check's
+//! messages, the inventories' and the front ends' (reports, the dashboard reader); every
+//! noun they count takes `s` in the plural.
 
 /// `noun` after a count of `n`: as it is for 1, with `s` otherwise (`0 nodes`).
 pub fn noun(n: usize, noun: &str) -> String {
@@ -27,6 +28,20 @@ pub fn verb<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
+/// `word` as one shell word: as it is when it holds only characters no shell treats
+/// specially, in single quotes otherwise.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-=,/:@+%".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,5 +53,16 @@ mod tests {
         assert_eq!(count(0, "node"), "0 nodes");
         assert_eq!(verb(1, "is", "are"), "is");
         assert_eq!(verb(3, "is", "are"), "are");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_word("trainer.nnodes=2"), "trainer.nnodes=2");
+        assert_eq!(
+            shell_word("pools.global_pool.process_on_nodes=[8,8]"),
+            "'pools.global_pool.process_on_nodes=[8,8]'"
+        );
+        assert_eq!(shell_word("a'b"), r"'a'\''b'");
+        assert_eq!(shell_word(""), "''");
     }
 }

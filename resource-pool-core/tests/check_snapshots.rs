@@ -4,8 +4,6 @@ mod common;
 
 use miette::Diagnostic;
 use resource_pool_core::check::{CheckOptions, CheckReport, check};
-use resource_pool_core::inventory::cluster_file::{ClusterLimits, load_cluster};
-use resource_pool_core::lint::LintOptions;
 use resource_pool_core::load::load_config;
 use resource_pool_core::placement::PlacementOptions;
 use resource_pool_core::ray_sim::{RaySimOptions, RayVerdict};
@@ -14,13 +12,9 @@ const MAPPING: &str = "\n[mapping]\nactor_rollout = \"global_pool\"\nrm = \"rewa
 
 fn run(config: &str, cluster: &str, options: &CheckOptions) -> (CheckReport, String) {
     let config_source = common::source("pools.toml", config);
-    let loaded = load_config(&config_source, &LintOptions::default());
+    let loaded = load_config(&config_source, &common::lint_options());
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
-    let cluster = load_cluster(
-        &common::source("cluster.toml", cluster),
-        &ClusterLimits::default(),
-    );
-    let cluster = cluster.cluster.expect("valid cluster");
+    let cluster = common::cluster_from_toml(cluster);
     let report = check(
         loaded.manager.as_ref().expect("valid"),
         &cluster,

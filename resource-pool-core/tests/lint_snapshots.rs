@@ -5,12 +5,11 @@
 mod common;
 
 use resource_pool_core::config::{ConfigDiagnostic, PoolDefaults, PoolField};
-use resource_pool_core::lint::LintOptions;
 use resource_pool_core::load::load_config;
 use resource_pool_core::load::load_struct_pools;
 
 fn lint(text: &str) -> Vec<ConfigDiagnostic> {
-    load_config(&common::source("pools.toml", text), &LintOptions::default()).diagnostics
+    load_config(&common::source("pools.toml", text), &common::lint_options()).diagnostics
 }
 
 /// The codes of the diagnostics, and the rendered report.
@@ -114,7 +113,7 @@ snapshot!(
 
 #[test]
 fn many_problems_are_reported_at_once() {
-    let text = include_str!("../../tests/data/lint/many_problems.toml");
+    let text = include_str!("data/lint/many_problems.toml");
     insta::assert_snapshot!(report(text));
 }
 

@@ -5,17 +5,13 @@
 mod common;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
+use resource_pool_core::Cluster;
 use resource_pool_core::check::suggest::{
     LayoutTerms, SearchResult, SuggestOptions, Suggestions, suggest, wanted,
 };
 use resource_pool_core::check::{CheckDiagnostic, CheckOptions, CheckReport, check};
-use resource_pool_core::config::OVERRIDES_NAME;
-use resource_pool_core::inventory::cluster_file::{ClusterLimits, load_cluster};
-use resource_pool_core::lint::LintOptions;
 use resource_pool_core::load::load_config;
 use resource_pool_core::source::SourceFile;
-use resource_pool_core::verl_settings::hydra::command_line;
-use resource_pool_core::{Cluster, ResourcePoolManager, RoleName};
 
 fn render(source: &SourceFile, diagnostics: Vec<Box<dyn Diagnostic + Send + Sync>>) -> String {
     let handler =
@@ -31,12 +27,7 @@ fn render(source: &SourceFile, diagnostics: Vec<Box<dyn Diagnostic + Send + Sync
 }
 
 fn cluster(text: &str) -> Cluster {
-    load_cluster(
-        &common::source("cluster.toml", text),
-        &ClusterLimits::default(),
-    )
-    .cluster
-    .expect("valid cluster")
+    common::cluster_from_toml(text)
 }
 
 fn nodes(list: &[(&str, u32, u32)]) -> String {
@@ -74,7 +65,7 @@ fn case(
 
 fn config_case(config: &str, cluster_text: &str) -> (CheckReport, Suggestions, String) {
     let source = common::source("pools.toml", config);
-    let loaded = load_config(&source, &LintOptions::default());
+    let loaded = load_config(&source, &common::lint_options());
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
     let cluster = cluster(cluster_text);
     let manager = loaded.manager.as_ref().expect("valid");
@@ -157,7 +148,7 @@ fn ray_hang_that_no_order_fixes() {
 fn a_hang_that_an_order_fixes_gets_no_suggestion() {
     let config = "[pools.reward_pool]\nprocess_on_nodes = [4]\n\n[pools.global_pool]\nprocess_on_nodes = [8]\n\n[mapping]\nrm = \"reward_pool\"\nactor_rollout = \"global_pool\"\n";
     let source = common::source("pools.toml", config);
-    let loaded = load_config(&source, &LintOptions::default());
+    let loaded = load_config(&source, &common::lint_options());
     let cluster = cluster(&nodes(&[("big", 8, 32), ("small", 4, 16)]));
     let report = loaded.manager.as_ref().expect("valid").check(&cluster);
     assert!(!report.passes());
@@ -205,7 +196,7 @@ fn a_split_that_only_drops_nodes_is_labelled_at_nnodes() {
     // label is there and not at `gpus_per_node` (which also reads 4).
     let config = "[pools.global_pool]\ngpus_per_node = 4\nnnodes = 4\n\n[mapping]\nactor_rollout = \"global_pool\"\n";
     let source = common::source("pools.toml", config);
-    let loaded = load_config(&source, &LintOptions::default());
+    let loaded = load_config(&source, &common::lint_options());
     let (_, suggestions, text) = config_case(
         config,
         &nodes(&[("n0", 4, 16), ("n1", 4, 16), ("n2", 4, 16)]),
@@ -219,138 +210,11 @@ fn a_split_that_only_drops_nodes_is_labelled_at_nnodes() {
     insta::assert_snapshot!(text);
 }
 
-fn verl_case(
-    overrides: &[&str],
-    cluster_text: &str,
-) -> (
-    Suggestions,
-    String,
-    resource_pool_core::verl_settings::VerlSettings,
-) {
-    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    let loaded = resource_pool_core::verl_settings::load_verl(None, &overrides, 1_000_000);
-    let layout = loaded.layout.as_ref().expect("verl builds a layout");
-    let mapping: Vec<(RoleName, &str)> = layout
-        .mapping
-        .iter()
-        .map(|(role, pool)| (RoleName((*role).to_owned()), *pool))
-        .collect();
-    let manager = ResourcePoolManager::new(layout.pools.clone(), mapping).expect("valid");
-    let cluster = cluster(cluster_text);
-    let report = check(
-        &manager,
-        &cluster,
-        &loaded.settings,
-        &CheckOptions::default(),
-    );
-    assert!(wanted(&report, &loaded.settings));
-    let suggestions = suggest(
-        &report,
-        &cluster,
-        &loaded.settings,
-        &SuggestOptions::default(),
-    );
-    let source =
-        SourceFile::new(OVERRIDES_NAME, "").with_layer(OVERRIDES_NAME, &command_line(&overrides));
-    let text = case(&source, &report, &suggestions, &loaded.settings);
-    (suggestions, text, loaded.settings)
-}
-
-fn found_overrides(suggestions: &Suggestions) -> Vec<String> {
-    match &suggestions.answers[0].result {
-        SearchResult::Found(s) => s.overrides.clone(),
-        other => panic!("no layout: {other:?}"),
-    }
-}
-
-#[test]
-fn verl_overrides_split_the_node() {
-    let nodes_text = nodes(
-        &(0..8)
-            .map(|i| (["n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"][i], 4, 16))
-            .collect::<Vec<_>>(),
-    );
-    let (suggestions, text, _) = verl_case(
-        &["trainer.n_gpus_per_node=8", "trainer.nnodes=3"],
-        &nodes_text,
-    );
-    assert_eq!(
-        found_overrides(&suggestions),
-        ["trainer.n_gpus_per_node=4", "trainer.nnodes=6"]
-    );
-    insta::assert_snapshot!(text);
-}
-
-#[test]
-fn verl_overrides_trim_nnodes() {
-    let (suggestions, text, _) = verl_case(
-        &["trainer.n_gpus_per_node=8", "trainer.nnodes=3"],
-        &nodes(&[("node-a", 8, 32), ("node-b", 8, 32)]),
-    );
-    assert_eq!(found_overrides(&suggestions), ["trainer.nnodes=2"]);
-    insta::assert_snapshot!(text);
-}
-
-#[test]
-fn verl_overrides_of_the_reward_pool() {
-    // verl's hang (global_pool's 4 takes the big node; the reward pool's 8 pends) that no
-    // order can fix, since verl creates global_pool first: the reward pool splits in two.
-    let (suggestions, text, _) = verl_case(
-        &[
-            "trainer.n_gpus_per_node=4",
-            "reward_model.enable=True",
-            "reward_model.enable_resource_pool=True",
-            "reward_model.n_gpus_per_node=8",
-            "reward_model.nnodes=1",
-        ],
-        "[[nodes]]\nid = \"big\"\navailable = { GPU = 8, CPU = 32 }\n\n[[nodes]]\nid = \"small\"\navailable = { GPU = 4, CPU = 16 }\n",
-    );
-    assert_eq!(
-        found_overrides(&suggestions),
-        ["reward_model.n_gpus_per_node=4", "reward_model.nnodes=2"]
-    );
-    insta::assert_snapshot!(text);
-}
-
-#[test]
-fn verl_overrides_of_the_node_size_alone_are_labelled_there() {
-    // Two nodes of 4 GPUs; 8 × 2 asked: 4 × 2 places, and only `n_gpus_per_node` changes,
-    // so the label is on it, not on `trainer.nnodes`, which stays 2.
-    let (suggestions, _, settings) = verl_case(
-        &["trainer.n_gpus_per_node=8", "trainer.nnodes=2"],
-        &nodes(&[("node-a", 4, 32), ("node-b", 4, 32)]),
-    );
-    assert_eq!(found_overrides(&suggestions), ["trainer.n_gpus_per_node=4"]);
-    let key = |path| {
-        let id = resource_pool_core::verl_settings::keys::key_id(path).expect("a key");
-        settings.span(id).expect("given").offset()
-    };
-    assert_eq!(
-        suggestion_labels(&suggestions, &settings),
-        [(key("trainer.n_gpus_per_node"), "change this".to_owned())]
-    );
-}
-
-#[test]
-fn verl_suggestions_that_change_only_defaults_keep_a_place() {
-    // `n_gpus_per_node` is verl's default (8) and is the only key that changes: it has no
-    // place of its own, so the suggestion is labelled where the pool's slots are.
-    let (suggestions, _, settings) = verl_case(
-        &["trainer.nnodes=2"],
-        &nodes(&[("node-a", 4, 32), ("node-b", 4, 32)]),
-    );
-    assert_eq!(found_overrides(&suggestions), ["trainer.n_gpus_per_node=4"]);
-    assert!(
-        !suggestion_labels(&suggestions, &settings).is_empty(),
-        "a suggestion without a place"
-    );
-}
-
 #[test]
 fn an_exhausted_budget_says_undecided() {
     let config = "[pools.global_pool]\ngpus_per_node = 8\nnnodes = 2\n\n[mapping]\nactor_rollout = \"global_pool\"\n";
     let source = common::source("pools.toml", config);
-    let loaded = load_config(&source, &LintOptions::default());
+    let loaded = load_config(&source, &common::lint_options());
     let cluster = cluster(&nodes(&[
         ("n0", 4, 16),
         ("n1", 4, 16),

@@ -1,7 +1,7 @@
 //! "Did you mean" for misspelt keys and names: the core's rule (`did_you_mean` in
 //! `resource_pool_core::source`), Jaro-Winkler above 0.8, so that one typo gets the same
 //! hint from the compiler as from the CLI. Both run the cases of
-//! `tests/data/did_you_mean/cases.txt`; a proc-macro crate cannot cheaply depend on the
+//! `resource-pool-derive/tests/data/did_you_mean/cases.txt`; a proc-macro crate cannot cheaply depend on the
 //! core, so the few lines are repeated and tied by those cases.
 
 /// How alike a typo and a candidate must be (Jaro-Winkler, 0 to 1) to be suggested.
@@ -36,7 +36,7 @@ mod tests {
     fn the_shared_typos_get_the_cores_answers() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../tests/data/did_you_mean/cases.txt"
+            "/tests/data/did_you_mean/cases.txt"
         );
         let cases = std::fs::read_to_string(path).expect("the shared cases");
         let mut count = 0;

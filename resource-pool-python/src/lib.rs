@@ -30,8 +30,8 @@ use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
 use resource_pool::load::load_config_with;
 use resource_pool::report::{CheckRun, Finding};
 use resource_pool::source::{ReadLimits, SourceFile};
-use resource_pool::verl_settings::VerlOptions;
-use resource_pool::verl_settings::launch::{AmbientAddresses, is_dashboard_url, parse_launch};
+use resource_pool::verl::VerlOptions;
+use resource_pool::verl::launch::{AmbientAddresses, is_dashboard_url, parse_launch};
 use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path, verl_launch_cluster, verl_release};
 use words::PythonWords;
 
@@ -45,7 +45,7 @@ const NO_CLUSTER: &str = "no cluster to check against: pass cluster= (a cluster 
 const CHECK_CONFIG_NAME: &str = "<rp.check>";
 /// The name reports give verl's config passed as a dict (the core knows it by this name,
 /// to call it "the config", not "the YAML").
-const VERL_CONFIG_NAME: &str = resource_pool::verl_settings::CONFIG_DATA_NAME;
+const VERL_CONFIG_NAME: &str = resource_pool::verl::CONFIG_DATA_NAME;
 /// The name reports give a config passed to `lint` as text.
 const LINT_TEXT_NAME: &str = "<rp.lint>";
 
@@ -111,7 +111,11 @@ fn check(
         move || -> Result<(CheckRun, Option<String>), ClusterFailure> {
             let input = source.read()?;
             let file = SourceFile::new(CHECK_CONFIG_NAME, text);
-            let loaded = match load_config_with(&file, &[], &LintOptions::default()) {
+            let verl_roles = LintOptions {
+                roles: resource_pool::verl::role_set(),
+                ..LintOptions::default()
+            };
+            let loaded = match load_config_with(&file, &[], &verl_roles) {
                 Ok(loaded) => loaded,
                 // Only overrides make a load fail, and there are none.
                 Err(failure) => {
@@ -181,7 +185,7 @@ fn lint(
         roles: if any_roles {
             RoleSet::Any
         } else {
-            RoleSet::verl()
+            resource_pool::verl::role_set()
         },
         ..LintOptions::default()
     };

@@ -1,7 +1,7 @@
 //! This machine as a one-node cluster: asks NVML for the NVIDIA GPUs ([`crate::nvml_gpus`];
 //! `nvidia-smi` when NVML cannot answer), runs `npu-smi`, reads `/proc/meminfo`, the
 //! hostname and the CPU count, and hands the text to
-//! [`resource_pool_core::inventory::local`].
+//! [`resource_pool_inventory::local`].
 //!
 //! The tools are run through a [`CommandRunner`], so that tests give recorded outputs. A
 //! tool that is not installed (the spawn fails with `NotFound`) means that accelerator is
@@ -15,12 +15,12 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use resource_pool_core::inventory::local::{
+use resource_pool_core::source::{ReadLimits, SourceFile};
+use resource_pool_inventory::local::{
     LocalError, LocalFacts, NPU_SMI_ARGS, NVIDIA_SMI_ARGS, local_inventory, parse_meminfo,
     parse_npu_smi, parse_nvidia_smi,
 };
-use resource_pool_core::inventory::{Inventory, InventoryError, InventorySource};
-use resource_pool_core::source::{ReadLimits, SourceFile};
+use resource_pool_inventory::{Inventory, InventoryError, InventorySource};
 
 use crate::nvml_gpus::NvmlLibrary;
 

@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use nvml_wrapper::Nvml;
-use resource_pool_core::inventory::local::NvidiaGpu;
+use resource_pool_inventory::local::NvidiaGpu;
 
 /// The environment variable that names the NVML library to load in place of the
 /// system's (`libnvidia-ml.so.1`); for tests and unusual installs.

@@ -22,8 +22,8 @@ pub mod version;
 
 use std::time::{Duration, Instant};
 
-use resource_pool_core::inventory::ray_json::{self, DEFAULT_LIMIT, Endpoint};
-use resource_pool_core::inventory::{Inventory, InventoryError, InventorySource};
+use resource_pool_inventory::ray_json::{self, DEFAULT_LIMIT, Endpoint};
+use resource_pool_inventory::{Inventory, InventoryError, InventorySource};
 
 use self::attempt::{Attempt, Phase};
 pub use self::error::{RayHttpError, TimeoutSetting, TransportKind, UnreachableReason};
@@ -57,7 +57,7 @@ pub struct RayBodies {
 /// ```no_run
 /// use std::time::Duration;
 /// use resource_pool::ray_http::{RaySource, token_from_env};
-/// use resource_pool_core::inventory::InventorySource;
+/// use resource_pool_inventory::InventorySource;
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let source = RaySource::new("http://127.0.0.1:8265")?

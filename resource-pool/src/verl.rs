@@ -1,4 +1,6 @@
-//! verl's own roles and its default layout, ready to use.
+//! verl's own roles and its default layout, ready to use; and the verl crate
+//! ([`resource_pool_verl`]): what each verl release does with its pools, verl's launch
+//! lines and YAML read into them, verl's findings.
 //!
 //! ```
 //! use resource_pool::verl;
@@ -13,10 +15,8 @@
 
 use crate::{ManagerError, PoolSpec, ResourcePool, ResourcePoolManager, Role as _};
 
-pub use resource_pool_core::verl_roles::{VERL_ROLES, VerlRole};
-pub use resource_pool_core::verl_settings::{
-    GLOBAL_POOL, LoadedVerl, REWARD_POOL, VERL_VERSION, VerlLayout, VerlSettings, load_verl,
-};
+pub use resource_pool_verl::roles::{VERL_ROLES, VerlRole, role_set};
+pub use resource_pool_verl::*;
 
 /// verl's roles (`verl/trainer/ppo/utils.py`), in its order, with its strings: the roles
 /// of [`VERL_ROLES`] (a test holds them equal; a derive cannot read a table).
@@ -137,7 +137,7 @@ mod tests {
         assert_eq!(Role::TeacherModel.index(), 8);
         assert_eq!("rm".parse(), Ok(Role::RewardModel));
         // The lint's role set is the same table, with its aliases.
-        let roles = crate::lint::RoleSet::verl();
+        let roles = role_set();
         for role in Role::ALL {
             assert_eq!(roles.resolve(role.name()), Some(role.name()));
         }

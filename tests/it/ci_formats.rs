@@ -47,7 +47,7 @@ fn commands() -> Vec<Vec<String>> {
     let mut all = vec![
         vec![
             "lint".to_owned(),
-            "tests/data/lint/many_problems.toml".to_owned(),
+            "resource-pool-core/tests/data/lint/many_problems.toml".to_owned(),
         ],
         vec![
             "lint".to_owned(),
@@ -58,9 +58,9 @@ fn commands() -> Vec<Vec<String>> {
         vec![
             "verl".to_owned(),
             "--config".to_owned(),
-            "tests/data/verl/broken.yaml".to_owned(),
+            "resource-pool-verl/tests/data/verl/broken.yaml".to_owned(),
             "--cluster".to_owned(),
-            "tests/data/verl/uneven_cluster.toml".to_owned(),
+            "resource-pool-verl/tests/data/verl/uneven_cluster.toml".to_owned(),
         ],
     ];
     let mut lint_all = vec!["lint".to_owned()];
@@ -170,7 +170,7 @@ fn github_commands_say_what_the_json_says() {
 fn github_commands_of_a_file_with_many_problems() {
     let output = run(&[
         "lint",
-        "tests/data/lint/many_problems.toml",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
         "--format",
         "github",
     ]);
@@ -262,7 +262,7 @@ fn the_schema_check_is_not_vacuous() {
     let validator = sarif_validator();
     let output = run(&[
         "lint",
-        "tests/data/lint/many_problems.toml",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
         "--format",
         "sarif",
     ]);

@@ -44,14 +44,17 @@ fn lint_json_follows_the_contract() {
         "lint",
         "--format",
         "json",
-        "tests/data/lint/many_problems.toml",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
     ]);
     assert_eq!(output.status.code(), Some(1));
     let value = json(&output);
     let first = &value["diagnostics"][0];
     assert_eq!(first["code"], "resource_pool::config::zero_slot");
     assert_eq!(first["severity"], "error");
-    assert_eq!(first["file"], "tests/data/lint/many_problems.toml");
+    assert_eq!(
+        first["file"],
+        "resource-pool-core/tests/data/lint/many_problems.toml"
+    );
     assert_eq!(first["line"], 2);
     assert_eq!(first["column"], 24);
     assert!(first["message"].as_str().unwrap().contains("global_pool"));
@@ -85,13 +88,18 @@ fn warnings_alone_pass_lint() {
 
 #[test]
 fn human_lint_renders_snippets_on_stderr() {
-    let output = run(&["lint", "tests/data/lint/many_problems.toml"]);
+    let output = run(&[
+        "lint",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("process_on_nodes = [8, 0, 4]"), "{stderr}");
     assert!(stderr.contains("did you mean `accelerator`?"), "{stderr}");
     assert!(
-        stderr.contains("tests/data/lint/many_problems.toml: invalid (8 errors, 3 warnings)"),
+        stderr.contains(
+            "resource-pool-core/tests/data/lint/many_problems.toml: invalid (8 errors, 3 warnings)"
+        ),
         "{stderr}"
     );
     assert!(output.stdout.is_empty());
@@ -109,7 +117,11 @@ fn unreadable_files_exit_2_with_one_line() {
         );
     }
     // Unreadable beats invalid when several files are given.
-    let output = run(&["lint", "tests/data/lint/many_problems.toml", "missing.toml"]);
+    let output = run(&[
+        "lint",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
+        "missing.toml",
+    ]);
     assert_eq!(output.status.code(), Some(2));
 }
 
@@ -257,7 +269,7 @@ fn check_of_an_invalid_config_writes_an_svg_that_says_there_is_no_plan() {
     let path = dir.join("invalid.svg");
     let output = run(&[
         "check",
-        "tests/data/lint/many_problems.toml",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
         "--cluster",
         "examples/clusters/three_nodes.toml",
         "--plan",
@@ -404,7 +416,7 @@ fn check_tells_busy_now_from_never() {
 fn check_of_an_invalid_config_exits_1_with_null_verdicts() {
     let output = run(&[
         "check",
-        "tests/data/lint/many_problems.toml",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
         "--cluster",
         "examples/clusters/three_nodes.toml",
         "--format",
@@ -507,7 +519,11 @@ fn tempdir() -> std::path::PathBuf {
 
 #[test]
 fn quiet_shows_errors_only() {
-    let output = run(&["lint", "-q", "tests/data/lint/many_problems.toml"]);
+    let output = run(&[
+        "lint",
+        "-q",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("resource_pool::config::zero_slot"),
@@ -608,7 +624,7 @@ fn json_diagnostics_carry_their_typed_fields_as_data() {
         "lint",
         "--format",
         "json",
-        "tests/data/lint/many_problems.toml",
+        "resource-pool-core/tests/data/lint/many_problems.toml",
     ]));
     let data = &diagnostic(&lint, "resource_pool::config::incomplete_slot_form")["data"];
     assert_eq!(
@@ -654,7 +670,7 @@ fn a_reader_that_goes_away_is_not_a_crash() {
 /// config is checked, not a page of TOML syntax errors.
 #[test]
 fn a_verl_yaml_given_as_a_config_is_one_error() {
-    let yaml = "tests/data/verl/reward_pool.yaml";
+    let yaml = "resource-pool-verl/tests/data/verl/reward_pool.yaml";
     for args in [
         &[
             "check",

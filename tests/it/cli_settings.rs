@@ -242,7 +242,7 @@ fn limits_and_budgets_come_from_variables_too() {
 
 #[test]
 fn the_format_variable_takes_the_ci_formats() {
-    let bad = "tests/data/lint/many_problems.toml";
+    let bad = "resource-pool-core/tests/data/lint/many_problems.toml";
     let out = run_env(&["lint", bad], &[("RESOURCE_POOL_FORMAT", "github")]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -274,7 +274,11 @@ fn the_cluster_variable_names_a_cluster_file_when_no_source_is_given() {
     assert!(String::from_utf8_lossy(&both.stdout).contains("[[nodes]]"));
     // A source on the command line wins; the variable is not even read.
     let slurm = run_env(
-        &["inventory", "--slurm", "tests/data/slurm/nodes.json"],
+        &[
+            "inventory",
+            "--slurm",
+            "resource-pool-inventory/tests/data/slurm/nodes.json",
+        ],
         &[("RESOURCE_POOL_CLUSTER", "/nonexistent/cluster.toml")],
     );
     assert_eq!(slurm.status.code(), Some(0), "{}", stderr(&slurm));

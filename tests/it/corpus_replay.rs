@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use arbitrary::{Arbitrary, Unstructured};
 use resource_pool_core::fuzzing;
+use resource_pool_inventory::fuzzing as inventory;
+use resource_pool_verl::fuzzing as verl;
 
 #[path = "../../fuzz/input/placement_input.rs"]
 #[allow(dead_code)]
@@ -18,12 +20,12 @@ type Target = fn(&[u8]);
 /// The fuzz targets, by directory name, and their bodies.
 const TARGETS: &[(&str, Target)] = &[
     ("config_toml", fuzzing::config_toml),
-    ("cluster_toml", fuzzing::cluster_toml),
-    ("cluster_json", fuzzing::cluster_json),
-    ("ray_json", fuzzing::ray_json),
+    ("cluster_toml", inventory::cluster_toml),
+    ("cluster_json", inventory::cluster_json),
+    ("ray_json", inventory::ray_json),
     ("placement", placement),
-    ("verl_launch", fuzzing::verl_launch),
-    ("tool_outputs", fuzzing::tool_outputs),
+    ("verl_launch", verl::verl_launch),
+    ("tool_outputs", inventory::tool_outputs),
 ];
 
 /// As libfuzzer-sys decodes a structured input: the whole input, rejected when too short.

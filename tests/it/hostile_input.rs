@@ -13,8 +13,6 @@ use std::time::{Duration, Instant};
 use miette::Diagnostic;
 use resource_pool_core::check::{CheckDiagnostic, CheckOptions, NoSpans, check};
 use resource_pool_core::config::ConfigDiagnostic;
-use resource_pool_core::inventory::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
-use resource_pool_core::inventory::ray_json::{self, RayJsonError};
 use resource_pool_core::lint::LintOptions;
 use resource_pool_core::load::load_config;
 use resource_pool_core::placement::{PlacementOptions, check_placement};
@@ -23,6 +21,8 @@ use resource_pool_core::{
     Amount, AmountError, Cluster, Node, NodeSlot, PoolSpec, ResourcePool, ResourcePoolManager,
     Resources, RoleName, StructureError,
 };
+use resource_pool_inventory::cluster_file::{ClusterDiagnostic, ClusterLimits, load_cluster};
+use resource_pool_inventory::ray_json::{self, RayJsonError};
 
 // ---------------------------------------------------------------------------------------
 // Measuring allocation
@@ -94,7 +94,7 @@ fn source(text: &str) -> SourceFile {
 }
 
 fn config(text: &str) -> resource_pool_core::load::LoadedConfig {
-    load_config(&source(text), &LintOptions::default())
+    load_config(&source(text), &verl_lint())
 }
 
 /// The offset where `needle` stands in `text` (it must stand there once).
@@ -313,7 +313,9 @@ fn nnodes_of_u32_max_is_a_diagnostic_and_allocates_nothing_proportional() {
 
 /// Ray's nodes answer with one amount replaced.
 fn ray_nodes_with(amount: &str) -> Vec<u8> {
-    let body = include_str!("../data/ray-2.60/idle_api_v0_nodes_detail.json");
+    let body = include_str!(
+        "../../resource-pool-inventory/tests/data/ray-2.60/idle_api_v0_nodes_detail.json"
+    );
     let original = "\"GPU\": 4.0";
     assert!(body.contains(original));
     body.replacen(original, &format!("\"GPU\": {amount}"), 1)
@@ -377,7 +379,7 @@ fn a_50_mb_config_loads_within_bounded_memory() {
     let start = Instant::now();
     let (loaded, peak) = peak_bytes(|| {
         let file = SourceFile::read(&path, raised).expect("50 MB is under the raised limit");
-        load_config(&file, &LintOptions::default())
+        load_config(&file, &verl_lint())
     });
     let manager = loaded.manager.as_ref().expect("valid");
     assert_eq!(
@@ -539,7 +541,7 @@ fn a_config_of_10k_pools_loads_within_bounds() {
         &source(&text),
         &LintOptions {
             limits: resource_pool_core::lint::ConfigLimits { max_slots: 9_998 },
-            ..LintOptions::default()
+            ..verl_lint()
         },
     );
     assert!(limited.manager.is_none());
@@ -671,9 +673,7 @@ fn deep_nesting_is_a_syntax_error_not_a_stack_overflow() {
 
 #[test]
 fn yaml_anchors_that_multiply_stop_at_their_bound() {
-    use resource_pool_core::verl_settings::yaml::{
-        MAX_ANCHORED_ITEMS, MAX_MERGED_PAIRS, read_yaml,
-    };
+    use resource_pool_verl::yaml::{MAX_ANCHORED_ITEMS, MAX_MERGED_PAIRS, read_yaml};
     // Each level holds the one before twice: 2^60 values if expanded, by aliases
     // (`{a: *l0, b: *l0}`, the "billion laughs") or by merges (`{a: {<<: *l0}, ...}`,
     // `{<<: [*l0, *l0]}`).
@@ -704,7 +704,7 @@ fn yaml_anchors_that_multiply_stop_at_their_bound() {
 
 #[test]
 fn a_wide_anchored_mapping_is_merged_and_aliased_in_bounded_time() {
-    use resource_pool_core::verl_settings::yaml::read_yaml;
+    use resource_pool_verl::yaml::read_yaml;
     // 20,000 keys, kept once and merged once: within the bound on anchored items, and
     // read with one pass per mapping (a pass per key would be 800 million steps).
     let keys: Vec<String> = (0..20_000).map(|i| format!("k{i}: {i}")).collect();
@@ -740,7 +740,7 @@ fn a_wide_anchored_mapping_is_merged_and_aliased_in_bounded_time() {
 
 #[test]
 fn long_and_deep_interpolations_and_tabs_are_judged_in_bounded_time_and_memory() {
-    use resource_pool_core::verl_settings::yaml::read_yaml;
+    use resource_pool_verl::yaml::read_yaml;
     // A value of a million characters for OmegaConf's interpolation grammar (half a
     // million tokens), quoted with tabs in it; nesting a hundred thousand deep, of
     // interpolations and of lists: none of them overflows the stack.
@@ -767,7 +767,7 @@ fn long_and_deep_interpolations_and_tabs_are_judged_in_bounded_time_and_memory()
 
 #[test]
 fn a_line_of_unclosed_shell_expansions_is_read_in_bounded_time() {
-    use resource_pool_core::verl_settings::launch::parse_launch;
+    use resource_pool_verl::launch::parse_launch;
     // Every word opens a `$((` no later word closes: each is joined with at most a
     // bounded run of the words after it, not with all of them.
     let mut words = vec!["python3".to_owned(), "-m".to_owned()];
@@ -782,7 +782,7 @@ fn a_line_of_unclosed_shell_expansions_is_read_in_bounded_time() {
 
 #[test]
 fn shell_command_strings_are_read_in_bounded_time() {
-    use resource_pool_core::verl_settings::launch::parse_launch;
+    use resource_pool_verl::launch::parse_launch;
     // One string of 100,000 commands (none of them verl's), one whose verl command has
     // 100,000 overrides behind 100,000 commands, and strings nested past the bound: each
     // level quotes the one inside, so the text is as long as the nesting allows here.
@@ -793,7 +793,7 @@ fn shell_command_strings_are_read_in_bounded_time() {
     for _ in 0..9 {
         nested = format!(
             "bash -c {}",
-            resource_pool_core::verl_settings::launch::shell_word(&nested)
+            resource_pool_verl::launch::shell_word(&nested)
         );
     }
     for (what, string, want_overrides) in [
@@ -812,7 +812,7 @@ fn shell_command_strings_are_read_in_bounded_time() {
 
 #[test]
 fn long_lists_and_dicts_of_interpolations_are_judged_in_bounded_time() {
-    use resource_pool_core::verl_settings::hydra::parse_overrides;
+    use resource_pool_verl::hydra::parse_overrides;
     // OmegaConf's grammar judges each string of a list or dict: a hundred thousand
     // items, a dict of 50,000 keys each given three times (the last value kept), many
     // small dicts with a key given twice, and nesting a hundred thousand deep.
@@ -845,7 +845,7 @@ fn long_lists_and_dicts_of_interpolations_are_judged_in_bounded_time() {
 
 #[test]
 fn kuberay_aliases_that_multiply_stop_at_their_bound() {
-    use resource_pool_core::inventory::kuberay::{KubeRayError, parse_raycluster};
+    use resource_pool_inventory::kuberay::{KubeRayError, parse_raycluster};
     // 2^60 values if copied, by aliases of mappings, of lists, or by `<<` merges; and
     // anchored lists nested in the one before, 300 levels through aliases.
     let laughs = |twice: &dyn Fn(usize) -> String| {
@@ -1051,7 +1051,7 @@ const AWKWARD: &str = "\u{feff}[pools.p]\r\n\tprocess_on_nodes = [8]\r\n\taccele
 #[test]
 fn spans_point_at_the_right_line_and_column_through_bom_crlf_tabs_and_wide_characters() {
     let file = source(AWKWARD);
-    let loaded = load_config(&file, &LintOptions::default());
+    let loaded = load_config(&file, &verl_lint());
     let at = |d: &ConfigDiagnostic| file.line_col(label_offset(d));
     let unused = loaded
         .diagnostics
@@ -1230,4 +1230,12 @@ fn thousands_of_errors_on_one_line_do_not_take_quadratic_time() {
         }
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The CLI's lint options: verl's roles.
+fn verl_lint() -> LintOptions {
+    LintOptions {
+        roles: resource_pool::verl::role_set(),
+        ..LintOptions::default()
+    }
 }

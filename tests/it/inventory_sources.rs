@@ -7,7 +7,11 @@ use common::run_with_stdin as run;
 #[test]
 fn inventory_slurm_prints_cluster_toml() {
     let output = run(
-        &["inventory", "--slurm", "tests/data/slurm/nodes.json"],
+        &[
+            "inventory",
+            "--slurm",
+            "resource-pool-inventory/tests/data/slurm/nodes.json",
+        ],
         None,
     );
     assert_eq!(output.status.code(), Some(0));
@@ -27,12 +31,17 @@ fn inventory_slurm_prints_cluster_toml() {
 #[test]
 fn slurm_from_stdin_is_the_same() {
     let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slurm/nodes.json"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("resource-pool-inventory/tests/data/slurm/nodes.json"),
     )
     .expect("data");
     let piped = run(&["inventory", "--slurm", "-"], Some(&text));
     let file = run(
-        &["inventory", "--slurm", "tests/data/slurm/nodes.json"],
+        &[
+            "inventory",
+            "--slurm",
+            "resource-pool-inventory/tests/data/slurm/nodes.json",
+        ],
         None,
     );
     assert_eq!(piped.status.code(), Some(0));
@@ -42,7 +51,11 @@ fn slurm_from_stdin_is_the_same() {
 #[test]
 fn malformed_slurm_is_reported_with_spans() {
     let output = run(
-        &["inventory", "--slurm", "tests/data/slurm/bad_gres.json"],
+        &[
+            "inventory",
+            "--slurm",
+            "resource-pool-inventory/tests/data/slurm/bad_gres.json",
+        ],
         None,
     );
     assert_eq!(output.status.code(), Some(2));
@@ -63,7 +76,7 @@ fn check_against_slurm() {
             "check",
             "examples/configs/single_node.toml",
             "--slurm",
-            "tests/data/slurm/nodes.json",
+            "resource-pool-inventory/tests/data/slurm/nodes.json",
         ],
         None,
     );
@@ -86,4 +99,26 @@ fn slurm_conflicts_with_cluster() {
         None,
     );
     assert_eq!(output.status.code(), Some(2));
+}
+
+/// The sample clusters of `examples/clusters/` read without a problem.
+#[test]
+fn every_example_cluster_loads() {
+    for entry in
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/clusters")).unwrap()
+    {
+        let path = entry.unwrap().path();
+        let source = resource_pool::source::SourceFile::read(&path, Default::default()).unwrap();
+        let loaded = resource_pool::inventory::cluster_file::load_cluster(
+            &source,
+            &resource_pool::inventory::cluster_file::ClusterLimits::default(),
+        );
+        assert!(
+            loaded.diagnostics.is_empty(),
+            "{}: {:?}",
+            path.display(),
+            loaded.diagnostics
+        );
+        assert!(!loaded.cluster.unwrap().nodes.is_empty());
+    }
 }

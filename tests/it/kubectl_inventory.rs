@@ -5,8 +5,8 @@ use crate::common;
 
 use common::run_with_stdin as run;
 
-const NODES: &str = "tests/data/kubectl/nodes.json";
-const PODS: &str = "tests/data/kubectl/pods.json";
+const NODES: &str = "resource-pool-inventory/tests/data/kubectl/nodes.json";
+const PODS: &str = "resource-pool-inventory/tests/data/kubectl/pods.json";
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -88,7 +88,7 @@ fn malformed_nodes_and_pods_are_labelled_in_their_own_files() {
         &[
             "inventory",
             "--kubectl",
-            "tests/data/kubectl/bad_quantity.json",
+            "resource-pool-inventory/tests/data/kubectl/bad_quantity.json",
         ],
         None,
     );
@@ -101,14 +101,14 @@ fn malformed_nodes_and_pods_are_labelled_in_their_own_files() {
             "--kubectl",
             NODES,
             "--kubectl-pods",
-            "tests/data/kubectl/bad_pods.json",
+            "resource-pool-inventory/tests/data/kubectl/bad_pods.json",
         ],
         None,
     );
     assert_eq!(output.status.code(), Some(2));
     let stderr = text(&output.stderr);
     assert!(
-        stderr.contains("[tests/data/kubectl/bad_pods.json:"),
+        stderr.contains("[resource-pool-inventory/tests/data/kubectl/bad_pods.json:"),
         "{stderr}"
     );
     assert!(
@@ -119,7 +119,7 @@ fn malformed_nodes_and_pods_are_labelled_in_their_own_files() {
         &[
             "inventory",
             "--kubectl",
-            "tests/data/kubectl/wrong_shape.json",
+            "resource-pool-inventory/tests/data/kubectl/wrong_shape.json",
         ],
         None,
     );

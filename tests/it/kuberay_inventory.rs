@@ -5,10 +5,10 @@ use crate::common;
 
 use common::run_with_stdin as run;
 
-const GPU: &str = "tests/data/kuberay/gpu.yaml";
-const GPU_JSON: &str = "tests/data/kuberay/raycluster-gpu.json";
-const NPU: &str = "tests/data/kuberay/npu.yaml";
-const BAD: &str = "tests/data/kuberay/bad.yaml";
+const GPU: &str = "resource-pool-inventory/tests/data/kuberay/gpu.yaml";
+const GPU_JSON: &str = "resource-pool-inventory/tests/data/kuberay/raycluster-gpu.json";
+const NPU: &str = "resource-pool-inventory/tests/data/kuberay/npu.yaml";
+const BAD: &str = "resource-pool-inventory/tests/data/kuberay/bad.yaml";
 const CONFIG: &str = "examples/configs/verl_default.toml";
 
 fn text(bytes: &[u8]) -> String {
@@ -104,7 +104,7 @@ fn verl_reads_kuberay_too() {
         &[
             "verl",
             "--config",
-            "tests/data/verl/npu.yaml",
+            "resource-pool-verl/tests/data/verl/npu.yaml",
             "--kuberay",
             NPU,
             "--format",
@@ -120,7 +120,7 @@ fn verl_reads_kuberay_too() {
         &[
             "verl",
             "--config",
-            "tests/data/verl/npu.yaml",
+            "resource-pool-verl/tests/data/verl/npu.yaml",
             "--kuberay",
             NPU,
             "--format",
@@ -148,7 +148,7 @@ fn a_broken_manifest_is_exit_2_with_every_problem_spanned() {
         assert!(stderr.contains(code), "{code}: {stderr}");
     }
     assert!(
-        stderr.contains("tests/data/kuberay/bad.yaml:24:53"),
+        stderr.contains("resource-pool-inventory/tests/data/kuberay/bad.yaml:24:53"),
         "{stderr}"
     );
     assert!(output.stdout.is_empty());

@@ -1,6 +1,6 @@
 //! `--local`: this machine as a one-node cluster. Fake `nvidia-smi`/`npu-smi` scripts that
-//! print recorded outputs from tests/data/local/ stand first on the child's `PATH`; a fake
-//! NVML library (tests/data/local/fake_nvml.c, built here with `cc`) stands in for
+//! print recorded outputs from resource-pool-inventory/tests/data/local/ stand first on the child's `PATH`; a fake
+//! NVML library (resource-pool-inventory/tests/data/local/fake_nvml.c, built here with `cc`) stands in for
 //! `libnvidia-ml.so.1`. Without one, the child is pointed at a library that does not exist,
 //! so that a real NVIDIA driver on the test machine stays out of the way.
 
@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/local")
+        .join("resource-pool-inventory/tests/data/local")
         .join(name)
 }
 
@@ -226,7 +226,10 @@ fn local_conflicts_with_the_other_sources() {
     let tools = fake_tools("conflict", &[]);
     for other in [
         ["--cluster", "examples/clusters/x.toml"],
-        ["--slurm", "tests/data/slurm/nodes.json"],
+        [
+            "--slurm",
+            "resource-pool-inventory/tests/data/slurm/nodes.json",
+        ],
         ["--ray", "http://127.0.0.1:1"],
     ] {
         let mut args = vec!["inventory", "--local"];

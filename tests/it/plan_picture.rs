@@ -24,7 +24,7 @@ fn read(path: &str) -> SourceFile {
 }
 
 fn check_on(config: &SourceFile, cluster: &Cluster) -> CheckReport {
-    let loaded = load_config(config, &LintOptions::default());
+    let loaded = load_config(config, &verl_lint());
     let manager = loaded.manager.expect("the config is valid");
     manager.check(cluster)
 }
@@ -436,7 +436,7 @@ fn wide_node_ids_keep_the_columns_aligned() {
 /// The check's pictures with the suggested layouts under them, as `--plan` draws them.
 fn with_suggestions(config: &SourceFile, cluster: &Cluster) -> Vec<Picture> {
     use resource_pool::check::suggest::{SuggestOptions, suggest, wanted};
-    let loaded = load_config(config, &LintOptions::default());
+    let loaded = load_config(config, &verl_lint());
     let manager = loaded.manager.as_ref().expect("the config is valid");
     let report = manager.check(cluster);
     assert!(wanted(&report, &loaded));
@@ -551,4 +551,12 @@ fn ray_nodes_are_named_by_address_and_short_id_in_rows_and_pending_lines() {
     assert_eq!(rows[1].first, "10.0.0.2 (025f0a54…)");
     let last = format!("10.0.0.{} ({:02x}5f0a54…)", MAX_ROWS + 1, MAX_ROWS + 1);
     assert_eq!(rows[1].last.as_deref(), Some(last.as_str()));
+}
+
+/// The CLI's lint options: verl's roles.
+fn verl_lint() -> LintOptions {
+    LintOptions {
+        roles: resource_pool::verl::role_set(),
+        ..LintOptions::default()
+    }
 }

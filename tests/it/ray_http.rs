@@ -12,8 +12,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use resource_pool::ray_http::{RaySource, Secret, TimeoutSetting};
-use resource_pool_core::inventory::{InventoryError, InventoryNote, InventorySource};
 use resource_pool_core::{Amount, Resources};
+use resource_pool_inventory::{InventoryError, InventoryNote, InventorySource};
 
 fn fixture(name: &str) -> Vec<u8> {
     fixture_of("2.60", name).unwrap_or_else(|| panic!("no recorded {name}"))
@@ -22,7 +22,7 @@ fn fixture(name: &str) -> Vec<u8> {
 /// A recorded answer of Ray `version` (`2.60`, `2.41`), if there is one.
 fn fixture_of(version: &str, name: &str) -> Option<Vec<u8>> {
     let path = format!(
-        "{}/tests/data/ray-{version}/{name}",
+        "{}/resource-pool-inventory/tests/data/ray-{version}/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read(path).ok()
@@ -241,7 +241,7 @@ fn res(pairs: &[(&str, u64)]) -> Resources {
 }
 
 /// Large answers in the recorded shape, shared with the benches.
-#[path = "../../resource-pool-core/benches/common/ray_bodies.rs"]
+#[path = "../../resource-pool-benches/benches/common/ray_bodies.rs"]
 #[allow(dead_code)]
 mod ray_bodies;
 

@@ -29,13 +29,13 @@ use std::time::{Duration, Instant};
 
 use resource_pool::ray_http::RaySource;
 use resource_pool_core::check::{ClusterFinding, check_against_slots};
-use resource_pool_core::inventory::{Inventory, InventoryNote, InventorySource};
 use resource_pool_core::placement::{PlacementOptions, check_placement};
 use resource_pool_core::ray_sim::{GroupFate, RaySimOptions, RayVerdict, simulate};
 use resource_pool_core::{
     Accelerator, Amount, NodeSlot, PoolSpec, ResourcePool, ResourcePoolManager, Resources,
     RoleName, names,
 };
+use resource_pool_inventory::{Inventory, InventoryNote, InventorySource};
 use serde_json::{Value, json};
 
 const HEAD_IP: &str = "127.0.0.2";

@@ -87,7 +87,7 @@ fn lint_errors(text: &str) -> (Option<i32>, Vec<String>) {
 fn the_printed_schemas_are_the_librarys_and_valid_draft_2020_12() {
     let config = printed_schema("config");
     let cluster = printed_schema("cluster");
-    assert_eq!(config, config_schema(&RoleSet::verl()));
+    assert_eq!(config, config_schema(&resource_pool::verl::role_set()));
     assert_eq!(cluster, cluster_schema());
     assert_eq!(
         printed_schema_with(&["schema", "config", "--roles", "any"]),
@@ -117,7 +117,7 @@ fn schema_needs_a_known_format() {
 
 #[test]
 fn the_schemas_have_descriptions_and_the_readers_defaults() {
-    let config = config_schema(&RoleSet::verl());
+    let config = config_schema(&resource_pool::verl::role_set());
     let pool = &config["$defs"]["pool"]["properties"];
     assert_eq!(pool["accelerator"]["default"], "GPU");
     assert_eq!(
@@ -148,7 +148,7 @@ fn the_schemas_have_descriptions_and_the_readers_defaults() {
 
 #[test]
 fn every_example_config_passes_the_config_schema() {
-    let schema = validator(&config_schema(&RoleSet::verl()));
+    let schema = validator(&config_schema(&resource_pool::verl::role_set()));
     for path in toml_files("examples/configs") {
         let problems = errors(&schema, &toml_as_json(&read(&path)));
         assert!(problems.is_empty(), "{path}: {problems:#?}");
@@ -203,13 +203,17 @@ fn the_inventory_of_each_source_passes_the_cluster_schema() {
     let schema = validator(&cluster_schema());
     for args in [
         vec!["inventory", "--cluster", "examples/clusters/busy.toml"],
-        vec!["inventory", "--slurm", "tests/data/slurm/nodes.json"],
+        vec![
+            "inventory",
+            "--slurm",
+            "resource-pool-inventory/tests/data/slurm/nodes.json",
+        ],
         vec![
             "inventory",
             "--kubectl",
-            "tests/data/kubectl/nodes.json",
+            "resource-pool-inventory/tests/data/kubectl/nodes.json",
             "--kubectl-pods",
-            "tests/data/kubectl/pods.json",
+            "resource-pool-inventory/tests/data/kubectl/pods.json",
         ],
     ] {
         let output = run(&args);
@@ -421,7 +425,7 @@ const REJECTED_CLUSTERS: &[(&str, &str, &str)] = &[
 
 #[test]
 fn the_config_schema_rejects_what_lint_rejects() {
-    let schema = validator(&config_schema(&RoleSet::verl()));
+    let schema = validator(&config_schema(&resource_pool::verl::role_set()));
     for (case, text, code) in REJECTED_CONFIGS {
         let (status, codes) = lint_errors(text);
         assert_eq!(status, Some(1), "{case}: lint must fail");
@@ -431,7 +435,7 @@ fn the_config_schema_rejects_what_lint_rejects() {
             "{case}: the schema accepts it"
         );
     }
-    let many = read("tests/data/lint/many_problems.toml");
+    let many = read("resource-pool-core/tests/data/lint/many_problems.toml");
     assert!(!schema.is_valid(&toml_as_json(&many)));
 }
 
@@ -457,7 +461,7 @@ fn the_cluster_schema_rejects_what_the_reader_rejects() {
 #[test]
 fn unknown_roles_and_warnings_pass_the_schema() {
     // The lint only warns about these; an editor must not underline them.
-    let schema = validator(&config_schema(&RoleSet::verl()));
+    let schema = validator(&config_schema(&resource_pool::verl::role_set()));
     let text = "[pools.p]\nprocess_on_nodes = [8, 4]\n[pools.unused]\nprocess_on_nodes = [8]\n\
                 [mapping]\nmy_own_role = \"p\"\n";
     let (status, codes) = lint_errors(text);
@@ -777,7 +781,7 @@ proptest! {
     #[test]
     fn the_config_schema_agrees_with_the_lint((root, judged) in config()) {
         let text = toml::to_string(&root).expect("the config is TOML");
-        let loaded = load_config(&SourceFile::new("c.toml", text.clone()), &LintOptions::default());
+        let loaded = load_config(&SourceFile::new("c.toml", text.clone()), &verl_lint());
         agrees(config_validator(), &root, &text, judged, &loaded.diagnostics, loaded.has_errors())?;
     }
 
@@ -827,7 +831,7 @@ fn agrees<D: std::fmt::Debug>(
 
 fn config_validator() -> &'static jsonschema::Validator {
     static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
-    VALIDATOR.get_or_init(|| validator(&config_schema(&RoleSet::verl())))
+    VALIDATOR.get_or_init(|| validator(&config_schema(&resource_pool::verl::role_set())))
 }
 
 fn cluster_validator() -> &'static jsonschema::Validator {
@@ -849,5 +853,13 @@ fn the_committed_schemas_are_current() {
             read(path) == printed,
             "{path} is stale: run `cargo run -q -- schema {format} > {path}`"
         );
+    }
+}
+
+/// The CLI's lint options: verl's roles.
+fn verl_lint() -> LintOptions {
+    LintOptions {
+        roles: resource_pool::verl::role_set(),
+        ..LintOptions::default()
     }
 }

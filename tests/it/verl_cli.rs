@@ -48,13 +48,13 @@ const ASCEND: &str = "examples/clusters/ascend.toml";
 fn each_supported_layout_builds_verls_pools() {
     let cases = [
         (
-            "tests/data/verl/colocated.yaml",
+            "resource-pool-verl/tests/data/verl/colocated.yaml",
             THREE,
             json!([{"name": "global_pool", "process_on_nodes": [8], "accelerator": "GPU", "max_colocate_count": 3}]),
             json!({"actor_rollout": "global_pool", "critic": "global_pool", "ref": "global_pool"}),
         ),
         (
-            "tests/data/verl/reward_pool.yaml",
+            "resource-pool-verl/tests/data/verl/reward_pool.yaml",
             THREE,
             json!([
                 {"name": "global_pool", "process_on_nodes": [8, 8], "accelerator": "GPU", "max_colocate_count": 3},
@@ -63,7 +63,7 @@ fn each_supported_layout_builds_verls_pools() {
             json!({"actor_rollout": "global_pool", "critic": "global_pool", "rm": "reward_pool", "ref": "global_pool"}),
         ),
         (
-            "tests/data/verl/npu.yaml",
+            "resource-pool-verl/tests/data/verl/npu.yaml",
             ASCEND,
             json!([
                 {"name": "global_pool", "process_on_nodes": [8, 8], "accelerator": "NPU", "max_colocate_count": 3},
@@ -92,7 +92,7 @@ fn each_supported_layout_builds_verls_pools() {
 fn overrides_change_the_yaml_and_diagnostics_point_at_them() {
     let (code, value) = json_of(&[
         "--config",
-        "tests/data/verl/reward_pool.yaml",
+        "resource-pool-verl/tests/data/verl/reward_pool.yaml",
         "--cluster",
         THREE,
         "--",
@@ -117,7 +117,7 @@ fn overrides_change_the_yaml_and_diagnostics_point_at_them() {
 fn verl_rejections_are_errors_on_the_yaml() {
     let (code, value) = json_of(&[
         "--config",
-        "tests/data/verl/broken.yaml",
+        "resource-pool-verl/tests/data/verl/broken.yaml",
         "--cluster",
         THREE,
     ]);
@@ -137,7 +137,7 @@ fn verl_rejections_are_errors_on_the_yaml() {
             .as_array()
             .unwrap()
             .iter()
-            .all(|d| d["file"] == "tests/data/verl/broken.yaml")
+            .all(|d| d["file"] == "resource-pool-verl/tests/data/verl/broken.yaml")
     );
 }
 
@@ -181,7 +181,12 @@ fn an_env_interpolation_in_a_count_is_a_string_error() {
 
 #[test]
 fn unreadable_yaml_and_missing_cluster_exit_2() {
-    let (code, _) = json_of(&["--config", "tests/data/verl/nope.yaml", "--cluster", THREE]);
+    let (code, _) = json_of(&[
+        "--config",
+        "resource-pool-verl/tests/data/verl/nope.yaml",
+        "--cluster",
+        THREE,
+    ]);
     assert_eq!(code, Some(2));
     let (code, value) = json_of(&["--", "trainer.nnodes=1"]);
     assert_eq!(code, Some(2));
@@ -206,7 +211,7 @@ fn snapshot_a_ray_hang_in_verls_terms() {
 fn snapshot_settings_verl_rejects() {
     insta::assert_snapshot!(human(&[
         "--config",
-        "tests/data/verl/broken.yaml",
+        "resource-pool-verl/tests/data/verl/broken.yaml",
         "--cluster",
         THREE,
         "--",
@@ -220,7 +225,7 @@ fn snapshot_settings_verl_rejects() {
 fn snapshot_a_separate_reward_pool_that_places() {
     insta::assert_snapshot!(human(&[
         "--config",
-        "tests/data/verl/reward_pool.yaml",
+        "resource-pool-verl/tests/data/verl/reward_pool.yaml",
         "--cluster",
         THREE
     ]));
@@ -230,7 +235,7 @@ fn snapshot_a_separate_reward_pool_that_places() {
 fn uneven_nodes_and_nnodes_against_the_cluster() {
     let (_, value) = json_of(&[
         "--cluster",
-        "tests/data/verl/uneven_cluster.toml",
+        "resource-pool-verl/tests/data/verl/uneven_cluster.toml",
         "--",
         "trainer.nnodes=4",
     ]);
@@ -260,7 +265,7 @@ fn uneven_nodes_and_nnodes_against_the_cluster() {
     // Node sizes the slots fill: no uneven warning.
     let (code, value) = json_of(&[
         "--config",
-        "tests/data/verl/reward_pool.yaml",
+        "resource-pool-verl/tests/data/verl/reward_pool.yaml",
         "--cluster",
         THREE,
     ]);
@@ -381,7 +386,7 @@ fn a_rollout_replica_over_several_nodes_must_take_whole_nodes() {
 #[test]
 fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
     // One node of 8 GPUs and 16 CPUs holds at most 5 GPUs at verl's 3 CPUs per GPU.
-    const ONE: &str = "tests/data/verl/one_node_8g16c.toml";
+    const ONE: &str = "resource-pool-verl/tests/data/verl/one_node_8g16c.toml";
     let suggested = |line: &[&str]| {
         let args: Vec<&str> = ["--cluster", ONE, "--"]
             .iter()
@@ -491,7 +496,8 @@ fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
 
 /// The corpus: launch lines recorded from verl's example scripts (see its `about`).
 fn corpus() -> Vec<Value> {
-    let text = std::fs::read_to_string("tests/data/verl/commands.json").expect("corpus");
+    let text = std::fs::read_to_string("resource-pool-verl/tests/data/verl/commands.json")
+        .expect("corpus");
     let doc: Value = serde_json::from_str(&text).expect("corpus JSON");
     doc["commands"].as_array().expect("commands").clone()
 }
@@ -1197,8 +1203,8 @@ fn ray_address_is_a_dashboard_url_in_any_case_and_with_spaces() {
 #[test]
 fn a_config_given_as_data_is_labelled_as_the_config() {
     use resource_pool::source::SourceFile;
-    use resource_pool::verl_settings::launch::parse_launch;
-    use resource_pool::verl_settings::{CONFIG_DATA_NAME, VerlOptions};
+    use resource_pool::verl::launch::parse_launch;
+    use resource_pool::verl::{CONFIG_DATA_NAME, VerlOptions};
     let config = SourceFile::new(CONFIG_DATA_NAME, "{\"trainer\": {\"nnodes\": \"2\"}}");
     let load = resource_pool_cli::VerlLoad::new(
         Some(&config),

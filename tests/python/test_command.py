@@ -23,7 +23,7 @@ def test_the_command_runs_the_cli(tmp_path):
         (["check", CONFIGS / "small_pool_first.toml", "--cluster", CLUSTERS / "big_and_small.toml"], 1),
         (["check", CONFIGS / "large_pool_first.toml", "--cluster", CLUSTERS / "big_and_small.toml"], 0),
         (["check", CONFIGS / "large_pool_first.toml", "--cluster", tmp_path / "missing.toml"], 2),
-        (["lint", "tests/data/lint/many_problems.toml", "--format", "json"], 1),
+        (["lint", "resource-pool-core/tests/data/lint/many_problems.toml", "--format", "json"], 1),
         (["no-such-command"], 2),
     ]
     for args, status in cases:

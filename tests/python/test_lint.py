@@ -7,7 +7,7 @@ import pytest
 import resource_pool as rp
 from conftest import CONFIGS, ROOT, run_cli
 
-MANY = "tests/data/lint/many_problems.toml"
+MANY = "resource-pool-core/tests/data/lint/many_problems.toml"
 
 
 def test_a_file_reports_as_the_cli_does(monkeypatch):

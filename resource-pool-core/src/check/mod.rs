@@ -11,7 +11,6 @@ mod placement_findings;
 mod ray_advice;
 mod ray_findings;
 pub mod suggest;
-pub mod verl_findings;
 pub mod wording;
 #[cfg(test)]
 mod wording_tests;

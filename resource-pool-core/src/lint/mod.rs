@@ -18,7 +18,7 @@ use crate::source::to_source_span;
 /// What the lint checks against.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LintOptions {
-    /// The role names a mapping may use (default: verl's).
+    /// The role names a mapping may use (default: any).
     pub roles: RoleSet,
     /// Size limits.
     pub limits: ConfigLimits,

@@ -1,6 +1,5 @@
-//! The role names a config's `[mapping]` may use.
-
-use crate::verl_roles::VERL_ROLES;
+//! The role names a config's `[mapping]` may use: any, or a set a front end gives (the
+//! verl crate's table of verl's roles).
 
 /// One role and every name it goes by.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,31 +11,25 @@ pub struct KnownRole {
 }
 
 /// The roles a `[mapping]` may name; names outside it are warned about.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum RoleSet {
     /// Any name is a role.
+    #[default]
     Any,
     /// Only these.
     Known(Vec<KnownRole>),
 }
 
-impl Default for RoleSet {
-    fn default() -> RoleSet {
-        RoleSet::verl()
-    }
-}
-
 impl RoleSet {
-    /// verl's nine roles ([`VERL_ROLES`]), by their strings (`ref`, `rm`) and by their
-    /// enum names in snake_case (`ref_policy`, `reward_model`).
-    pub fn verl() -> RoleSet {
+    /// These roles, each by its name and its other names (`("ref", &["ref_policy"])`).
+    pub fn known<'a>(roles: impl IntoIterator<Item = (&'a str, &'a [&'a str])>) -> RoleSet {
         RoleSet::Known(
-            VERL_ROLES
-                .iter()
-                .map(|role| KnownRole {
-                    canonical: role.name.to_owned(),
-                    names: std::iter::once(role.name)
-                        .chain(role.aliases.iter().copied())
+            roles
+                .into_iter()
+                .map(|(name, aliases)| KnownRole {
+                    canonical: name.to_owned(),
+                    names: std::iter::once(name)
+                        .chain(aliases.iter().copied())
                         .map(str::to_owned)
                         .collect(),
                 })
@@ -73,8 +66,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn verl_roles_go_by_both_names() {
-        let roles = RoleSet::verl();
+    fn known_roles_go_by_every_name() {
+        let roles = RoleSet::known([("ref", &["ref_policy"][..]), ("rm", &["reward_model"][..])]);
         assert_eq!(roles.resolve("ref"), Some("ref"));
         assert_eq!(roles.resolve("ref_policy"), Some("ref"));
         assert_eq!(roles.resolve("reward_model"), Some("rm"));

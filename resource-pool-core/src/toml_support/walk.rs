@@ -14,7 +14,7 @@ use crate::source::{SourceFile, Spanned, did_you_mean, to_source_span};
 /// A key as the TOML parser gives it.
 pub(crate) type Key<'i> = toml::Spanned<Cow<'i, str>>;
 /// A value as the TOML parser gives it.
-pub(crate) type Value<'i> = toml::Spanned<DeValue<'i>>;
+pub type Value<'i> = toml::Spanned<DeValue<'i>>;
 
 /// Problems of a TOML file's structure, common to every file format we read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic, serde::Serialize)]
@@ -125,7 +125,7 @@ pub enum StructureError {
 
 /// Parses a document, returning the tree (as much as could be recovered) and every
 /// syntax error.
-pub(crate) fn parse(source: &SourceFile) -> (toml::Spanned<DeTable<'_>>, Vec<StructureError>) {
+pub fn parse(source: &SourceFile) -> (toml::Spanned<DeTable<'_>>, Vec<StructureError>) {
     parse_text(source.base_text())
 }
 
@@ -149,14 +149,14 @@ pub(crate) fn parse_text(text: &str) -> (toml::Spanned<DeTable<'_>>, Vec<Structu
 }
 
 /// The entries of a table in file order (the parser sorts them by name).
-pub(crate) fn entries<'t, 'i>(table: &'t DeTable<'i>) -> Vec<(&'t Key<'i>, &'t Value<'i>)> {
+pub fn entries<'t, 'i>(table: &'t DeTable<'i>) -> Vec<(&'t Key<'i>, &'t Value<'i>)> {
     let mut entries: Vec<_> = table.iter().collect();
     entries.sort_by_key(|(k, _)| k.span().start);
     entries
 }
 
 /// A key a table may have: a name, or a described key.
-pub(crate) trait KnownKey {
+pub trait KnownKey {
     /// The key's name.
     fn key_name(&self) -> &str;
 }
@@ -174,7 +174,7 @@ impl KnownKey for KeyDoc {
 }
 
 /// Reports every key of `table` not in `known`.
-pub(crate) fn check_keys<K: KnownKey>(
+pub fn check_keys<K: KnownKey>(
     table: &DeTable<'_>,
     known: &[K],
     table_name: &str,
@@ -189,7 +189,7 @@ pub(crate) fn check_keys<K: KnownKey>(
 /// The error of a key not in `known`, with a did-you-mean or the list of keys; `None`
 /// when the key is known. The one wording of an unknown key, for the spanned readers and
 /// the serde forms alike.
-pub(crate) fn unknown_key<K: KnownKey>(
+pub fn unknown_key<K: KnownKey>(
     name: &str,
     known: &[K],
     table_name: &str,
@@ -215,10 +215,7 @@ pub(crate) fn unknown_key<K: KnownKey>(
 }
 
 /// A key's value, by name.
-pub(crate) fn get<'t, 'i>(
-    table: &'t DeTable<'i>,
-    key: &str,
-) -> Option<(&'t Key<'i>, &'t Value<'i>)> {
+pub fn get<'t, 'i>(table: &'t DeTable<'i>, key: &str) -> Option<(&'t Key<'i>, &'t Value<'i>)> {
     table.get_key_value(key)
 }
 
@@ -232,7 +229,7 @@ fn wrong_type(key: &dyn fmt::Display, expected: &'static str, value: &Value<'_>)
 }
 
 /// A table value.
-pub(crate) fn table<'t, 'i>(
+pub fn table<'t, 'i>(
     key: &str,
     value: &'t Value<'i>,
     out: &mut Vec<StructureError>,
@@ -247,7 +244,7 @@ pub(crate) fn table<'t, 'i>(
 }
 
 /// A string value.
-pub(crate) fn string(
+pub fn string(
     key: &str,
     value: &Value<'_>,
     out: &mut Vec<StructureError>,
@@ -264,7 +261,7 @@ pub(crate) fn string(
 /// A boolean value (only the tree reader of cluster files, kept as a test oracle, reads
 /// one).
 #[cfg(any(test, feature = "fuzzing"))]
-pub(crate) fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<bool> {
+pub fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError>) -> Option<bool> {
     match value.get_ref() {
         DeValue::Boolean(b) => Some(*b),
         _ => {
@@ -275,7 +272,7 @@ pub(crate) fn boolean(key: &str, value: &Value<'_>, out: &mut Vec<StructureError
 }
 
 /// An array value.
-pub(crate) fn array<'t, 'i>(
+pub fn array<'t, 'i>(
     key: &str,
     value: &'t Value<'i>,
     out: &mut Vec<StructureError>,
@@ -384,7 +381,7 @@ pub(crate) fn amount(
 }
 
 /// The amount of an integer's digits (sign included, no `_`) in `radix`.
-pub(crate) fn integer_amount(digits: &str, radix: u32) -> Result<Amount, AmountError> {
+pub fn integer_amount(digits: &str, radix: u32) -> Result<Amount, AmountError> {
     match i128::from_str_radix(digits, radix) {
         Ok(n) if n < 0 => Err(AmountError::Negative),
         Ok(n) => u64::try_from(n)
@@ -395,7 +392,7 @@ pub(crate) fn integer_amount(digits: &str, radix: u32) -> Result<Amount, AmountE
 }
 
 /// The amount of a float's text (`1.5`, `1e3`, `nan`, `inf`).
-pub(crate) fn float_amount(text: &str) -> Result<Amount, AmountError> {
+pub fn float_amount(text: &str) -> Result<Amount, AmountError> {
     match text.parse::<f64>() {
         Ok(x) => Amount::from_f64(x),
         Err(_) => Err(AmountError::NotFinite),
@@ -403,11 +400,7 @@ pub(crate) fn float_amount(text: &str) -> Result<Amount, AmountError> {
 }
 
 /// The problem of a number that is not an amount, at `span`.
-pub(crate) fn bad_amount(
-    key: &str,
-    err: AmountError,
-    span: &std::ops::Range<usize>,
-) -> StructureError {
+pub fn bad_amount(key: &str, err: AmountError, span: &std::ops::Range<usize>) -> StructureError {
     let help = match err {
         AmountError::TooFine => "Ray counts resources in steps of 0.0001".to_owned(),
         AmountError::TooLarge => format!("amounts are at most {}", Amount::MAX_WHOLE),
@@ -424,7 +417,7 @@ pub(crate) fn bad_amount(
 }
 
 /// A table of resource name → amount (`{ GPU = 8, CPU = 96 }`), in file order.
-pub(crate) fn resources(
+pub fn resources(
     key: &str,
     value: &Value<'_>,
     out: &mut Vec<StructureError>,

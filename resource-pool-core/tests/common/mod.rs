@@ -1,8 +1,12 @@
 //! Helpers shared by the core's integration tests.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
+
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, NamedSource};
+use resource_pool_core::lint::{LintOptions, RoleSet};
 use resource_pool_core::source::SourceFile;
+use resource_pool_core::{Amount, Cluster, Node, Resources};
 
 /// Renders diagnostics as the CLI does, without colour, against `text`.
 pub fn render<D: Diagnostic + Clone + Send + Sync + 'static>(
@@ -55,4 +59,50 @@ macro_rules! snapshot {
 /// A source file from a string.
 pub fn source(name: &str, text: &str) -> SourceFile {
     SourceFile::new(name, text)
+}
+
+/// The roles these tests' configs map (a front end gives its own set: the verl crate's).
+pub fn lint_options() -> LintOptions {
+    LintOptions {
+        roles: RoleSet::known([
+            ("actor_rollout", &[][..]),
+            ("critic", &[][..]),
+            ("ref", &["ref_policy"][..]),
+            ("rm", &["reward_model"][..]),
+        ]),
+        ..LintOptions::default()
+    }
+}
+
+/// A cluster written as a cluster file's `[[nodes]]` (`id`, `available`, `total`), without
+/// the cluster-file reader (another crate's): whole amounts only.
+pub fn cluster_from_toml(text: &str) -> Cluster {
+    #[derive(serde::Deserialize)]
+    struct File {
+        nodes: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        id: String,
+        available: BTreeMap<String, u64>,
+        total: Option<BTreeMap<String, u64>>,
+    }
+    let resources = |map: &BTreeMap<String, u64>| {
+        map.iter().fold(Resources::new(), |r, (name, n)| {
+            r.with(name.as_str(), Amount::from_whole(*n).expect("whole amount"))
+        })
+    };
+    let file: File = toml::from_str(text).expect("a cluster file");
+    Cluster::new(
+        file.nodes
+            .iter()
+            .map(|e| {
+                let node = Node::new(e.id.as_str(), resources(&e.available));
+                match &e.total {
+                    Some(total) => node.with_total(resources(total)),
+                    None => node,
+                }
+            })
+            .collect(),
+    )
 }

@@ -1,12 +1,12 @@
 use std::collections::HashMap;
 
-use resource_pool_core::inventory::InventoryNote;
 use resource_pool_core::model::Amount;
+use resource_pool_inventory::InventoryNote;
 
 use super::*;
 
-const MEMINFO: &str = include_str!("../../../tests/data/local/meminfo.txt");
-const H100: &str = include_str!("../../../tests/data/local/nvidia-smi-8xh100.csv");
+const MEMINFO: &str = include_str!("../../tests/data/local/meminfo.txt");
+const H100: &str = include_str!("../../tests/data/local/nvidia-smi-8xh100.csv");
 
 type Answer = fn() -> Result<Option<String>, LocalToolError>;
 

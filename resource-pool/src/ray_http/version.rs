@@ -115,7 +115,7 @@ mod tests {
     fn the_recorded_versions_parse() {
         for (dir, expected) in [("ray-2.41", "2.41.0"), ("ray-2.60", "2.60.0")] {
             let path = format!(
-                "{}/../tests/data/{dir}/idle_api_version.json",
+                "{}/tests/data/{dir}/idle_api_version.json",
                 env!("CARGO_MANIFEST_DIR")
             );
             let body = std::fs::read(&path).unwrap_or_default();

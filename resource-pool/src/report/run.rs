@@ -10,10 +10,10 @@ use resource_pool_core::check::{
     CheckOptions, CheckReport, ClusterFinding, LayoutWording, NoSpans, check_against_slots,
     check_with_cluster_findings, spelt_otherwise, wording::WordedAs,
 };
-use resource_pool_core::inventory::InventoryNote;
 use resource_pool_core::load::LoadedConfig;
 use resource_pool_core::model::{Cluster, ResourcePoolManager, RoleKey};
 use resource_pool_core::source::SourceFile;
+use resource_pool_inventory::InventoryNote;
 use serde_json::Value;
 
 use super::{Finding, render_human, summary};

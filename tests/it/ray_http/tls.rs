@@ -11,7 +11,7 @@ use std::thread;
 use std::time::Duration;
 
 use resource_pool::ray_http::{RaySource, Secret, TrustRoots};
-use resource_pool_core::inventory::InventorySource;
+use resource_pool_inventory::InventorySource;
 
 use super::{FakeDashboard, Reply, Seen, code, fixtures, help, serve_stream};
 

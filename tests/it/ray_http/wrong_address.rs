@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use resource_pool::ray_http::{RaySource, token_from_lookup};
-use resource_pool_core::inventory::{InventoryError, InventorySource};
+use resource_pool_inventory::{InventoryError, InventorySource};
 
 use super::{FakeDashboard, Reply, Seen, code, fixtures, help};
 

@@ -81,13 +81,13 @@ mod search;
 mod space;
 mod terms;
 
-pub use crate::verl_settings::launch::shell_word;
+pub use crate::words::shell_word;
 pub use choices::{PoolChoice, Reshape};
 pub use diagnostic::{
     Edit, Holders, KeptMultiple, KeptMultiples, LayoutText, SuggestDiagnostic, Unit,
 };
 pub use search::search;
-pub use terms::{Factor, LayoutTerms, MultipleSource, OverrideStyle};
+pub use terms::{Factor, LayoutTerms, MultipleSource, OverrideStyle, slot_edit_span};
 
 use std::fmt;
 use std::time::{Duration, Instant};
