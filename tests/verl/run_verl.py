@@ -270,12 +270,28 @@ class Harness:
         # 2. create_resource_pool: verl's pre-check raising ValueError is "refused".
         original_crp = self.RPM.create_resource_pool
 
+        from ray._private import state as ray_state
+
+        original_arpn = ray_state.available_resources_per_node
+
+        def seen_available(*a, **k):
+            # What verl's check reads, in the order it reads it (0.5.0's greedy fit depends on it).
+            out = original_arpn(*a, **k)
+            ips = h.node_ips()
+            h.case["check_saw"] = [
+                {"node": ips.get(nid, nid), **{r: v for r, v in res.items() if r in ("GPU", "NPU", "CPU")}} for nid, res in out.items()
+            ]
+            return out
+
         def create_resource_pool(manager, *args, **kwargs):
             h.case["manager"] = manager
+            ray_state.available_resources_per_node = seen_available
             try:
                 return original_crp(manager, *args, **kwargs)
             except ValueError as error:
                 raise Refused(str(error)) from None
+            finally:
+                ray_state.available_resources_per_node = original_arpn
 
         self.RPM.create_resource_pool = create_resource_pool
 
@@ -704,6 +720,8 @@ class Harness:
             for r in self.case["requests"]
         ]
         result["side"] = self.case["side"]
+        if self.case.get("check_saw") is not None:
+            result["check_saw"] = self.case["check_saw"]
         for s in self.case["side"]:
             if s["what"] == "TaskRunner":
                 result["driver_node"] = s["node"]
