@@ -54,7 +54,7 @@ pub fn detected_device(
 
 /// What the cluster says about verl's settings: nodes against `trainer.nnodes`, uneven
 /// nodes (counting `accelerator`, the one verl runs with). The generic slot/node checks of
-/// [`crate::inventory`] come on top.
+/// the inventories come on top.
 pub fn cluster_findings(
     settings: &VerlSettings,
     accelerator: Accelerator,
@@ -134,7 +134,7 @@ pub fn cluster_findings(
     out
 }
 
-/// The cluster's findings ([`check_against_slots`](super::check_against_slots)) that
+/// The cluster's findings ([`check_against_slots`](resource_pool_core::check::check_against_slots)) that
 /// verl's own findings (`verl`, from [`cluster_findings`]) do not already say: the generic
 /// `too_few_nodes` is dropped when `nnodes_vs_cluster` names the shortage with a count at
 /// least as large (`trainer.nnodes=6` on 1 node needs no "at least 2 nodes" after it).

@@ -121,7 +121,7 @@ fn dead_suffix(dead: usize) -> String {
 /// The findings that need the config as well as the cluster: fewer alive nodes than the
 /// node-slots need, `GPU` asked where the cluster has only `NPU` (or the reverse), and
 /// resources asked for that no alive node declares. Dead nodes are in the cluster (the
-/// [`Inventory`](crate::inventory::Inventory) contract): the messages count them.
+/// inventories' contract): the messages count them.
 pub fn check_against_slots(cluster: &Cluster, slots: &[NodeSlot]) -> Vec<ClusterFinding> {
     findings_of(
         &held_runs(cluster),
