@@ -228,6 +228,14 @@ pub const NODE_KEYS: &[KeyDoc] = &[
         example: "true",
     },
     KeyDoc {
+        name: "head",
+        value: ValueKind::Boolean,
+        description: "Whether the node is the cluster's head, where `ray job submit` runs a job's driver (verl's TaskRunner holds a CPU there); without one, the first alive node is taken for it.",
+        default: Some(DefaultValue::Boolean(false)),
+        required: false,
+        example: "true",
+    },
+    KeyDoc {
         name: "available",
         value: ValueKind::Resources {
             names: ResourceNames::Any,

@@ -252,6 +252,7 @@ impl RayClusterSpec {
                 let mut node = resource_pool_core::model::Node::new(id, group.resources.clone())
                     .with_total(group.resources.clone());
                 node.labels = labels.clone();
+                node.head = group.head;
                 nodes.push(node);
             }
         }

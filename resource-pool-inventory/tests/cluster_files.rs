@@ -128,15 +128,19 @@ fn node() -> impl Strategy<Value = Node> {
         resources(),
         prop::option::of(resources()),
         prop::collection::btree_map("[a-z./]{1,8}", "\\PC{0,5}", 0..2),
+        any::<bool>(),
     )
-        .prop_map(|(id, address, alive, available, total, labels)| Node {
-            id,
-            address,
-            alive,
-            available,
-            total,
-            labels,
-        })
+        .prop_map(
+            |(id, address, alive, available, total, labels, head)| Node {
+                id,
+                address,
+                alive,
+                available,
+                total,
+                labels,
+                head,
+            },
+        )
 }
 
 proptest! {

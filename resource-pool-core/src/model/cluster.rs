@@ -21,6 +21,9 @@ pub struct Node {
     pub total: Option<Resources>,
     /// Labels of the node (`zone`, `gpu_type`, ...), kept as its source gives them.
     pub labels: BTreeMap<String, String>,
+    /// Whether it is the cluster's head node, where `ray job submit` runs a job's driver
+    /// (Ray's `is_head_node`); see [`Cluster::head`].
+    pub head: bool,
 }
 
 impl Node {
@@ -149,6 +152,15 @@ pub fn repeated_ids(nodes: &[Node]) -> Vec<(usize, usize)> {
 }
 
 impl Cluster {
+    /// The head node (where a job's driver runs): the node marked as the head, else the
+    /// first alive node; `None` when no node is alive.
+    pub fn head(&self) -> Option<usize> {
+        self.nodes
+            .iter()
+            .position(|n| n.head && n.alive)
+            .or_else(|| self.nodes.iter().position(|n| n.alive))
+    }
+
     /// A cluster of these nodes; nodes with equal resources share them
     /// ([`Cluster::share_equal_resources`]).
     ///

@@ -95,6 +95,7 @@ pub(super) fn read_node(
             }
             "address" => node.address = read.string(&"address", value, out).map(str::to_owned),
             "alive" => node.alive = read.boolean(&"alive", value, out).unwrap_or(true),
+            "head" => node.head = read.boolean(&"head", value, out).unwrap_or(false),
             "available" => {
                 if let Some(resources) = read.resources("available", value, out) {
                     node.available = resources;

@@ -145,6 +145,8 @@ impl NodeReader {
             available,
             total,
             labels,
+            // A head is said in an entry the fast path leaves to the general reading.
+            head: false,
         });
         self.spans.push(NodeSpans { id: id_span });
         true

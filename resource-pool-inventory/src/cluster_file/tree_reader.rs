@@ -149,6 +149,7 @@ fn read_node(
             }
             "address" => node.address = toml_walk::string("address", value, out).map(|s| s.value),
             "alive" => node.alive = toml_walk::boolean("alive", value, out).unwrap_or(true),
+            "head" => node.head = toml_walk::boolean("head", value, out).unwrap_or(false),
             "available" => {
                 if let Some(items) = toml_walk::resources("available", value, out) {
                     node.available = to_resources(&items, Some(&mut spans.available));

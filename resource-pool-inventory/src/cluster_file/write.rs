@@ -28,6 +28,9 @@ pub fn cluster_to_toml(cluster: &Cluster) -> String {
         if !node.alive {
             out.push_str("alive = false\n");
         }
+        if node.head {
+            out.push_str("head = true\n");
+        }
         let _ = writeln!(out, "available = {}", inline(&node.available));
         if let Some(total) = &node.total {
             let _ = writeln!(out, "total = {}", inline(total));
@@ -68,6 +71,9 @@ pub fn cluster_to_json(cluster: &Cluster) -> String {
         }
         if !node.alive {
             out.push_str(", \"alive\": false");
+        }
+        if node.head {
+            out.push_str(", \"head\": true");
         }
         let _ = write!(out, ", \"available\": {}", json_resources(&node.available));
         if let Some(total) = &node.total {

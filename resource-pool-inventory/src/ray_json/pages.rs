@@ -22,6 +22,9 @@ pub struct RayNode {
     pub total: Resources,
     /// `labels`.
     pub labels: BTreeMap<String, String>,
+    /// Whether it is the head node (`is_head_node`, or the head's own
+    /// `node:__internal_head__` resource).
+    pub head: bool,
 }
 
 impl RayNode {
@@ -37,6 +40,9 @@ impl RayNode {
         }
     }
 }
+
+/// The resource Ray gives its head node alone.
+const HEAD_RESOURCE: &str = "node:__internal_head__";
 
 /// The nodes endpoint's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,6 +133,11 @@ pub fn parse_nodes(body: &[u8]) -> Result<NodesPage, RayJsonError> {
     let mut nodes = Vec::with_capacity(data.result.result.len());
     for wire in data.result.result {
         let owner = format!("node {}", wire.node_id);
+        let head = wire.is_head_node.unwrap_or_else(|| {
+            wire.resources_total
+                .as_ref()
+                .is_some_and(|t| t.contains_key(HEAD_RESOURCE))
+        });
         let total = resources(endpoint, &owner, wire.resources_total)?;
         nodes.push(RayNode {
             id: wire.node_id,
@@ -135,6 +146,7 @@ pub fn parse_nodes(body: &[u8]) -> Result<NodesPage, RayJsonError> {
             state_message: wire.state_message.filter(|m| !m.is_empty()),
             total,
             labels: wire.labels.unwrap_or_default(),
+            head,
         });
     }
     Ok(NodesPage {

@@ -129,6 +129,7 @@ pub fn assemble(
                 available: Resources::new(),
                 total: Some(node.total.clone()),
                 labels: node.labels.clone(),
+                head: node.head,
             });
             continue;
         }
@@ -165,6 +166,7 @@ pub fn assemble(
             available,
             total: Some(node.total.clone()),
             labels: node.labels.clone(),
+            head: node.head,
         });
     }
     cluster.sort_by_cached_key(node_order);

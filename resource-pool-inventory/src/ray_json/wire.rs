@@ -42,6 +42,8 @@ pub(super) struct WireNode {
     pub(super) resources_total: Option<BTreeMap<String, f64>>,
     #[serde(default)]
     pub(super) labels: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub(super) is_head_node: Option<bool>,
 }
 
 #[derive(Deserialize)]
