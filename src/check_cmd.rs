@@ -111,6 +111,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
         // Every cluster input comes from a reader, which refuses a repeated or empty id.
         node_ids_checked: true,
+        ..CheckOptions::default()
     };
     let ray_version = input.ray_version;
     let held = input.notes;

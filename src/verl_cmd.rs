@@ -117,6 +117,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
         listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
         // Every cluster input comes from a reader, which refuses a repeated or empty id.
         node_ids_checked: true,
+        ..CheckOptions::default()
     };
     let ray_version = input.ray_version;
     let run = settings.check(input.cluster, &input.notes, &options);

@@ -5,6 +5,7 @@
 mod cluster_findings;
 #[cfg(test)]
 mod count_wording_tests;
+pub mod creation;
 mod diagnostics;
 mod node_ids;
 mod placement_findings;
@@ -16,6 +17,7 @@ pub mod wording;
 mod wording_tests;
 
 pub use cluster_findings::{ClusterFinding, check_against_slots, nodes_needed};
+pub use creation::Creation;
 pub use diagnostics::{AcceleratorTypeName, CheckDiagnostic};
 pub use placement_findings::{RAY_TYPE_PREFIX, spelt_otherwise, type_spelling};
 pub use wording::{
@@ -87,14 +89,40 @@ pub struct CheckOptions {
     /// Off by default, so that a cluster built in code is looked at
     /// ([`CheckDiagnostic::DuplicateNode`], [`CheckDiagnostic::EmptyNodeId`]).
     pub node_ids_checked: bool,
+    /// Which pools get placement groups, and in what order, when not every pool in the
+    /// layout's order (`None`): what the launcher does ([`Creation`]).
+    pub creation: Option<Creation>,
+}
+
+impl CheckOptions {
+    /// The node-slots of `pools` that get placement groups, in creation order.
+    pub fn slots(&self, pools: &[ResourcePool]) -> Vec<NodeSlot> {
+        match &self.creation {
+            Some(creation) => creation.slots(pools),
+            None => crate::model::node_slots(pools.iter().map(|p| &p.spec)),
+        }
+    }
+
+    /// The Ray simulation's options for `pools`: these bounds, and a fix keeps the
+    /// launcher's stages in order.
+    fn ray_for(&self, pools: usize) -> RaySimOptions {
+        RaySimOptions {
+            placement: self.placement.clone(),
+            pool_ranks: self
+                .creation
+                .as_ref()
+                .map_or_else(Vec::new, |c| c.ranks(pools)),
+            ..self.ray.clone()
+        }
+    }
 }
 
 /// Everything the check found.
 #[derive(Clone, Debug)]
 pub struct CheckReport {
-    /// The node-slots checked, in creation order.
+    /// The node-slots checked, in creation order: those of the pools that get groups.
     pub slots: Vec<NodeSlot>,
-    /// The pools, in creation order.
+    /// The pools, in the layout's order (those that get no groups too).
     pub pools: Vec<ResourcePool>,
     /// The exact check.
     pub placement: PlacementReport,
@@ -142,8 +170,8 @@ pub fn check_with_cluster_findings<R: RoleKey>(
     spans: &dyn SlotSpans,
     options: &CheckOptions,
 ) -> (CheckReport, Vec<ClusterFinding>) {
-    let slots = manager.node_slots();
     let pools = manager.pools().to_vec();
+    let slots = options.slots(&pools);
     // Read once for the cluster's findings, the placement check and Ray's simulation.
     let (instance, cluster_findings) =
         read_input(&slots, cluster, options.listed_by, spans.wording());
@@ -165,8 +193,7 @@ pub fn check_with_cluster_findings<R: RoleKey>(
             diagnostics.push(placement_findings::undecided(found, slots.len()))
         }
     }
-    let mut ray_options = options.ray.clone();
-    ray_options.placement = options.placement.clone();
+    let ray_options = options.ray_for(pools.len());
     let ray = ray_sim::simulate_of(&instance, &slots, cluster, &ray_options, Some(&placement));
     diagnostics.extend(ray_findings::ray(
         &ray,

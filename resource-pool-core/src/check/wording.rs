@@ -255,4 +255,11 @@ impl<T: super::suggest::LayoutTerms + ?Sized> super::suggest::LayoutTerms for Wo
     ) -> Option<super::suggest::MultipleSource> {
         self.0.multiple_source(pool)
     }
+    fn admits(
+        &self,
+        pools: &[crate::model::ResourcePool],
+        cluster: &crate::model::Cluster,
+    ) -> bool {
+        self.0.admits(pools, cluster)
+    }
 }

@@ -110,6 +110,7 @@ pub fn placement(case: &PlacementCase) {
         budget: FUZZ_BUDGET,
         suggest_fixes: true,
         placement: options.clone(),
+        pool_ranks: Vec::new(),
     };
     let ray = simulate(slots, cluster, &sim_options);
     let mut places_all = false;

@@ -102,8 +102,15 @@ pub(super) fn find_fix(
                 })
                 .fold(0.0, f64::max)
         };
+        // A launcher's stages stay in order: a permutation that breaks them is no fix.
+        let rank = |i: usize| options.pool_ranks.get(pools[i]).copied().unwrap_or(0);
+        let keeps_ranks = |p: &[usize]| p.windows(2).all(|w| rank(w[0]) <= rank(w[1]));
         let mut largest: Vec<usize> = (0..pools.len()).collect();
-        largest.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
+        largest.sort_by(|&a, &b| {
+            (rank(a).cmp(&rank(b)))
+                .then(weight(b).total_cmp(&weight(a)))
+                .then(a.cmp(&b))
+        });
         let identity: Vec<usize> = (0..pools.len()).collect();
         let mut perm = identity.clone();
         let mut candidates =
@@ -113,7 +120,7 @@ pub(super) fn find_fix(
         let mut tried = 0usize;
         while tried < options.max_orders && Instant::now() < sim.deadline {
             let Some(p) = candidates.next() else { break };
-            if p == identity || (tried > 0 && p == largest) {
+            if p == identity || (tried > 0 && p == largest) || !keeps_ranks(&p) {
                 continue;
             }
             tried += 1;

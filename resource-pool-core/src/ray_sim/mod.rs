@@ -45,8 +45,9 @@
 //! When Ray does not place everything but [`check_placement`](crate::placement::check_placement) finds a placement, the
 //! simulation tries other pool orders (at most [`MAX_FIX_POOLS`] pools, at most
 //! [`RaySimOptions::max_orders`] orders, within the budget), largest demands first, then
-//! every permutation; the first order Ray places is suggested. Otherwise the suggestion is
-//! to pin each group to the node of the placement found.
+//! every permutation, each keeping the pools' ranks ([`RaySimOptions::pool_ranks`]); the
+//! first order Ray places is suggested. Otherwise the suggestion is to pin each group to
+//! the node of the placement found.
 
 mod fix;
 mod replay;
@@ -78,6 +79,10 @@ pub struct RaySimOptions {
     pub suggest_fixes: bool,
     /// Options of the placement check run when looking for a fix.
     pub placement: PlacementOptions,
+    /// Each pool's rank, by pool id: a fix that reorders pools keeps a pool of a lower rank
+    /// before one of a higher rank (a launcher that creates some pools later, wherever
+    /// they stand in the layout). Empty: any order.
+    pub pool_ranks: Vec<u32>,
 }
 
 impl Default for RaySimOptions {
@@ -89,6 +94,7 @@ impl Default for RaySimOptions {
             budget: Duration::from_secs(1),
             suggest_fixes: true,
             placement: PlacementOptions::default(),
+            pool_ranks: Vec::new(),
         }
     }
 }

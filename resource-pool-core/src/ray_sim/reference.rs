@@ -496,6 +496,7 @@ mod props {
                 budget: Duration::from_secs(600),
                 ..PlacementOptions::default()
             },
+            pool_ranks: Vec::new(),
         }
     }
 

@@ -42,6 +42,32 @@ fn the_four_takes_the_big_node_and_the_eight_hangs() {
     assert_eq!(report.fix, None);
 }
 
+/// A launcher that creates the second pool after the first whatever the layout says: no
+/// fix may put it first, so the fix is to pin the groups instead.
+#[test]
+fn a_fix_keeps_the_launchers_stages() {
+    let cluster = Cluster::new(vec![node("big", 8, 32), node("small", 4, 16)]);
+    let slots = slots_of(&[PoolSpec::with_slots([4]), PoolSpec::with_slots([8])]);
+    let staged = RaySimOptions {
+        pool_ranks: vec![0, 1],
+        ..RaySimOptions::default()
+    };
+    let report = simulate(&slots, &cluster, &staged);
+    assert_eq!(report.verdict, RayVerdict::Hangs);
+    assert!(
+        matches!(report.fix, Some(RayFix::Pin(_))),
+        "{:?}",
+        report.fix
+    );
+    // The same stage: reordering them is allowed.
+    let same = RaySimOptions {
+        pool_ranks: vec![0, 0],
+        ..RaySimOptions::default()
+    };
+    let report = simulate(&slots, &cluster, &same);
+    assert_eq!(report.fix, Some(RayFix::PoolOrder(vec![1, 0])));
+}
+
 #[test]
 fn two_fours_spread_and_the_eight_hangs_though_feasible() {
     let cluster = Cluster::new(vec![node("a", 8, 32), node("b", 8, 32)]);

@@ -106,6 +106,8 @@ pub struct SuggestOptions {
     pub budget: Duration,
     /// The most tie-break branches followed per Ray simulation.
     pub max_ray_branches: usize,
+    /// Which pools get placement groups, and in what order ([`CheckOptions::creation`]).
+    pub creation: Option<crate::check::Creation>,
 }
 
 impl SuggestOptions {
@@ -115,6 +117,7 @@ impl SuggestOptions {
             max_steps: check.placement.max_steps,
             budget: check.placement.budget,
             max_ray_branches: check.ray.max_branches,
+            creation: check.creation.clone(),
         }
     }
 }
@@ -212,6 +215,8 @@ pub struct SearchStats {
     pub over_free: usize,
     /// Layouts the placement check proved infeasible.
     pub infeasible: usize,
+    /// Layouts the launcher's own check refuses ([`LayoutTerms::admits`]).
+    pub refused: usize,
     /// Layouts simulated.
     pub simulated: usize,
     /// Steps this search counted.
@@ -338,14 +343,13 @@ pub fn suggest(
         Budget::new(options.max_steps, options.budget)
     };
     let mut now_budget = now_share;
-    let (result, stats) = search::search_within(
+    let layouts = search::Layouts {
         pools,
-        &reshape,
-        &multiples,
-        cluster,
-        options,
-        &mut now_budget,
-    );
+        reshape: &reshape,
+        multiples: &multiples,
+        admits: &|pools, cluster| terms.admits(pools, cluster),
+    };
+    let (result, stats) = search::search_within(&layouts, cluster, options, &mut now_budget);
     budget.steps = now_budget.steps;
     answers.push(Answer {
         when: When::Now,
@@ -353,8 +357,7 @@ pub fn suggest(
         stats,
     });
     if let Some(idle) = &idle {
-        let (result, stats) =
-            search::search_within(pools, &reshape, &multiples, idle, options, &mut budget);
+        let (result, stats) = search::search_within(&layouts, idle, options, &mut budget);
         answers.push(Answer {
             when: When::Idle,
             result,

@@ -24,7 +24,24 @@ pub fn search(
     options: &SuggestOptions,
 ) -> (SearchResult, SearchStats) {
     let mut budget = Budget::new(options.max_steps, options.budget);
-    search_within(pools, reshape, &[], cluster, options, &mut budget)
+    let layouts = Layouts {
+        pools,
+        reshape,
+        multiples: &[],
+        admits: &|_, _| true,
+    };
+    search_within(&layouts, cluster, options, &mut budget)
+}
+
+/// The layouts searched: `pools` reshaped as `reshape[i]` says for pool `i` (a pool not
+/// listed is trimmed), pool `i`'s accelerators a multiple of `multiples[i]` (1 when not
+/// listed; [`super::LayoutTerms::multiple`]), and only those the launcher's own check
+/// `admits` ([`super::LayoutTerms::admits`]).
+pub(super) struct Layouts<'a> {
+    pub(super) pools: &'a [ResourcePool],
+    pub(super) reshape: &'a [Reshape],
+    pub(super) multiples: &'a [u64],
+    pub(super) admits: &'a dyn Fn(&[ResourcePool], &Cluster) -> bool,
 }
 
 /// What became of one layout.
@@ -34,12 +51,9 @@ enum Verdict {
     Undecided,
 }
 
-/// [`search`], with `multiples[i]` the number pool `i`'s accelerators must be a multiple
-/// of (1 when not listed; [`super::LayoutTerms::multiple`]).
+/// [`search`] of `layouts`, within `budget`.
 pub(super) fn search_within(
-    pools: &[ResourcePool],
-    reshape: &[Reshape],
-    multiples: &[u64],
+    layouts: &Layouts<'_>,
     cluster: &Cluster,
     options: &SuggestOptions,
     budget: &mut Budget,
@@ -47,9 +61,7 @@ pub(super) fn search_within(
     let start = std::time::Instant::now();
     let steps_before = budget.steps;
     let mut stats = SearchStats::default();
-    let result = run(
-        pools, reshape, multiples, cluster, options, budget, &mut stats,
-    );
+    let result = run(layouts, cluster, options, budget, &mut stats);
     stats.steps = budget.steps.saturating_sub(steps_before);
     stats.elapsed = start.elapsed();
     stats.exhausted = budget.exhausted;
@@ -57,15 +69,14 @@ pub(super) fn search_within(
 }
 
 fn run(
-    pools: &[ResourcePool],
-    reshape: &[Reshape],
-    multiples: &[u64],
+    layouts: &Layouts<'_>,
     cluster: &Cluster,
     options: &SuggestOptions,
     budget: &mut Budget,
     stats: &mut SearchStats,
 ) -> SearchResult {
-    let space = Space::new(pools, reshape, multiples, cluster, budget);
+    let pools = layouts.pools;
+    let space = Space::new(pools, layouts.reshape, layouts.multiples, cluster, budget);
     let undecided_result = |stats: &SearchStats| SearchResult::Undecided {
         tried: stats.infeasible + stats.simulated,
     };
@@ -91,7 +102,7 @@ fn run(
                     stats.over_free += 1;
                     return true;
                 }
-                match evaluate(pools, layout, total, cluster, options, budget, stats) {
+                match evaluate(layouts, layout, total, cluster, options, budget, stats) {
                     Verdict::Places(mut s) => {
                         s.undecided = undecided;
                         found = Some(*s);
@@ -125,7 +136,7 @@ fn run(
 
 /// Checks one layout: the placement check's bounds and heuristics first, then Ray.
 fn evaluate(
-    pools: &[ResourcePool],
+    layouts: &Layouts<'_>,
     choices: &[PoolChoice],
     accelerators: u64,
     cluster: &Cluster,
@@ -133,7 +144,8 @@ fn evaluate(
     budget: &mut Budget,
     stats: &mut SearchStats,
 ) -> Verdict {
-    let pools: Vec<ResourcePool> = pools
+    let pools: Vec<ResourcePool> = layouts
+        .pools
         .iter()
         .zip(choices)
         .map(|(pool, choice)| {
@@ -146,7 +158,14 @@ fn evaluate(
             )
         })
         .collect();
-    let slots = node_slots(pools.iter().map(|p| &p.spec));
+    if !(layouts.admits)(&pools, cluster) {
+        stats.refused += 1;
+        return Verdict::Not;
+    }
+    let slots = match &options.creation {
+        Some(creation) => creation.slots(&pools),
+        None => node_slots(pools.iter().map(|p| &p.spec)),
+    };
     let placement = check_placement(
         &slots,
         cluster,
@@ -170,6 +189,7 @@ fn evaluate(
             budget: budget.time_left().max(Duration::from_millis(1)),
             suggest_fixes: false,
             placement: PlacementOptions::default(),
+            pool_ranks: Vec::new(),
         },
     );
     stats.simulated += 1;

@@ -6,7 +6,7 @@ use super::choices::{PoolChoice, Reshape};
 use crate::check::{NoSpans, SlotSpans};
 use crate::config::{PoolDefaults, SlotSource};
 use crate::load::LoadedConfig;
-use crate::model::PoolId;
+use crate::model::{Cluster, PoolId, ResourcePool};
 use crate::source::Span;
 use crate::toml_support::toml_key;
 
@@ -59,6 +59,12 @@ pub trait LayoutTerms: SlotSpans {
     /// fits: `None` by default (and for a multiple of 1).
     fn multiple_source(&self, _pool: PoolId) -> Option<MultipleSource> {
         None
+    }
+
+    /// Whether the launcher's own check lets `pools` through on `cluster` before Ray sees
+    /// them (verl's pre-check); a suggested layout must pass it. Every layout by default.
+    fn admits(&self, _pools: &[ResourcePool], _cluster: &Cluster) -> bool {
+        true
     }
 }
 

@@ -99,15 +99,13 @@ fn a_spread_keeps_the_rollout_replicas_whole() {
     let in_multiples = |p: &[ResourcePool], multiples: &[u64]| {
         let options = SuggestOptions::default();
         let mut budget = Budget::new(options.max_steps, options.budget);
-        search::search_within(
-            p,
-            &[Reshape::Spread],
+        let layouts = search::Layouts {
+            pools: p,
+            reshape: &[Reshape::Spread],
             multiples,
-            &cluster,
-            &options,
-            &mut budget,
-        )
-        .0
+            admits: &|_, _| true,
+        };
+        search::search_within(&layouts, &cluster, &options, &mut budget).0
     };
     let p = verl_pool(vec![8, 8]);
     assert_eq!(in_multiples(&p, &[8]), SearchResult::NoneFits);
@@ -121,14 +119,13 @@ fn a_spread_keeps_the_rollout_replicas_whole() {
     let p = pools(&[("global_pool", vec![8, 8])]);
     let options = SuggestOptions::default();
     let mut budget = Budget::new(options.max_steps, options.budget);
-    let (result, _) = search::search_within(
-        &p,
-        &[Reshape::Spread],
-        &[6],
-        &cluster,
-        &options,
-        &mut budget,
-    );
+    let layouts = search::Layouts {
+        pools: &p,
+        reshape: &[Reshape::Spread],
+        multiples: &[6],
+        admits: &|_, _| true,
+    };
+    let (result, _) = search::search_within(&layouts, &cluster, &options, &mut budget);
     assert_eq!(found(&result), [vec![3, 3]]);
 }
 
