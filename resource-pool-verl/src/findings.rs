@@ -28,7 +28,7 @@ pub fn detected_device(
 ) -> Option<VerlDiagnostic> {
     let auto = releases
         .iter()
-        .any(|r| release(r).is_some_and(|r| r.auto_device));
+        .any(|r| release(r).is_some_and(|r| r.device != crate::releases::DeviceRule::AsWritten));
     if !auto || settings.accelerator() != Some(Accelerator::Gpu) {
         return None;
     }

@@ -47,6 +47,7 @@ pub mod key_set;
 pub mod keys;
 pub mod launch;
 mod layout;
+pub mod launcher;
 mod loading;
 mod omegaconf_grammar;
 mod python_numbers;

@@ -1,12 +1,20 @@
-//! What each verl release's PPO entry point does with the pool keys: one row per release,
-//! read from that release's wheel (PyPI `verl==V`, files named per row). `--verl-version V`
-//! builds the layout by V's row; without it, [`VerlSettings`](super::VerlSettings) reads
-//! the keys as written (see `reward_keys` there).
+//! What each verl release does with its pools: one row per release, read from that
+//! release's wheel (PyPI `verl==V`, files named per row) and held to what its code does on a
+//! Ray cluster (`tests/verl/`). The one place these facts are written: the launch plan
+//! ([`super::launcher`]), the reader of launch lines, the suggestions, the plan and the
+//! docs all take them from here.
+//!
+//! A row says which keys make pools (the reward keys' spelling, a teacher pool), which
+//! pools get placement groups and when ([`GroupOrder`]), the CPUs per bundle
+//! ([`BundleCpus`]), verl's own check before Ray ([`PreCheck`]), what holds CPUs before the
+//! first group ([`Driver`]) and the accelerator's resource name ([`DeviceRule`],
+//! [`LaterDevice`]). A version that is no row (a newer release, a build from git) is judged
+//! by the newest row not newer than it ([`super::version::release_for`]); without a
+//! version, the newest row's rules apply ([`newest`]).
 //!
 //! The keys a release's *config* has are another table, [`super::key_set`] (generated
 //! from the same wheels); this one holds what the Python code does with them, which no
-//! config file says: whether a reward pool exists, which spelling of the reward keys
-//! `main_ppo` reads, whether a teacher pool exists, whether `trainer.device` is detected.
+//! config file says.
 
 use super::keys::*;
 
@@ -100,6 +108,129 @@ impl RolloutReplicas {
     }
 }
 
+/// The accelerator's resource name of the worker groups' pools: what
+/// `RayResourcePool.get_placement_groups(device_name=...)` turns `trainer.device` into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceRule {
+    /// `trainer.device` as written: `cuda` → `GPU`, `npu` → `NPU`, any other value asked
+    /// for as a resource of that name (0.5.0-0.6.1).
+    AsWritten,
+    /// As written, but `main`'s `auto_set_device` sets `npu` where `torch_npu` is usable,
+    /// on the machine the driver starts on (0.7.0-0.8.0).
+    NpuOnAscend,
+    /// The platform of the process that creates the groups: `NPU` on Ascend, `GPU` on
+    /// NVIDIA and ROCm and when nothing is detected; `trainer.device` is rewritten both ways
+    /// (0.9).
+    Platform,
+}
+
+/// The accelerator's resource name of the pools that get their groups after the worker
+/// groups' (`split_resource_pool` calls `get_placement_groups` with its own device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaterDevice {
+    /// No such pool (0.5.0-0.6.1).
+    None,
+    /// `GPU`, whatever `trainer.device` says (0.7.0, 0.7.1: no `device_name` passed, the
+    /// default `cuda`).
+    Gpu,
+    /// `NPU` where `torch.npu` exists (Ascend), `GPU` elsewhere (0.8.0's
+    /// `is_torch_npu_available(check_device=False)`; 0.9's platform).
+    Platform,
+}
+
+/// CPUs per bundle: `max_colocate_count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "cpus")]
+pub enum BundleCpus {
+    /// Hard-coded in `ResourcePoolManager.create_resource_pool`: no one can set it.
+    Fixed(u32),
+    /// A `ResourcePoolManager` field with this default, which code that builds the manager
+    /// may set; `main_ppo` passes none and no config key reaches it.
+    Field(u32),
+}
+
+impl BundleCpus {
+    /// The CPUs per bundle `main_ppo` runs with.
+    pub fn default_cpus(self) -> u32 {
+        match self {
+            BundleCpus::Fixed(n) | BundleCpus::Field(n) => n,
+        }
+    }
+}
+
+/// When the reward model's pool gets its placement groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RewardModelGroups {
+    /// With the worker groups, in the layout's order (0.5.0-0.6.1).
+    WorkerGroup,
+    /// Before the worker groups, from the reward loop's manager, when it shares a worker
+    /// group's pool; a pool of its own makes no worker group (0.7.0 with its default
+    /// `reward_model.use_reward_loop=True`).
+    BeforeWorkerGroups,
+    /// After the worker groups, from the reward loop's manager, whole (0.7.1 on).
+    Later,
+}
+
+/// What verl does with a pool none of whose roles makes a worker group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmptyPool {
+    /// `create_colocated_worker_cls({})` raises `IndexError` when the worker-group loop
+    /// reaches it, after the pools before it got their groups (0.5.0-0.7.0).
+    IndexError,
+    /// The loop skips it: it gets no groups (0.7.1 on: `if not class_dict: continue`).
+    Skipped,
+}
+
+/// Which pools get placement groups, and when: `init_workers` (or 0.9's `_setup`) makes a
+/// worker group per pool that hosts an actor, critic or reference policy (and the reward
+/// model, where it is one), in the layout's order, each waiting on its groups with no
+/// timeout; the reward model's and teacher's pools may come later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct GroupOrder {
+    /// When the reward model's pool gets its groups.
+    pub reward_model: RewardModelGroups,
+    /// Whether the teacher's pool gets its groups last, from the teacher's manager (0.8.0
+    /// on; before, there is no teacher).
+    pub teacher_later: bool,
+    /// What becomes of a pool whose roles make no worker group.
+    pub empty_pool: EmptyPool,
+}
+
+/// verl's own check in `create_resource_pool`, before any group is created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreCheck {
+    /// The total below, then a greedy fit per pool in the layout's order: each node-slot
+    /// sized as the pool's first, each on a node not yet used by that pool, nodes in the
+    /// order Ray lists them (0.5.0). It refuses layouts Ray would place.
+    GreedyAndTotal,
+    /// The free accelerators of every alive node (`GPU` where a node has it free, else
+    /// `NPU`) against the accelerators of every pool, those that get no groups included:
+    /// `ValueError("Total available GPUs X is less than total desired GPUs Y")` (0.6.0 on).
+    Total,
+}
+
+/// What holds CPUs from before the first group on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Driver {
+    /// `main_ppo`'s `TaskRunner`, an actor of `num_cpus=1`, for the whole run; Ray puts it
+    /// on the driver's node, the head under `ray job submit` (0.5.0-0.8.0).
+    TaskRunner,
+    /// No CPU for the `TaskRunner`, but TransferQueue's start-up (`tq.init`, the
+    /// `TransferQueue>=0.1.10` verl asks for): its controller (1 CPU, beside the driver)
+    /// and `units` storage units of 1 CPU each, pinned (hard node affinity) to the alive
+    /// nodes round-robin in the order of their node ids (0.9).
+    TransferQueue {
+        /// `transfer_queue.backend.SimpleStorage.num_data_storage_units` (8).
+        units: u32,
+    },
+}
+
 /// One release's facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Release {
@@ -109,8 +240,19 @@ pub struct Release {
     pub reward: RewardKeys,
     /// Whether `distillation.enabled` adds `teacher_pool` (`teacher` → teacher_pool).
     pub teacher_pool: bool,
-    /// Whether `main` calls `auto_set_device` (`trainer.device=npu` where `torch_npu` is).
-    pub auto_device: bool,
+    /// The accelerator's resource name of the worker groups' pools.
+    pub device: DeviceRule,
+    /// The accelerator's resource name of the pools that get their groups later (the
+    /// reward model's, the teacher's).
+    pub later_device: LaterDevice,
+    /// CPUs per bundle.
+    pub cpus: BundleCpus,
+    /// Which pools get placement groups, and when.
+    pub groups: GroupOrder,
+    /// verl's own check before Ray sees the groups.
+    pub pre_check: PreCheck,
+    /// What holds CPUs from before the first group on.
+    pub driver: Driver,
     /// What the rollout's parallel sizes multiply into, which must divide actor_rollout's
     /// pool.
     pub rollout_world: RolloutWorld,
@@ -120,38 +262,133 @@ pub struct Release {
     pub evidence: &'static str,
 }
 
-const V05: &str = "verl/trainer/main_ppo.py (TaskRunner.run: global_pool only, rm on it)";
-const V06: &str =
-    "verl/trainer/main_ppo.py (TaskRunner.init_resource_pool_mgr, add_reward_model_worker)";
-const V071: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl; TaskRunner.init_resource_pool_mgr, add_reward_model_resource_pool), verl/experimental/reward_loop/reward_loop.py";
-const V08: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl; TaskRunner.init_resource_pool_mgr, add_reward_model_resource_pool, add_teacher_model_resource_pool), verl/experimental/reward_loop/reward_loop.py, verl/trainer/distillation/losses.py (is_distillation_enabled)";
-const V09: &str = "verl/trainer/main_ppo.py (main: no migrate_legacy_reward_impl), verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, trainer.use_v1=True by default), verl/trainer/main_ppo_v0.py (TaskRunner.init_resource_pool_mgr)";
+const V05: &str = "verl/trainer/main_ppo.py (TaskRunner.run: global_pool only, rm on it; @ray.remote(num_cpus=1) TaskRunner), verl/trainer/ppo/ray_trainer.py (ResourcePoolManager.create_resource_pool: max_colocate_count=1, _check_resource_available: total, then a greedy fit per pool of process_on_nodes[0]; init_workers: rm a worker group, no skip of an empty pool)";
+const V06: &str = "verl/trainer/main_ppo.py (TaskRunner.init_resource_pool_mgr, add_reward_model_worker; ray.remote(num_cpus=1)(TaskRunner)), verl/trainer/ppo/ray_trainer.py (create_resource_pool: max_colocate_count=1; _check_resource_available: total only; init_workers: rm a worker group, no skip of an empty pool)";
+const V070: &str = "verl/trainer/main_ppo.py (TaskRunner.init_resource_pool_mgr; main: auto_set_device), verl/trainer/ppo/ray_trainer.py (create_resource_pool: max_colocate_count=3; init_workers: with use_reward_loop, RewardLoopManager on the reward model's pool before the worker groups when it shares one, no skip of an empty pool), verl/single_controller/ray/base.py (split_resource_pool: get_placement_groups() with the default cuda)";
+const V071: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl, auto_set_device; TaskRunner.init_resource_pool_mgr, add_reward_model_resource_pool), verl/trainer/ppo/ray_trainer.py (init_workers: if not class_dict: continue; RewardLoopManager after the worker groups), verl/single_controller/ray/base.py (create_resource_pool: max_colocate_count=3; split_resource_pool: get_placement_groups() with the default cuda), verl/experimental/reward_loop/reward_loop.py";
+const V08: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl; TaskRunner.init_resource_pool_mgr, add_reward_model_resource_pool, add_teacher_model_resource_pool), verl/single_controller/ray/base.py (ResourcePoolManager.max_colocate_count: int = 3; split_resource_pool: npu if is_torch_npu_available(check_device=False)), verl/trainer/ppo/ray_trainer.py (init_workers: RewardLoopManager, then MultiTeacherModelManager), verl/experimental/reward_loop/reward_loop.py, verl/trainer/distillation/losses.py (is_distillation_enabled)";
+const V09: &str = "verl/trainer/main_ppo.py (main: no migrate_legacy_reward_impl, auto_set_device from the platform; @ray.remote TaskRunnerV1: tq.init), verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, _setup; trainer.use_v1=True by default), verl/single_controller/ray/base.py (get_placement_groups: current_platform.ray_resource_name()), verl/plugin/platform/platform_manager.py, transfer_queue/utils/common.py (get_node_round_robin_scheduling_strategies), verl/trainer/main_ppo_v0.py (TaskRunner.init_resource_pool_mgr)";
 
-macro_rules! release {
-    ($v:literal, $reward:ident, teacher $t:literal, auto_device $a:literal, rollout $w:ident, replicas $r:ident, $evidence:expr) => {
-        Release {
-            version: $v,
-            reward: RewardKeys::$reward,
-            teacher_pool: $t,
-            auto_device: $a,
-            rollout_world: RolloutWorld::$w,
-            rollout_replicas: RolloutReplicas::$r,
-            evidence: $evidence,
-        }
-    };
-}
+/// The rows from 0.5.0 to 0.6.1: the reward model a worker group, CPUs fixed at 1, no
+/// pool skipped, the TaskRunner's CPU, `trainer.device` as written.
+const EARLY: Release = Release {
+    version: "",
+    reward: RewardKeys::Legacy,
+    teacher_pool: false,
+    device: DeviceRule::AsWritten,
+    later_device: LaterDevice::None,
+    cpus: BundleCpus::Fixed(1),
+    groups: GroupOrder {
+        reward_model: RewardModelGroups::WorkerGroup,
+        teacher_later: false,
+        empty_pool: EmptyPool::IndexError,
+    },
+    pre_check: PreCheck::Total,
+    driver: Driver::TaskRunner,
+    rollout_world: RolloutWorld::TpDpPp,
+    rollout_replicas: RolloutReplicas::AsyncMode,
+    evidence: V06,
+};
+
+/// The rows from 0.7.1 on: the reward model later, 3 CPUs, empty pools skipped.
+const LATE: Release = Release {
+    version: "",
+    reward: RewardKeys::NewerMigrated,
+    teacher_pool: false,
+    device: DeviceRule::NpuOnAscend,
+    later_device: LaterDevice::Gpu,
+    cpus: BundleCpus::Fixed(3),
+    groups: GroupOrder {
+        reward_model: RewardModelGroups::Later,
+        teacher_later: false,
+        empty_pool: EmptyPool::Skipped,
+    },
+    pre_check: PreCheck::Total,
+    driver: Driver::TaskRunner,
+    rollout_world: RolloutWorld::TpDpPp,
+    rollout_replicas: RolloutReplicas::AlwaysRolloutNodes,
+    evidence: V071,
+};
+
+/// 0.9's rows: the platform's accelerator, the teacher last, TransferQueue's CPUs.
+const V09_ROW: Release = Release {
+    reward: RewardKeys::Newer,
+    teacher_pool: true,
+    device: DeviceRule::Platform,
+    later_device: LaterDevice::Platform,
+    cpus: BundleCpus::Field(3),
+    groups: GroupOrder {
+        teacher_later: true,
+        ..LATE.groups
+    },
+    driver: Driver::TransferQueue { units: 8 },
+    evidence: V09,
+    ..LATE
+};
 
 /// Every release of the key set, oldest first.
 pub const RELEASES: &[Release] = &[
-    release!("0.5.0", NoPool, teacher false, auto_device false, rollout Tp, replicas None, V05),
-    release!("0.6.0", Legacy, teacher false, auto_device false, rollout TpDpPp, replicas AsyncMode, V06),
-    release!("0.6.1", Legacy, teacher false, auto_device false, rollout TpDpPp, replicas AsyncMode, V06),
-    release!("0.7.0", Legacy, teacher false, auto_device true, rollout TpDpPp, replicas Always, V06),
-    release!("0.7.1", NewerMigrated, teacher false, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V071),
-    release!("0.8.0", NewerMigrated, teacher true, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V08),
-    release!("0.9.0", Newer, teacher true, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V09),
-    release!("0.9.1", Newer, teacher true, auto_device true, rollout TpDpPp, replicas AlwaysRolloutNodes, V09),
+    Release {
+        version: "0.5.0",
+        reward: RewardKeys::NoPool,
+        pre_check: PreCheck::GreedyAndTotal,
+        rollout_world: RolloutWorld::Tp,
+        rollout_replicas: RolloutReplicas::None,
+        evidence: V05,
+        ..EARLY
+    },
+    Release {
+        version: "0.6.0",
+        ..EARLY
+    },
+    Release {
+        version: "0.6.1",
+        ..EARLY
+    },
+    Release {
+        version: "0.7.0",
+        reward: RewardKeys::Legacy,
+        device: DeviceRule::NpuOnAscend,
+        later_device: LaterDevice::Gpu,
+        cpus: BundleCpus::Fixed(3),
+        groups: GroupOrder {
+            reward_model: RewardModelGroups::BeforeWorkerGroups,
+            ..EARLY.groups
+        },
+        rollout_replicas: RolloutReplicas::Always,
+        evidence: V070,
+        ..EARLY
+    },
+    Release {
+        version: "0.7.1",
+        ..LATE
+    },
+    Release {
+        version: "0.8.0",
+        teacher_pool: true,
+        later_device: LaterDevice::Platform,
+        cpus: BundleCpus::Field(3),
+        groups: GroupOrder {
+            teacher_later: true,
+            ..LATE.groups
+        },
+        evidence: V08,
+        ..LATE
+    },
+    Release {
+        version: "0.9.0",
+        ..V09_ROW
+    },
+    Release {
+        version: "0.9.1",
+        ..V09_ROW
+    },
 ];
+
+/// The newest release known: whose rules apply when no version is given.
+pub fn newest() -> &'static Release {
+    RELEASES.last().expect("the table has rows")
+}
 
 /// The row of a release.
 pub fn release(version: &str) -> Option<&'static Release> {

@@ -313,8 +313,12 @@ class Harness:
         # import inside main_ppo is served by a module of the same trivial classes (README: stubs).
         import types
 
+        import importlib.util
+
         for modname in ("verl.workers.fsdp_workers", "verl.workers.megatron_workers"):
-            if self.optional.get(modname) is None:
+            # Only a module this release has but that does not import here (megatron_workers
+            # in 0.5.0-0.7.1); a module the release does not have stays absent.
+            if self.optional.get(modname) is None and importlib.util.find_spec(modname) is not None:
                 fake = types.ModuleType(modname)
                 for cname in ("ActorRolloutRefWorker", "AsyncActorRolloutRefWorker", "CriticWorker", "RewardModelWorker"):
                     trivial = self.trivial_workers.get(cname) or type(cname, (Worker,), {"__module__": __name__})
@@ -713,8 +717,6 @@ class Harness:
                 state, _, nodes = self.pg_state(pg)
                 places.append(ips.get(next(iter(nodes))) if state == "CREATED" and len(nodes) == 1 else None)
             result["placements"][req["pool"]] = places
-        if self.case["current"] is not None:  # a request interrupted by an exception in ray.get
-            pass
         result["requests"] = [
             {"pool": r["pool"], "strategy": r["strategy"], "device_name": r["device_name"], "by": r["by"], "groups": len(r["pgs"]), "bundle": r["bundles"][0][0] if r["bundles"] else None}
             for r in self.case["requests"]
