@@ -15,7 +15,8 @@ use super::{
     print_result, read, to_stderr, to_stdout,
 };
 use resource_pool::report::json::{check_result_of, suggestions};
-use resource_pool::report::{CheckRun, Finding, human_report_with};
+use resource_pool::report::{CheckRun, Finding, LaunchSummary, human_report_with};
+use resource_pool::verl::version::rules_for;
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -50,6 +51,12 @@ pub struct CheckArgs {
     /// Also draw the plan into FILE; KIND is `svg` (`--plan svg plan.svg`).
     #[arg(long, num_args = 2, value_names = ["KIND", "FILE"])]
     plan: Option<Vec<PathBuf>>,
+    /// Check the layout as this verl release launches it (`0.9.1`; a version of no release
+    /// known, such as `0.9.2.dev0`, as the newest release before it, with a warning):
+    /// which pools get groups and in what order, CPUs per bundle, verl's own check, what it
+    /// holds first. Without it, the config's `verl_version`, else the newest release known.
+    #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
+    verl_version: Option<String>,
 }
 
 /// Lints a config, then checks it against a cluster.
@@ -113,21 +120,38 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         node_ids_checked: true,
         ..CheckOptions::default()
     };
+    let rules = match rules_for(args.verl_version.as_deref()) {
+        Ok(rules) => rules,
+        Err(unknown) => {
+            return unreadable(vec![Finding::bare(unknown)], args.format, context, config);
+        }
+    };
+    let mut notes = notes;
+    if let Some(read) = rules.1 {
+        notes.insert(0, Finding::bare(read));
+    }
     let ray_version = input.ray_version;
     let held = input.notes;
-    let mut run = CheckRun::check(
+    let mut run = CheckRun::check_for_verl(
         &loaded,
         LayoutWording::default(),
         input.cluster,
         notes,
         &options,
+        rules.0,
     );
     run.name_holders(&held, &loaded);
+    let order = run
+        .launch
+        .as_ref()
+        .map(|l| l.order.clone())
+        .unwrap_or_default();
     let written = write_plan(
         plan_svg.as_deref(),
         run.report.as_ref(),
         run.suggestions.as_ref(),
         &run.cluster,
+        &order,
         &mut run.findings,
     );
     emit(
@@ -137,6 +161,7 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         run.report.as_ref(),
         run.suggestions.as_ref(),
         &run.cluster,
+        run.launch.as_ref(),
         ray_version.as_deref(),
         config,
     );
@@ -155,12 +180,13 @@ fn write_plan(
     report: Option<&CheckReport>,
     suggested: Option<&Suggestions>,
     cluster: &resource_pool::Cluster,
+    order: &str,
     findings: &mut Vec<Finding>,
 ) -> Outcome {
     let Some(path) = path else {
         return Outcome::Ok;
     };
-    match super::plan_file::write_svg(path, report, suggested, cluster) {
+    match super::plan_file::write_svg(path, report, suggested, cluster, order) {
         Ok(()) => Outcome::Ok,
         Err(finding) => {
             findings.push(finding);
@@ -196,6 +222,7 @@ pub(super) fn emit(
     report: Option<&CheckReport>,
     suggested: Option<&Suggestions>,
     cluster: &resource_pool::Cluster,
+    launch: Option<&LaunchSummary>,
     ray_version: Option<&str>,
     main_file: Option<&str>,
 ) {
@@ -203,6 +230,7 @@ pub(super) fn emit(
         Format::Json => {
             let mut result = check_result_of(findings, report, cluster);
             result.ray_version = ray_version;
+            result.verl = launch.map(|l| &l.json);
             if let Some(found) = suggested {
                 result.suggestions = suggestions(found);
             }
@@ -219,8 +247,8 @@ pub(super) fn emit(
                 report,
                 suggested,
                 cluster,
-                context.stderr_colour(),
-                context.stdout_colour(),
+                launch,
+                (context.stderr_colour(), context.stdout_colour()),
             );
             to_stderr(&human.diagnostics);
             to_stdout(&human.plan);

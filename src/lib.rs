@@ -19,8 +19,7 @@ mod verl_cmd;
 mod verl_options;
 
 /// What `resource-pool verl` computes, for other front ends (the Python module).
-pub use launch_cluster::launch_cluster as verl_launch_cluster;
-pub use verl_cmd::{VerlLoad, VerlRun, config_path as verl_config_path, verl_release};
+pub use resource_pool::verl::version::verl_release;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

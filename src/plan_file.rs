@@ -56,15 +56,16 @@ pub fn svg_target(plan: Option<&[PathBuf]>) -> Option<PathBuf> {
 }
 
 /// Writes the pictures `check` shows (a note when there is no report) to `path` as SVG,
-/// the suggested layouts under them.
+/// the suggested layouts under them; `order` names the order Ray sees the groups in.
 pub fn write_svg(
     path: &Path,
     report: Option<&CheckReport>,
     suggested: Option<&Suggestions>,
     cluster: &Cluster,
+    order: &str,
 ) -> Result<(), Finding> {
     let mut pictures = report
-        .map(|r| check_pictures(r, cluster))
+        .map(|r| check_pictures(r, cluster, order))
         .unwrap_or_default();
     pictures.extend(
         suggested

@@ -11,7 +11,7 @@ use resource_pool::verl::hydra::OverrideProblem;
 use resource_pool::verl::{HydraArgs, VerlDiagnostic, VerlLaunchDiagnostic};
 
 use super::Cli;
-use super::verl_cmd::VerlLoad;
+use resource_pool::report::VerlLoad;
 
 /// An option of `resource-pool verl` after the launch line.
 #[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]

@@ -167,20 +167,28 @@ def _cluster_arg(cluster: ClusterArg) -> Any:
 def check(
     resource_pool_spec: Mapping[str, Sequence[int]],
     mapping: Mapping[Union[str, enum.Enum], str],
-    max_colocate_count: int = 3,
+    max_colocate_count: Optional[int] = None,
     accelerator: str = "GPU",
     cluster: ClusterArg = None,
     ray: Optional[str] = None,
     *,
     timeout: float = 10.0,
+    verl_version: Optional[str] = None,
 ) -> Report:
     """Checks verl's pools on a cluster, as ``resource-pool check`` does.
 
     ``resource_pool_spec`` and ``mapping`` are ``ResourcePoolManager``'s: pool name to the
     accelerators of each node-slot (``{"global_pool": [8, 8]}``), role to pool name. Roles
     are strings (``"actor_rollout"``, ``"ref"``) or members of verl's ``Role`` enum, taken
-    by name (``Role.RefPolicy`` is ``"ref"``); verl need not be importable. Pools are
-    created in ``resource_pool_spec``'s order, as verl creates them.
+    by name (``Role.RefPolicy`` is ``"ref"``); verl need not be importable.
+
+    The layout is checked as ``verl_version``'s release launches it (pass
+    ``verl.__version__``; without it, the newest release resource-pool knows, which the
+    report names): which pools get placement groups and in what order (the worker groups'
+    in ``resource_pool_spec``'s order, the reward model's and teacher's later from 0.7.1
+    and 0.8.0), the CPUs per bundle (``max_colocate_count``: ``None`` is the release's own,
+    a value is what code that builds ``ResourcePoolManager`` itself passes), verl's own
+    check, and the CPUs it holds before the first group.
 
     ``cluster`` is a cluster file's path or a dict of the same shape
     (``{"nodes": [{"id": "a", "available": {"GPU": 8, "CPU": 96}}]}``); ``ray`` a dashboard
@@ -197,6 +205,8 @@ def check(
     cluster, ray = _find_cluster(cluster, ray)
     if ray is not None and not isinstance(ray, str):
         raise TypeError("ray: expected the dashboard's URL (str), got %s" % type(ray).__name__)
+    if verl_version is not None and not isinstance(verl_version, str):
+        raise TypeError("verl_version: expected a str such as '0.9.1', got %s" % type(verl_version).__name__)
     return _native.check(
         _as_dict(resource_pool_spec),
         _as_dict(mapping),
@@ -205,6 +215,7 @@ def check(
         _cluster_arg(cluster),
         ray,
         seconds,
+        verl_version,
     )
 
 

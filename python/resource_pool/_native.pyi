@@ -59,11 +59,12 @@ _Cluster = Union[str, "PathLike[str]", Dict[str, Any], None]
 def check(
     resource_pool_spec: Mapping[str, Sequence[int]],
     mapping: Mapping[Any, str],
-    max_colocate_count: int,
+    max_colocate_count: Optional[int],
     accelerator: str,
     cluster: _Cluster,
     ray: Optional[str],
     timeout: float,
+    verl_version: Optional[str],
 ) -> Report: ...
 def lint(
     path: Optional[str], text: Optional[str], overrides: List[str], any_roles: bool

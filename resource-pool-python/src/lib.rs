@@ -28,11 +28,12 @@ use resource_pool::check::wording::WordedAs;
 use resource_pool::inventory::SourceKind;
 use resource_pool::lint::{ConfigLimits, LintOptions, RoleSet};
 use resource_pool::load::load_config_with;
-use resource_pool::report::{CheckRun, Finding};
+use resource_pool::report::{CheckRun, Finding, VerlLoad, VerlRun, verl_config_path};
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::verl::VerlOptions;
+use resource_pool::verl::launch::job_cluster::launch_address;
 use resource_pool::verl::launch::{AmbientAddresses, is_dashboard_url, parse_launch};
-use resource_pool_cli::{VerlLoad, VerlRun, verl_config_path, verl_launch_cluster, verl_release};
+use resource_pool::verl::version::rules_for;
 use words::PythonWords;
 
 use cluster::{ClusterFailure, ClusterInput, ClusterSource};
@@ -89,7 +90,7 @@ fn cluster_source(
 
 /// `resource_pool.check`: verl's `ResourcePoolManager` arguments, checked on a cluster.
 #[pyfunction]
-#[pyo3(signature = (resource_pool_spec, mapping, max_colocate_count, accelerator, cluster, ray, timeout))]
+#[pyo3(signature = (resource_pool_spec, mapping, max_colocate_count, accelerator, cluster, ray, timeout, verl_version))]
 // One parameter per argument of the Python function (verl's names), as PyO3 reads them.
 #[allow(clippy::too_many_arguments)]
 fn check(
@@ -101,7 +102,10 @@ fn check(
     cluster: Option<&Bound<'_, PyAny>>,
     ray: Option<String>,
     timeout: f64,
+    verl_version: Option<String>,
 ) -> PyResult<Report> {
+    let (rules, approximated) = rules_for(verl_version.as_deref())
+        .map_err(|unknown| errors::argument(py, &unknown.to_string()))?;
     let config =
         to_toml::config_toml(resource_pool_spec, mapping, max_colocate_count, accelerator)?;
     let source = cluster_source(py, cluster, ray, timeout)?;
@@ -131,17 +135,20 @@ fn check(
             // resource_pool_spec (its keys' order, the whole new dict), not the TOML's
             // tables and `--set` values. Only the wording changes: the JSON is the same as
             // `resource-pool check` gives for `Report.config`.
-            let mut run = CheckRun::check(
+            let mut notes = input.notes;
+            notes.splice(0..0, approximated.map(Finding::bare));
+            let mut run = CheckRun::check_for_verl(
                 &loaded,
                 PythonWords::wording(),
                 input.cluster,
-                input.notes,
+                notes,
                 &CheckOptions {
                     listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
                     // Every cluster input comes from a reader, which refuses a repeated or empty id.
                     node_ids_checked: true,
                     ..CheckOptions::default()
                 },
+                rules,
             );
             run.name_holders(
                 &input.inventory_notes,
@@ -156,6 +163,7 @@ fn check(
     ClusterInput::add_ray_version(ray_version, &mut json);
     Ok(Report::new(
         String::new(),
+        run.launch,
         run.findings,
         run.report,
         run.suggestions,
@@ -245,8 +253,8 @@ fn verl_check(
 ) -> PyResult<Report> {
     // As `--verl-version`: a version the key set cannot judge is refused before any work;
     // one it judges as another release (a build from source, a newer release) says so.
-    let release = match verl_version.as_deref().map(verl_release).transpose() {
-        Ok(release) => release,
+    let (rules, approximated) = match rules_for(verl_version.as_deref()) {
+        Ok(rules) => rules,
         Err(unknown) => return Err(errors::argument(py, &format!("verl_version: {unknown}"))),
     };
     let launch = parse_launch(&overrides);
@@ -254,7 +262,7 @@ fn verl_check(
         ray_address,
         api_server_address,
     };
-    let (cluster, ray) = match from_launch.then(|| verl_launch_cluster(&launch, &ambient)) {
+    let (cluster, ray) = match from_launch.then(|| launch_address(&launch, &ambient, 0)) {
         Some(found) => match found.dashboard {
             Some(url) => (None, Some(url)),
             None if cluster.is_some() || ray.is_some() => (cluster, ray),
@@ -282,7 +290,7 @@ fn verl_check(
         py,
         move || -> Result<(VerlRun, Option<String>), ClusterFailure> {
             let mut options = VerlOptions {
-                verl_version: release.as_ref().map(|r| r.release.to_owned()),
+                verl_version: (!rules.assumed).then(|| rules.release.version.to_owned()),
                 ..VerlOptions::new(ConfigLimits::DEFAULT_MAX_SLOTS)
             };
             // A config passed as a dict, else as the command: the YAML given, else the user's
@@ -298,7 +306,7 @@ fn verl_check(
                 },
             };
             let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
-            settings.note_release(release);
+            settings.note_release(approximated);
             let before = settings.findings.len();
             if from_launch {
                 // Where the cluster came from, or why the line's address was not read.
@@ -319,6 +327,7 @@ fn verl_check(
                     node_ids_checked: true,
                     ..CheckOptions::default()
                 },
+                rules,
             );
             Ok((run, input.ray_version))
         },
@@ -335,8 +344,10 @@ fn verl_check(
         }
     }
     let heading = run.heading();
+    let run = run.run;
     Ok(Report::new(
         heading,
+        run.launch,
         run.findings,
         run.report,
         run.suggestions,

@@ -7,7 +7,9 @@ use pyo3::types::PyDict;
 use resource_pool::Cluster;
 use resource_pool::check::CheckReport;
 use resource_pool::check::suggest::Suggestions;
-use resource_pool::report::{Finding, SeverityCounts, human_report_with, render_human, summary};
+use resource_pool::report::{
+    Finding, LaunchSummary, SeverityCounts, human_report_with, render_human, summary,
+};
 use serde_json::Value;
 
 use crate::to_python;
@@ -18,6 +20,8 @@ use crate::to_python;
 pub struct Report {
     /// Printed before the report (`verl builds: ...` of `resource-pool verl`).
     heading: String,
+    /// What the verl release the check followed does with the layout.
+    launch: Option<LaunchSummary>,
     findings: Vec<Finding>,
     report: Option<CheckReport>,
     /// The layouts suggested when it does not place (drawn under the plan, as the CLI
@@ -38,6 +42,7 @@ impl Report {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         heading: String,
+        launch: Option<LaunchSummary>,
         findings: Vec<Finding>,
         report: Option<CheckReport>,
         suggestions: Option<Suggestions>,
@@ -48,6 +53,7 @@ impl Report {
     ) -> Report {
         Report {
             heading,
+            launch,
             findings,
             report,
             suggestions,
@@ -88,8 +94,8 @@ impl Report {
             self.report.as_ref(),
             self.suggestions.as_ref(),
             &self.cluster,
-            colour,
-            colour,
+            self.launch.as_ref(),
+            (colour, colour),
         );
         format!("{}{human}", self.heading)
     }

@@ -93,7 +93,8 @@ fn sequence<'py>(
 }
 
 /// verl's pools, as the config file `resource-pool check` reads: each pool of
-/// `resource_pool_spec` in its order (the order verl creates them), then the mapping.
+/// `resource_pool_spec` in its order, then the mapping. A `max_colocate_count` of `None`
+/// is left out: the release's own is used.
 pub fn config_toml(
     spec: &Bound<'_, PyAny>,
     mapping: &Bound<'_, PyAny>,
@@ -110,7 +111,12 @@ pub fn config_toml(
         "mapping",
         "a dict of role to pool name ({'actor_rollout': 'global_pool'})",
     )?;
-    let max_colocate_count = int(max_colocate_count, "max_colocate_count", "an int")?;
+    let max_colocate_count = if max_colocate_count.is_none() {
+        String::new()
+    } else {
+        let count = int(max_colocate_count, "max_colocate_count", "an int or None")?;
+        format!("max_colocate_count = {count}\n")
+    };
     let accelerator = accelerator
         .cast::<PyString>()
         .map_err(|_| type_error("accelerator", "\"GPU\" or \"NPU\"", accelerator))?
@@ -132,7 +138,7 @@ pub fn config_toml(
             .map(|(i, item)| int(item, &Place::Index(&path, i), "an int").map(|n| n.to_string()))
             .collect::<PyResult<Vec<_>>>()?;
         text.push_str(&format!(
-            "[pools.{}]\nprocess_on_nodes = [{}]\naccelerator = {}\nmax_colocate_count = {max_colocate_count}\n\n",
+            "[pools.{}]\nprocess_on_nodes = [{}]\naccelerator = {}\n{max_colocate_count}\n",
             toml_key(&name),
             counts.join(", "),
             toml_string(&accelerator),

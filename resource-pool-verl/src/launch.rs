@@ -16,6 +16,7 @@ mod entry_points;
 #[cfg(test)]
 mod hydra_args_diff_tests;
 mod hydra_flags;
+pub mod job_cluster;
 #[cfg(test)]
 mod launcher_argv_diff_tests;
 mod launcher_options;

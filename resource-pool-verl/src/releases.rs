@@ -390,6 +390,26 @@ pub fn newest() -> &'static Release {
     RELEASES.last().expect("the table has rows")
 }
 
+/// The release a check follows, and whether it stands in for a version not given (the
+/// newest known).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReleaseRules {
+    /// The release.
+    pub release: &'static Release,
+    /// Whether no version was given, and the newest release known stands in.
+    pub assumed: bool,
+}
+
+impl ReleaseRules {
+    /// The newest release's rules, for want of a version.
+    pub fn newest() -> ReleaseRules {
+        ReleaseRules {
+            release: newest(),
+            assumed: true,
+        }
+    }
+}
+
 /// The row of a release.
 pub fn release(version: &str) -> Option<&'static Release> {
     RELEASES.iter().find(|r| r.version == version)

@@ -10,6 +10,7 @@
 //! older than every release, or not a PEP 440 version at all, reads as none.
 
 use super::key_set::key_set;
+use super::releases::{ReleaseRules, newest, release};
 
 /// The release of the key set that `version` is judged as: itself when it is one (as
 /// written, or equal in PEP 440: `0.9.1.0`, `v0.9.1`), else the newest one not newer than
@@ -36,6 +37,109 @@ pub fn is_approximate(version: &str, release: &str) -> bool {
         }
         _ => true,
     }
+}
+
+/// The release of the key set a `--verl-version` (or Python's `verl_version=`) is judged
+/// as (itself, or the newest release not newer than it: `0.9.2.dev0` as 0.9.1), or the
+/// error for one that is no PEP 440 version or older than every release.
+pub fn verl_release(version: &str) -> Result<ReleaseRead, UnknownVersion> {
+    let known = || key_set().version_names().collect::<Vec<_>>().join(", ");
+    // An empty value (`--verl-version ''`, `verl_version=""`) names no version at all.
+    if version.trim().is_empty() {
+        return Err(UnknownVersion::Empty {
+            version: version.to_owned(),
+            known: known(),
+        });
+    }
+    match release_for(version) {
+        Some(release) => Ok(ReleaseRead {
+            version: version.to_owned(),
+            release,
+            approximate: is_approximate(version, release),
+        }),
+        None => Err(UnknownVersion::NotKnown {
+            version: version.to_owned(),
+            known: known(),
+        }),
+    }
+}
+
+/// `--verl-version` names no release the key set holds.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[serde(untagged)]
+pub enum UnknownVersion {
+    /// A release the key set does not hold.
+    #[error("verl {version} is not in resource-pool's key set; it knows verl {known}")]
+    #[diagnostic(
+        code(resource_pool::verl::unknown_version),
+        help(
+            "pass a PEP 440 version from the oldest release listed on (a newer one, or a build from source such as 0.9.2.dev0, is judged as the newest release before it), or leave --verl-version out to judge keys against all"
+        )
+    )]
+    NotKnown {
+        /// The version as given.
+        version: String,
+        /// The releases known.
+        known: String,
+    },
+    /// An empty or blank value.
+    #[error("the verl version is empty; resource-pool knows verl {known}")]
+    #[diagnostic(
+        code(resource_pool::verl::empty_version),
+        help(
+            "pass the version of the verl you launch, such as 0.9.1, or leave --verl-version out to judge keys against every release known"
+        )
+    )]
+    Empty {
+        /// The value as given (empty, or blanks only).
+        version: String,
+        /// The releases known.
+        known: String,
+    },
+}
+
+/// A `--verl-version` read as a release of the key set; a warning when it is not that
+/// release itself.
+#[derive(Debug, thiserror::Error, miette::Diagnostic, serde::Serialize)]
+#[error(
+    "verl {version} is not in resource-pool's key set: its pools and keys are judged as verl {release}'s"
+)]
+#[diagnostic(
+    code(resource_pool::verl::version_approximated),
+    severity(Warning),
+    help(
+        "verl {release} is the newest release resource-pool knows that is not newer than {version}: a key or pool rule verl added after it is not known (such a key is reported as unknown)"
+    )
+)]
+pub struct ReleaseRead {
+    /// The version as given.
+    pub version: String,
+    /// The release of the key set it is judged as.
+    pub release: &'static str,
+    /// Whether that release is not the version itself.
+    #[serde(skip)]
+    pub approximate: bool,
+}
+
+/// The rules a check follows for `version` (`--verl-version`, a config's `verl_version`,
+/// Python's `verl_version=`): its release's, with the warning that says which release
+/// stands in for a version that is none; the newest release's without a version.
+///
+/// # Errors
+///
+/// A version that is no PEP 440 version, or older than every release.
+pub fn rules_for(
+    version: Option<&str>,
+) -> Result<(ReleaseRules, Option<ReleaseRead>), UnknownVersion> {
+    let Some(version) = version else {
+        return Ok((ReleaseRules::newest(), None));
+    };
+    let read = verl_release(version)?;
+    let rules = ReleaseRules {
+        release: release(read.release).unwrap_or_else(newest),
+        assumed: false,
+    };
+    Ok((rules, read.approximate.then_some(read)))
 }
 
 /// A PEP 440 version as its sort key: epoch, release (trailing zeros dropped: `0.9` is

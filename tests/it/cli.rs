@@ -180,16 +180,16 @@ fn check_catches_the_hang_of_ray_order() {
     // Ray places the small pool on the big node, and the large pool then pends.
     assert_eq!(
         value["ray_placement"],
-        serde_json::json!([{"pool": "reward_pool", "slot": 0, "node": "big"}])
+        serde_json::json!([{"pool": "critic_pool", "slot": 0, "node": "big"}])
     );
     let hang = &value["diagnostics"][0];
     assert_eq!(hang["code"], "resource_pool::ray::hangs");
-    assert_eq!(hang["line"], 7);
+    assert_eq!(hang["line"], 8);
     assert!(
         hang["help"]
             .as_str()
             .unwrap()
-            .contains("global_pool, reward_pool"),
+            .contains("global_pool, critic_pool"),
         "{hang}"
     );
 
@@ -293,7 +293,7 @@ fn check_of_a_layout_nothing_fits_draws_where_ray_stops() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.starts_with("Ray, in verl's order, would do:"),
+        stdout.contains("\nRay, in verl 0.9.1's order, would do:"),
         "{stdout}"
     );
     assert!(stdout.contains("PENDING global_pool[1]"), "{stdout}");
@@ -396,7 +396,7 @@ fn check_explains_what_does_not_fit() {
         unfit["message"]
             .as_str()
             .unwrap()
-            .contains("gpu-box: CPU 16 of 24"),
+            .contains("gpu-box: CPU 7 of 24"),
         "{unfit}"
     );
     assert_eq!(unfit["line"], 4, "points at the node-slot in the config");
@@ -554,23 +554,27 @@ fn diagnostic<'a>(result: &'a serde_json::Value, code: &str) -> &'a serde_json::
 
 #[test]
 fn json_diagnostics_carry_their_typed_fields_as_data() {
-    let check = |config: &str, cluster: &str| {
+    let check_as = |version: &str, config: &str, cluster: &str| {
         json(&run(&[
             "check",
             "--format",
             "json",
+            "--verl-version",
+            version,
             &format!("examples/configs/{config}.toml"),
             "--cluster",
             &format!("examples/clusters/{cluster}.toml"),
         ]))
     };
+    let check = |config: &str, cluster: &str| check_as("0.9.1", config, cluster);
     // A slot that fits no node: its pool and slots, what one needs, the nearest node and
-    // what it lacks per resource, and the advice by kind.
-    let result = check("h100_reward", "ascend");
+    // what it lacks per resource, and the advice by kind. verl 0.6.1 asks for GPUs as
+    // written, also of Ascend nodes.
+    let result = check_as("0.6.1", "h100_reward", "ascend");
     let data = &diagnostic(&result, "resource_pool::placement::slot_fits_no_node")["data"];
     assert_eq!(data["pool"], "global_pool");
     assert_eq!(data["slots"], serde_json::json!([0]));
-    assert_eq!(data["demand"], serde_json::json!({"CPU": 24, "GPU": 8}));
+    assert_eq!(data["demand"], serde_json::json!({"CPU": 8, "GPU": 8}));
     assert_eq!(data["nearest"]["id"], "ascend-0");
     assert_eq!(
         data["nearest"]["lacks"],
@@ -609,13 +613,13 @@ fn json_diagnostics_carry_their_typed_fields_as_data() {
     assert_eq!(steps[0]["kind"], "placed");
     assert_eq!(
         steps[0]["group"],
-        serde_json::json!({"pool": "reward_pool", "slot": 0})
+        serde_json::json!({"pool": "critic_pool", "slot": 0})
     );
     assert_eq!(steps[0]["node"], "big");
     assert_eq!(steps[1]["kind"], "pends");
     assert_eq!(
         data["fix"],
-        serde_json::json!({"kind": "pool_order", "pools": ["global_pool", "reward_pool"]})
+        serde_json::json!({"kind": "pool_order", "pools": ["global_pool", "critic_pool"]})
     );
     // Spans and prose are not data: the JSON has file, line, column and help for them.
     assert!(data.get("span").is_none() && data.get("help").is_none());

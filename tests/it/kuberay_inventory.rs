@@ -60,7 +60,16 @@ fn the_inventory_reads_back_as_a_cluster_file() {
 #[test]
 fn check_follows_the_chosen_replicas() {
     let current = run(
-        &["check", CONFIG, "--kuberay", GPU, "--format", "json"],
+        &[
+            "check",
+            "--verl-version",
+            "0.8.0",
+            CONFIG,
+            "--kuberay",
+            GPU,
+            "--format",
+            "json",
+        ],
         None,
     );
     assert_eq!(current.status.code(), Some(0), "{}", text(&current.stderr));
@@ -119,6 +128,8 @@ fn verl_reads_kuberay_too() {
     let ok = run(
         &[
             "verl",
+            "--verl-version",
+            "0.8.0",
             "--config",
             "resource-pool-verl/tests/data/verl/npu.yaml",
             "--kuberay",
@@ -131,6 +142,27 @@ fn verl_reads_kuberay_too() {
         None,
     );
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stdout));
+    // verl 0.9.1's TransferQueue pins a storage unit to every alive node, the head of no
+    // CPUs (`num-cpus: "0"`) too: it waits forever before any pool.
+    let v09 = run(
+        &[
+            "verl",
+            "--verl-version",
+            "0.9.1",
+            "--config",
+            "resource-pool-verl/tests/data/verl/npu.yaml",
+            "--kuberay",
+            NPU,
+            "--format",
+            "json",
+            "--",
+            "trainer.nnodes=1",
+        ],
+        None,
+    );
+    assert_eq!(v09.status.code(), Some(1), "{}", text(&v09.stdout));
+    let value = common::json(&v09);
+    assert_eq!(value["verl"]["outcome"], "driver_waits", "{value}");
 }
 
 #[test]

@@ -14,14 +14,15 @@ fn ray_nodes_are_named_by_address_in_words_and_by_id_in_json() {
     let url = server.url.as_str();
     // Eight GPUs on one node: the head comes nearest (4 of its 8 are held).
     let config = "examples/configs/single_node.toml";
-    let output = common::run(&["check", config, "--ray", url]);
+    // verl 0.8.0: its TaskRunner holds one CPU of the head, 3 per bundle.
+    let output = common::run(&["check", "--verl-version", "0.8.0", config, "--ray", url]);
     assert_eq!(output.status.code(), Some(1));
     let plan = String::from_utf8_lossy(&output.stdout);
     for expected in [
         "\n  127.0.0.2 (998d0f64…)  GPU ",
         "\n  127.0.0.3 (fd71bcc4…)  GPU ",
         "\n  127.0.0.4 (6a9c3cd2…)  GPU ",
-        "NO_RESOURCES; nearest 127.0.0.2 (998d0f64…): CPU 20 of 24, GPU 4 of 8\n",
+        "NO_RESOURCES; nearest 127.0.0.2 (998d0f64…): CPU 19 of 24, GPU 4 of 8\n",
     ] {
         assert!(plan.contains(expected), "no {expected:?} in:\n{plan}");
     }
@@ -31,7 +32,16 @@ fn ray_nodes_are_named_by_address_in_words_and_by_id_in_json() {
         "a long id in human output:\n{words}"
     );
 
-    let output = common::run(&["check", config, "--ray", url, "--format", "json"]);
+    let output = common::run(&[
+        "check",
+        "--verl-version",
+        "0.8.0",
+        config,
+        "--ray",
+        url,
+        "--format",
+        "json",
+    ]);
     let value = common::json(&output);
     let diagnostics = value["diagnostics"].as_array().expect("diagnostics");
     let find = |code: &str, text: &str| {
@@ -45,7 +55,7 @@ fn ray_nodes_are_named_by_address_in_words_and_by_id_in_json() {
     assert!(
         unfit["message"]
             .as_str()
-            .is_some_and(|m| m.contains("; nearest is 127.0.0.2 (998d0f64…): CPU 20 of 24")),
+            .is_some_and(|m| m.contains("; nearest is 127.0.0.2 (998d0f64…): CPU 19 of 24")),
         "{unfit}"
     );
     let idle = find("resource_pool::suggest::layout", "holders\":[{");

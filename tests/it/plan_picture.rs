@@ -9,8 +9,8 @@ use resource_pool::inventory::cluster_file::{ClusterLimits, load_cluster};
 use resource_pool::lint::LintOptions;
 use resource_pool::load::load_config;
 use resource_pool::render::{
-    MAX_GROUPS_COUNTED, MAX_ROWS, More, Picture, check_pictures, picture, render_svg, render_text,
-    suggestion_pictures,
+    LAYOUT_ORDER, MAX_GROUPS_COUNTED, MAX_ROWS, More, Picture, check_pictures, picture, render_svg,
+    render_text, suggestion_pictures,
 };
 use resource_pool::source::{ReadLimits, SourceFile};
 use resource_pool::{Amount, Cluster, Node, Resources};
@@ -165,7 +165,7 @@ fn check_text(text: &str) {
 
 /// Snapshots of the text and the SVG of `check`'s pictures.
 fn snapshot(name: &str, report: &CheckReport, cluster: &Cluster) -> Vec<Picture> {
-    let pictures = check_pictures(report, cluster);
+    let pictures = check_pictures(report, cluster, LAYOUT_ORDER);
     assert!(!pictures.is_empty());
     insta::assert_snapshot!(format!("{name}_text"), texts(&pictures));
     let svg = render_svg(&pictures);
@@ -236,7 +236,7 @@ fn a_layout_nothing_fits_draws_where_ray_stops() {
     let pictures = snapshot("nothing_fits_fragmented", &report, &cluster);
     assert_eq!(pictures.len(), 1, "no witness; Ray's attempt");
     let ray = &pictures[0];
-    assert_eq!(ray.title, "Ray, in verl's order, would do:");
+    assert_eq!(ray.title, "Ray, in the layout's order, would do:");
     assert_eq!(ray.pending.len(), 1);
     assert_eq!(ray.pending[0].name, "global_pool[1]");
 }
@@ -312,7 +312,7 @@ fn too_many_distinct_nodes_are_summarised_in_a_line() {
         &config("[pools.p]\nprocess_on_nodes = [2, 2]\n[mapping]\nactor = \"p\"\n"),
         &cluster,
     );
-    let pictures = check_pictures(&report, &cluster);
+    let pictures = check_pictures(&report, &cluster, LAYOUT_ORDER);
     let picture = &pictures[0];
     assert_eq!(picture.rows.len(), MAX_ROWS);
     assert_eq!(
@@ -342,7 +342,7 @@ fn node_ids_with_markup_are_escaped_in_the_svg() {
         &config("[pools.p]\nprocess_on_nodes = [1]\n[mapping]\nactor = \"p\"\n"),
         &cluster,
     );
-    let svg = render_svg(&check_pictures(&report, &cluster));
+    let svg = render_svg(&check_pictures(&report, &cluster, LAYOUT_ORDER));
     assert_well_formed(&svg);
     assert!(svg.contains("&lt;node &amp; &quot;a&quot;&gt;"), "{svg}");
 }
@@ -397,7 +397,7 @@ fn a_node_with_gpus_and_npus_has_a_segment_each_and_long_rows_are_cut() {
         ),
         &cluster,
     );
-    let pictures = check_pictures(&report, &cluster);
+    let pictures = check_pictures(&report, &cluster, LAYOUT_ORDER);
     let picture = &pictures[0];
     let mixed = &picture.rows[0];
     let accelerators: Vec<&str> = mixed.segments.iter().map(|s| s.accelerator).collect();
@@ -427,7 +427,7 @@ fn wide_node_ids_keep_the_columns_aligned() {
     ]);
     let config = config("[pools.p]\nprocess_on_nodes = [2]\n[mapping]\nactor = \"p\"\n");
     let report = check_on(&config, &cluster);
-    let text = render_text(&check_pictures(&report, &cluster)[0], false);
+    let text = render_text(&check_pictures(&report, &cluster, LAYOUT_ORDER)[0], false);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[1], "  节点一  GPU A0 A0  CPU 6/8", "{text}");
     assert_eq!(lines[2], "  b       GPU ·  ·   CPU 0/8", "{text}");
@@ -441,7 +441,7 @@ fn with_suggestions(config: &SourceFile, cluster: &Cluster) -> Vec<Picture> {
     let report = manager.check(cluster);
     assert!(wanted(&report, &loaded));
     let found = suggest(&report, cluster, &loaded, &SuggestOptions::default());
-    let mut pictures = check_pictures(&report, cluster);
+    let mut pictures = check_pictures(&report, cluster, LAYOUT_ORDER);
     pictures.extend(suggestion_pictures(&found, cluster));
     pictures
 }
@@ -485,7 +485,7 @@ fn a_busy_cluster_draws_both_suggestions_the_idle_one_with_nothing_held() {
     assert_eq!(
         titles,
         [
-            "Ray, in verl's order, would do:",
+            "Ray, in the layout's order, would do:",
             "Suggested now: global_pool = [4, 4, 4, 4] (16 of 24 GPUs); Ray places it:",
             "Suggested for the idle cluster: global_pool = [4, 4, 4, 4, 4] (20 of 24 GPUs); Ray places it:",
         ]
@@ -533,7 +533,7 @@ fn ray_nodes_are_named_by_address_and_short_id_in_rows_and_pending_lines() {
     );
     let cluster = Cluster::new(vec![ray_node(1), ray_node(2)]);
     let report = check_on(&config, &cluster);
-    let text = render_text(&check_pictures(&report, &cluster)[0], false);
+    let text = render_text(&check_pictures(&report, &cluster, LAYOUT_ORDER)[0], false);
     assert!(
         text.contains("\n  10.0.0.1 (015f0a54…)  GPU"),
         "a row is the node's address and short id:\n{text}"
@@ -545,7 +545,7 @@ fn ray_nodes_are_named_by_address_and_short_id_in_rows_and_pending_lines() {
     assert!(!text.contains("bbf97a5"), "no long id:\n{text}");
     let many = Cluster::new((1..=MAX_ROWS + 1).map(ray_node).collect());
     let report = check_on(&config, &many);
-    let rows = &check_pictures(&report, &many)[0].rows;
+    let rows = &check_pictures(&report, &many, LAYOUT_ORDER)[0].rows;
     // Node 1 is nearest for the pending group: a row of its own; the rest share one.
     assert_eq!(rows[0].first, "10.0.0.1 (015f0a54…)");
     assert_eq!(rows[1].first, "10.0.0.2 (025f0a54…)");

@@ -306,7 +306,7 @@ fn the_svg_plan_draws_the_suggestions_under_the_attempt() {
     assert_eq!(output.status.code(), Some(1));
     let svg = std::fs::read_to_string(&path).expect("the plan is written");
     let attempt = svg
-        .find("Ray, in verl&apos;s order, would do:")
+        .find("Ray, in verl 0.9.1&apos;s order, would do:")
         .expect("the attempt");
     let now = svg
         .find("Suggested now: global_pool = [4, 4, 4, 4]")

@@ -385,10 +385,11 @@ fn a_rollout_replica_over_several_nodes_must_take_whole_nodes() {
 
 #[test]
 fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
-    // One node of 8 GPUs and 16 CPUs holds at most 5 GPUs at verl's 3 CPUs per GPU.
+    // One node of 8 GPUs and 16 CPUs holds at most 5 GPUs at verl 0.8.0's 3 CPUs per GPU,
+    // beside its TaskRunner's CPU.
     const ONE: &str = "resource-pool-verl/tests/data/verl/one_node_8g16c.toml";
     let suggested = |line: &[&str]| {
-        let args: Vec<&str> = ["--cluster", ONE, "--"]
+        let args: Vec<&str> = ["--verl-version", "0.8.0", "--cluster", ONE, "--"]
             .iter()
             .chain(line)
             .copied()
@@ -431,7 +432,7 @@ fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
             .cloned()
             .expect("none_fits")
     };
-    let none_fits = |line: &[&str]| none_fits_at(&[], line);
+    let none_fits = |line: &[&str]| none_fits_at(&["--verl-version", "0.8.0"], line);
     let d = none_fits(&[
         "trainer.n_gpus_per_node=8",
         "trainer.nnodes=2",
@@ -465,17 +466,18 @@ fn a_suggested_layout_keeps_the_rollouts_parallel_size() {
         ),
         "{help}"
     );
+    // (At 0.5.0's 1 CPU per bundle the node holds all its 8 GPUs: 16 are asked.)
     let d = none_fits_at(
         &["--verl-version", "0.5.0"],
         &[
-            "trainer.n_gpus_per_node=8",
-            "actor_rollout_ref.rollout.tensor_model_parallel_size=8",
+            "trainer.n_gpus_per_node=16",
+            "actor_rollout_ref.rollout.tensor_model_parallel_size=16",
         ],
     );
     let help = d["help"].as_str().expect("help");
     assert!(
         help.contains(
-            "a multiple of 8 GPUs, the rollout's tensor parallel size (`actor_rollout_ref.rollout.tensor_model_parallel_size=8`); lower the rollout's tensor parallel size, "
+            "a multiple of 16 GPUs, the rollout's tensor parallel size (`actor_rollout_ref.rollout.tensor_model_parallel_size=16`); lower the rollout's tensor parallel size, "
         ),
         "{help}"
     );
@@ -512,20 +514,22 @@ fn argv_of(entry: &Value) -> Vec<String> {
 }
 
 /// A cluster file of `nodes` idle nodes of `per_node` accelerators each, in a temp file;
-/// no nodes at all is one node with one accelerator too few (a cluster has a node).
+/// no nodes at all is one node with one accelerator too few (a cluster has a node). Each
+/// node has 3 CPUs per accelerator and 16 more: what verl holds before its pools (its
+/// TaskRunner's CPU, TransferQueue's) fits beside them.
 fn cluster_file(name: &str, nodes: u64, per_node: u64, accelerator: &str) -> std::path::PathBuf {
     let mut text = String::new();
     for i in 0..nodes {
         text.push_str(&format!(
             "[[nodes]]\nid = \"n{i}\"\navailable = {{ {accelerator} = {per_node}, CPU = {} }}\n",
-            per_node * 4
+            per_node * 3 + 16
         ));
     }
     if nodes == 0 {
         text.push_str(&format!(
             "[[nodes]]\nid = \"n0\"\navailable = {{ {accelerator} = {}, CPU = {} }}\n",
             per_node - 1,
-            per_node * 4
+            per_node * 3 + 16
         ));
     }
     let path = std::env::temp_dir().join(format!(
@@ -766,8 +770,8 @@ fn snapshot_windows_at_the_ends_of_the_line() {
 }
 
 /// verl 0.7 and later set `trainer.device` from the machine they start on: on an Ascend
-/// cluster a GPU script asks for NPUs. Checked with NPU bundles and said, unless the key
-/// set is of releases before 0.7 or the cluster has GPUs too.
+/// cluster a GPU script asks for NPUs. Checked with NPU bundles and said, unless the
+/// release is one before 0.7 or the cluster's head has GPUs.
 #[test]
 fn gpu_scripts_on_ascend_are_checked_as_verl_0_7_runs_them() {
     let line = [
@@ -787,17 +791,20 @@ fn gpu_scripts_on_ascend_are_checked_as_verl_0_7_runs_them() {
     let (code, value) = with(&[], ASCEND);
     assert_eq!(code, Some(0), "{value}");
     assert_eq!(value["pools"][0]["accelerator"], "NPU", "{value}");
-    assert_eq!(codes(&value), ["resource_pool::verl::device_detected"]);
-    let detected = &value["diagnostics"][0];
-    assert_eq!(detected["severity"], "warning");
-    assert_eq!(detected["data"]["value"], "cuda");
-    assert_eq!(detected["data"]["nodes"], 2);
+    assert_eq!(codes(&value), ["resource_pool::verl::accelerator_chosen"]);
+    let chosen = &value["diagnostics"][0];
+    assert_eq!(chosen["severity"], "warning");
+    assert_eq!(
+        (&chosen["data"]["written"], &chosen["data"]["used"]),
+        (&"GPU".into(), &"NPU".into())
+    );
+    assert_eq!(chosen["data"]["ascend"], true);
 
     // verl 0.6.1 asks for GPUs there: the layout cannot be placed.
     let (code, value) = with(&["--verl-version", "0.6.1"], ASCEND);
     assert_eq!(code, Some(1), "{value}");
     assert_eq!(value["pools"][0]["accelerator"], "GPU");
-    assert!(!codes(&value).contains(&"resource_pool::verl::device_detected"));
+    assert!(!codes(&value).contains(&"resource_pool::verl::accelerator_chosen"));
 
     // Written `trainer.device=npu`: nothing to say. A GPU cluster: GPUs, as written.
     let mut args = vec!["--cluster", ASCEND, "--"];
@@ -807,7 +814,7 @@ fn gpu_scripts_on_ascend_are_checked_as_verl_0_7_runs_them() {
     assert_eq!((code, codes(&value)), (Some(0), vec![]), "{value}");
     let (_, value) = with(&[], THREE);
     assert_eq!(value["pools"][0]["accelerator"], "GPU");
-    assert!(!codes(&value).contains(&"resource_pool::verl::device_detected"));
+    assert!(!codes(&value).contains(&"resource_pool::verl::accelerator_chosen"));
 }
 
 /// Distillation (verl 0.8 and later) adds teacher_pool after the other pools; a layout
@@ -1206,7 +1213,7 @@ fn a_config_given_as_data_is_labelled_as_the_config() {
     use resource_pool::verl::launch::parse_launch;
     use resource_pool::verl::{CONFIG_DATA_NAME, VerlOptions};
     let config = SourceFile::new(CONFIG_DATA_NAME, "{\"trainer\": {\"nnodes\": \"2\"}}");
-    let load = resource_pool_cli::VerlLoad::new(
+    let load = resource_pool::report::VerlLoad::new(
         Some(&config),
         &parse_launch(&[]),
         &VerlOptions::new(1000),

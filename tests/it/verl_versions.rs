@@ -30,10 +30,11 @@ fn at(version: &str) -> (Option<i32>, serde_json::Value) {
 fn verl_050_builds_global_pool_alone_and_says_the_keys_it_lacks() {
     let (code, value) = at("0.5.0");
     assert_eq!(code, Some(0), "{value}");
+    // 0.5.0's bundles hold 1 CPU each (hard-coded in create_resource_pool).
     assert_eq!(
         value["pools"],
         serde_json::json!([{"name": "global_pool", "process_on_nodes": [8, 8],
-            "accelerator": "GPU", "max_colocate_count": 3}])
+            "accelerator": "GPU", "max_colocate_count": 1}])
     );
     assert_eq!(
         value["mapping"],

@@ -287,7 +287,8 @@ def status():
     except Exception as error:
         print("dashboard:", error)
     for pid in our_pids():
-        subprocess.run(["ps", "-o", "pid=,rss=,args=", "-p", str(pid)])
+        out = subprocess.run(["ps", "-o", "pid=,rss=,args=", "-p", str(pid)], capture_output=True, text=True).stdout
+        print(out.rstrip()[:160])
 
 
 def main():

@@ -294,6 +294,14 @@ impl CheckDiagnostic {
         }
     }
 
+    /// Whether this is Ray's verdict (`ray::hangs`, `ray::depends_on_ties`).
+    pub fn is_ray_verdict(&self) -> bool {
+        matches!(
+            self,
+            CheckDiagnostic::RayHangs { .. } | CheckDiagnostic::RayDependsOnTies { .. }
+        )
+    }
+
     /// Whether this is an error.
     pub fn is_error(&self) -> bool {
         use miette::Diagnostic;

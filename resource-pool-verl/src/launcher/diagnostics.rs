@@ -94,7 +94,9 @@ impl fmt::Display for Refusal {
 #[non_exhaustive]
 pub enum LaunchDiagnostic {
     /// verl's own check refuses the layout before Ray sees a group.
-    #[error("{release}'s own check refuses this layout before Ray sees it: `ValueError: {refusal}`")]
+    #[error(
+        "{release}'s own check refuses this layout before Ray sees it: `ValueError: {refusal}`"
+    )]
     #[diagnostic(
         code(resource_pool::verl::pre_check),
         help(
@@ -195,7 +197,7 @@ pub enum LaunchDiagnostic {
         written: &'static str,
         /// The one verl asks for.
         used: &'static str,
-        /// Whether the head node is an Ascend machine (NPUs, no GPU).
+        /// Whether the cluster is an Ascend one (NPUs, no GPU).
         ascend: bool,
         /// The pool's header.
         #[label("{used}")]
@@ -226,18 +228,20 @@ fn greedy_note(refusal: &Refusal) -> &'static str {
 
 /// ` on node X`, or nothing.
 fn on_node(node: Option<&str>) -> String {
-    node.map_or_else(String::new, |n| format!(" on node {n}, which it is pinned to"))
+    node.map_or_else(String::new, |n| {
+        format!(" on node {n}, which it is pinned to")
+    })
 }
 
 /// Why verl asks for the accelerator it does.
 fn accelerator_help(release: &VerlRelease, used: &str, ascend: bool) -> String {
     if ascend {
         format!(
-            "{release} runs on the head, an Ascend machine (NPUs, no GPU), and asks for the accelerator it detects there"
+            "the cluster's nodes are Ascend ones (NPUs, no GPU), and {release} asks for the accelerator it detects where its driver starts (`torch_npu` there: NPU)"
         )
     } else if used == "GPU" {
         format!(
-            "{release} asks for GPUs here: the reward model's and teacher's pools of verl 0.7.x always ask for GPUs, and verl 0.9 asks for what the head's platform has (GPU unless it is an Ascend machine)"
+            "{release} asks for GPUs here: the reward model's and teacher's pools of verl 0.7.x always ask for GPUs, and verl 0.9 asks for what its platform has (GPU unless the nodes are Ascend ones)"
         )
     } else {
         format!("{release} asks for {used}s here")

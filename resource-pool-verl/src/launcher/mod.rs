@@ -11,11 +11,13 @@ mod diagnostics;
 mod holds;
 mod order;
 mod pre_check;
+mod run;
 
 pub use diagnostics::{HeldBy, LaunchDiagnostic, Refusal, VerlRelease};
 pub use holds::Hold;
 pub use order::WORKER_GROUP_ROLES;
 pub use pre_check::admits;
+pub use run::{LaunchCheck, Outcome, check_launch};
 
 use resource_pool_core::check::{CheckOptions, CheckReport, Creation, SlotSpans};
 use resource_pool_core::model::{
@@ -24,7 +26,7 @@ use resource_pool_core::model::{
 use resource_pool_core::ray_sim::RayVerdict;
 use resource_pool_core::source::to_source_span;
 
-use crate::releases::{BundleCpus, DeviceRule, LaterDevice, Release};
+use crate::releases::{BundleCpus, DeviceRule, LaterDevice, Release, ReleaseRules};
 use crate::roles::VERL_ROLES;
 
 /// A layout as verl is given it: pools in the layout's order and which role each hosts.
@@ -104,15 +106,15 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// Plans `release`'s launch of `layout` on `cluster`; `assumed` says the release was
-    /// chosen for want of a version. `spans` place the findings.
+    /// Plans the launch of `layout` on `cluster` by `rules`' release; `spans` place the
+    /// findings.
     pub fn plan(
-        release: &'static Release,
-        assumed: bool,
+        rules: ReleaseRules,
         layout: &Layout<'_>,
         cluster: &Cluster,
         spans: &dyn SlotSpans,
     ) -> Launch {
+        let release = rules.release;
         let mut findings = Vec::new();
         let order = order::order(release, layout);
         let ascend = is_ascend(cluster);
@@ -123,7 +125,7 @@ impl Launch {
         }
         Launch {
             release,
-            release_assumed: assumed,
+            release_assumed: rules.assumed,
             pools,
             creation: order.creation,
             stops_at: order.stops_at,
@@ -150,7 +152,11 @@ impl Launch {
     /// verl's findings once Ray's verdict is known: `IndexError` at the pool that stops verl,
     /// when every group before it is placed (a pool before it that hangs stops verl
     /// first).
-    pub fn after_ray(&self, report: &CheckReport, spans: &dyn SlotSpans) -> Option<LaunchDiagnostic> {
+    pub fn after_ray(
+        &self,
+        report: &CheckReport,
+        spans: &dyn SlotSpans,
+    ) -> Option<LaunchDiagnostic> {
         let pool = self.stops_at?;
         (report.ray.verdict == RayVerdict::Places).then(|| LaunchDiagnostic::StopsAtPool {
             release: self.version(),
@@ -170,17 +176,17 @@ impl Launch {
     }
 }
 
-/// Whether the cluster's head (the machine verl's driver starts on) is an Ascend one: it
-/// declares NPUs and no GPU. verl's accelerator detection runs there.
+/// Whether the cluster runs on Ascend: its alive nodes declare NPUs and none a GPU. verl
+/// detects its accelerator on the machine its driver starts on (`torch_npu` importable, in
+/// 0.9 even with no NPU in that machine, such as a CPU-only head of the same image), so a
+/// cluster of Ascend nodes is taken to run verl with `torch_npu` everywhere.
 fn is_ascend(cluster: &Cluster) -> bool {
-    let Some(head) = cluster.head().and_then(|i| cluster.nodes.get(i)) else {
-        return false;
+    let declares = |node: &resource_pool_core::model::Node, name: &str| {
+        !node.available.get(name).is_zero()
+            || node.total.as_ref().is_some_and(|t| !t.get(name).is_zero())
     };
-    let declares = |name: &str| {
-        !head.available.get(name).is_zero()
-            || head.total.as_ref().is_some_and(|t| !t.get(name).is_zero())
-    };
-    declares(names::NPU) && !declares(names::GPU)
+    cluster.alive().any(|n| declares(n, names::NPU))
+        && !cluster.alive().any(|n| declares(n, names::GPU))
 }
 
 /// The pools as `release` builds them: its CPUs per bundle (a written value it does not
@@ -252,7 +258,6 @@ fn later_accelerator(rule: LaterDevice, ascend: bool, written: Accelerator) -> A
         LaterDevice::Platform => Accelerator::Gpu,
     }
 }
-
 
 #[cfg(test)]
 mod tests;

@@ -12,7 +12,13 @@ use crate::releases::{EmptyPool, Release, RewardModelGroups};
 /// The roles whose pools get worker groups in every release: the actor with rollout (and
 /// reference policy), the critic, the reference policy (`init_workers`'
 /// `resource_pool_to_cls`). The reward model is one where the release says so.
-pub const WORKER_GROUP_ROLES: &[&str] = &["actor", "actor_rollout", "actor_rollout_ref", "critic", "ref"];
+pub const WORKER_GROUP_ROLES: &[&str] = &[
+    "actor",
+    "actor_rollout",
+    "actor_rollout_ref",
+    "critic",
+    "ref",
+];
 
 /// verl's names of the roles created by a manager of their own.
 const REWARD_MODEL: &str = "rm";
@@ -45,7 +51,9 @@ pub(super) fn order(release: &Release, layout: &Layout<'_>) -> Order {
     // 0.7.0's reward loop: a reward model sharing a worker group's pool gets its groups
     // first; one on a pool of its own makes no worker group.
     if groups.reward_model == RewardModelGroups::BeforeWorkerGroups
-        && let Some(pool) = layout.pool_of(REWARD_MODEL).filter(|&p| hosts_worker_group(p))
+        && let Some(pool) = layout
+            .pool_of(REWARD_MODEL)
+            .filter(|&p| hosts_worker_group(p))
     {
         stages.push(vec![pool]);
         by_manager[pool] = true;

@@ -107,7 +107,12 @@ mod tests {
 
     fn node(gpus: u64) -> Node {
         let whole = |n| Amount::from_whole(n).expect("whole");
-        Node::new("n", Resources::new().with("GPU", whole(gpus)).with("CPU", whole(64)))
+        Node::new(
+            "n",
+            Resources::new()
+                .with("GPU", whole(gpus))
+                .with("CPU", whole(64)),
+        )
     }
 
     fn pools(sizes: &[&[u32]]) -> Vec<ResourcePool> {
@@ -121,7 +126,10 @@ mod tests {
     #[test]
     fn the_total_counts_every_pool_against_the_free_accelerators() {
         let cluster = Cluster::new(vec![node(8), node(4)]);
-        assert_eq!(refuses(PreCheck::Total, &pools(&[&[8], &[4]]), &cluster), None);
+        assert_eq!(
+            refuses(PreCheck::Total, &pools(&[&[8], &[4]]), &cluster),
+            None
+        );
         let refused = refuses(PreCheck::Total, &pools(&[&[8], &[4], &[1]]), &cluster);
         assert_eq!(
             refused.map(|r| r.to_string()),
@@ -142,7 +150,10 @@ mod tests {
         );
         // Sized as the first node-slot: [4, 8] fits 4 + 4 on two 8-GPU nodes for it.
         let cluster = Cluster::new(vec![node(8), node(8)]);
-        assert_eq!(refuses(PreCheck::GreedyAndTotal, &pools(&[&[4, 8]]), &cluster), None);
+        assert_eq!(
+            refuses(PreCheck::GreedyAndTotal, &pools(&[&[4, 8]]), &cluster),
+            None
+        );
     }
 
     #[test]

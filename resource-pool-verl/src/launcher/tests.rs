@@ -8,7 +8,7 @@ use resource_pool_core::model::{
 };
 
 use super::*;
-use crate::releases::release;
+use crate::releases::{ReleaseRules, release};
 
 fn node(id: &str, accelerator: &str, count: u64, cpus: u64) -> Node {
     let whole = |n| Amount::from_whole(n).expect("whole");
@@ -30,8 +30,14 @@ fn manager(pools: &[(&str, &[u32])], mapping: &[(&str, &str)]) -> ResourcePoolMa
 }
 
 fn plan(version: &str, manager: &ResourcePoolManager<RoleName>, cluster: &Cluster) -> Launch {
-    let release = release(version).expect("a release");
-    Launch::plan(release, false, &Layout::of(manager), cluster, &NoSpans)
+    Launch::plan(rules(version), &Layout::of(manager), cluster, &NoSpans)
+}
+
+fn rules(version: &str) -> ReleaseRules {
+    ReleaseRules {
+        release: release(version).expect("a release"),
+        assumed: false,
+    }
 }
 
 fn big_and_small() -> Cluster {
@@ -70,11 +76,21 @@ fn the_reward_models_pool_is_a_worker_group_until_0_7_and_later_after() {
 #[test]
 fn a_pool_no_worker_group_hosts_gets_no_groups_or_stops_verl() {
     let layout = manager(
-        &[("global_pool", &[8]), ("spare", &[4]), ("teacher_pool", &[4])],
-        &[("actor_rollout", "global_pool"), ("teacher", "teacher_pool")],
+        &[
+            ("global_pool", &[8]),
+            ("spare", &[4]),
+            ("teacher_pool", &[4]),
+        ],
+        &[
+            ("actor_rollout", "global_pool"),
+            ("teacher", "teacher_pool"),
+        ],
     );
     let old = plan("0.6.1", &layout, &big_and_small());
-    assert_eq!((old.creation.stages, old.stops_at), (vec![vec![0]], Some(1)));
+    assert_eq!(
+        (old.creation.stages, old.stops_at),
+        (vec![vec![0]], Some(1))
+    );
     let late = plan("0.7.1", &layout, &big_and_small());
     // 0.7.1 has no teacher: its pool is skipped like the spare one.
     assert_eq!((late.creation.stages, late.stops_at), (vec![vec![0]], None));
@@ -106,15 +122,21 @@ fn cpus_per_bundle_follow_the_release() {
             .spec
             .max_colocate_count
     };
-    assert_eq!([cpus("0.5.0"), cpus("0.6.1"), cpus("0.7.1"), cpus("0.9.1")], [1, 1, 3, 3]);
+    assert_eq!(
+        [cpus("0.5.0"), cpus("0.6.1"), cpus("0.7.1"), cpus("0.9.1")],
+        [1, 1, 3, 3]
+    );
     // A written value a release fixes is said not to be read; a default is not.
     let mut written = Layout::of(&layout);
     written.cpus_written = vec![true, false];
-    let release = release("0.6.1").expect("a release");
-    let launch = Launch::plan(release, false, &written, &big_and_small(), &NoSpans);
+    let launch = Launch::plan(rules("0.6.1"), &written, &big_and_small(), &NoSpans);
     assert!(matches!(
         launch.findings.as_slice(),
-        [LaunchDiagnostic::BundleCpusFixed { written: 3, cpus: 1, .. }]
+        [LaunchDiagnostic::BundleCpusFixed {
+            written: 3,
+            cpus: 1,
+            ..
+        }]
     ));
 }
 
@@ -125,8 +147,14 @@ fn the_driver_holds_a_cpu_on_the_head_until_0_9_and_transfer_queue_after() {
     cluster.nodes[1].head = true;
     let launch = plan("0.8.0", &layout, &cluster);
     assert_eq!(launch.holds.len(), 1);
-    assert_eq!((launch.holds[0].node, launch.holds[0].by), (1, HeldBy::TaskRunner));
-    assert_eq!(launch.cluster.nodes[1].available.get("CPU"), Amount::from_whole(15).unwrap());
+    assert_eq!(
+        (launch.holds[0].node, launch.holds[0].by),
+        (1, HeldBy::TaskRunner)
+    );
+    assert_eq!(
+        launch.cluster.nodes[1].available.get("CPU"),
+        Amount::from_whole(15).unwrap()
+    );
     // 0.9: the controller beside the driver, then 8 storage units round-robin by node id.
     let launch = plan("0.9.1", &layout, &cluster);
     let on = |id: &str| launch.holds.iter().filter(|h| h.node_id == id).count();
@@ -164,7 +192,11 @@ fn verl_asks_for_npus_on_ascend_by_release() {
 fn verls_own_check_counts_every_pool() {
     // 12 GPUs free, 13 asked: a pool without groups counts too.
     let layout = manager(
-        &[("global_pool", &[8]), ("reward_pool", &[4]), ("spare", &[1])],
+        &[
+            ("global_pool", &[8]),
+            ("reward_pool", &[4]),
+            ("spare", &[1]),
+        ],
         &[("actor_rollout", "global_pool"), ("rm", "reward_pool")],
     );
     let launch = plan("0.9.1", &layout, &big_and_small());

@@ -16,6 +16,8 @@ pub use picture::{
     Cell, Glyphs, LegendEntry, MAX_CELLS, MAX_GROUPS_COUNTED, MAX_PENDING, MAX_ROWS, More,
     PendingGroup, Picture, Row, Segment, picture, pool_letter,
 };
-pub use pictures::{check_pictures, ray_assignment, suggestion_pictures, witness_assignment};
+pub use pictures::{
+    LAYOUT_ORDER, check_pictures, ray_assignment, suggestion_pictures, witness_assignment,
+};
 pub use svg::{escape, render_svg};
 pub use text::{more_line, render_text};

@@ -1,6 +1,6 @@
 //! Which pictures a check shows: Ray's placement when it places everything; otherwise a
-//! witness placement and what Ray does in verl's order; and under them, the suggested
-//! layouts ([`suggestion_pictures`]).
+//! witness placement and what Ray does in the launcher's order; and under them, the
+//! suggested layouts ([`suggestion_pictures`]).
 
 use std::borrow::Cow;
 
@@ -30,10 +30,14 @@ pub fn ray_assignment(report: &CheckReport) -> Vec<Option<usize>> {
     assignment
 }
 
+/// The words for the order of a layout checked without a launcher's rules.
+pub const LAYOUT_ORDER: &str = "the layout's order";
+
 /// The pictures `check` shows: Ray's placement when Ray places it; otherwise a witness
-/// placement (when one exists) and then what Ray does in verl's order, also when nothing
-/// fits (where it stops is the picture of why).
-pub fn check_pictures(report: &CheckReport, cluster: &Cluster) -> Vec<Picture> {
+/// placement (when one exists) and then what Ray does in the launcher's order (`order`:
+/// `verl 0.9.1's order`, or [`LAYOUT_ORDER`]), also when nothing fits (where it stops is
+/// the picture of why).
+pub fn check_pictures(report: &CheckReport, cluster: &Cluster, order: &str) -> Vec<Picture> {
     let ray = ray_assignment(report);
     let fates = Some(report.ray.representative.groups.as_slice());
     let mut out = Vec::new();
@@ -58,8 +62,9 @@ pub fn check_pictures(report: &CheckReport, cluster: &Cluster) -> Vec<Picture> {
             None,
         ));
     }
+    let title = format!("Ray, in {order}, would do:");
     out.push(picture(
-        "Ray, in verl's order, would do:",
+        &title,
         &report.slots,
         &report.pools,
         cluster,

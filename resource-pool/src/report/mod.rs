@@ -10,12 +10,21 @@ mod human;
 pub mod json;
 mod run;
 pub mod sarif;
+#[cfg(feature = "verl")]
+mod verl_launch;
+#[cfg(feature = "verl")]
+mod verl_run;
 
 pub use human::{ColorChoice, SeverityCounts, render_human, render_human_refs, summary};
 pub use json::JsonDiagnostic;
 pub use run::{
-    CheckRun, HumanReport, human_report, human_report_with, said_by_the_cluster, slot_findings,
+    CheckRun, HumanReport, LaunchSummary, human_report, human_report_with, said_by_the_cluster,
+    slot_findings,
 };
+#[cfg(feature = "verl")]
+pub use verl_launch::{VerlLoad, VerlRun, config_path as verl_config_path};
+#[cfg(feature = "verl")]
+pub use verl_run::{LayoutError, summary as launch_summary, verl_findings};
 
 use miette::{Diagnostic, Severity};
 use resource_pool_core::source::SourceFile;

@@ -17,7 +17,7 @@ use resource_pool_inventory::InventoryNote;
 use serde_json::Value;
 
 use super::{Finding, render_human, summary};
-use crate::render::{check_pictures, render_text, suggestion_pictures};
+use crate::render::{LAYOUT_ORDER, check_pictures, render_text, suggestion_pictures};
 
 /// The findings and the report of one check.
 pub struct CheckRun {
@@ -34,6 +34,24 @@ pub struct CheckRun {
     pub suggestions: Option<Suggestions>,
     /// Where the suggestions' findings start, and the file they point into.
     suggested_from: Option<(usize, Option<SourceFile>)>,
+    /// What the launcher (a verl release) does with the layout, when the check followed
+    /// its rules.
+    pub launch: Option<LaunchSummary>,
+}
+
+/// What a launcher does with a layout, for the outputs: its order's name (`verl 0.9.1's
+/// order`), a line for people above the plan, and the data JSON carries as `verl`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchSummary {
+    /// The order's name, in the plan's title.
+    pub order: String,
+    /// What people read above the plan: the release, the order, what it holds.
+    pub line: String,
+    /// What the summary line says of the outcome when the launcher stops before Ray's
+    /// verdict (`verl 0.9.1's own check refuses it`); `None`: Ray's verdict.
+    pub stops: Option<String>,
+    /// The same as data.
+    pub json: Value,
 }
 
 impl fmt::Debug for CheckRun {
@@ -70,13 +88,7 @@ impl CheckRun {
             .collect();
         findings.extend(notes);
         let Some(manager) = &config.manager else {
-            return CheckRun {
-                findings,
-                report: None,
-                cluster,
-                suggestions: None,
-                suggested_from: None,
-            };
+            return CheckRun::unchecked(findings, cluster);
         };
         let terms = WordedAs(config, wording);
         let (report, found) = check_with_cluster_findings(manager, &cluster, &terms, options);
@@ -119,13 +131,7 @@ impl CheckRun {
         cluster: Cluster,
     ) -> CheckRun {
         findings.extend(said_by_the_cluster(found, &report));
-        CheckRun {
-            findings,
-            report: Some(report),
-            cluster,
-            suggestions: None,
-            suggested_from: None,
-        }
+        CheckRun::checked(findings, report, cluster)
     }
 
     /// Suggests layouts when the check wants them ([`suggest::wanted`]), within the check's
@@ -148,10 +154,45 @@ impl CheckRun {
             terms,
             &SuggestOptions::within(options),
         );
+        self.add_suggestions(found, terms, source);
+    }
+
+    /// The layouts suggested, their diagnostics (advice) joining the findings, pointing
+    /// into `source`.
+    pub(super) fn add_suggestions(
+        &mut self,
+        found: Suggestions,
+        terms: &dyn LayoutTerms,
+        source: Option<&SourceFile>,
+    ) {
         self.suggested_from = Some((self.findings.len(), source.cloned()));
         self.findings
             .extend(suggestion_findings(&found, terms, source));
         self.suggestions = Some(found);
+    }
+
+    /// A run that checked nothing (the config has errors, or its layout cannot be built).
+    pub(super) fn unchecked(findings: Vec<Finding>, cluster: Cluster) -> CheckRun {
+        CheckRun {
+            findings,
+            report: None,
+            cluster,
+            suggestions: None,
+            suggested_from: None,
+            launch: None,
+        }
+    }
+
+    /// A run of a report and its findings, on the cluster it checked.
+    pub(super) fn checked(
+        findings: Vec<Finding>,
+        report: CheckReport,
+        cluster: Cluster,
+    ) -> CheckRun {
+        CheckRun {
+            report: Some(report),
+            ..CheckRun::unchecked(findings, cluster)
+        }
     }
 
     /// Names who holds the resources the idle suggestion needs, from the cluster source's
@@ -176,10 +217,14 @@ impl CheckRun {
 
     /// The JSON result of the JSON contract.
     pub fn json(&self) -> Value {
-        super::json::with_suggestions(
+        let mut value = super::json::with_suggestions(
             super::json::check_result(&self.findings, self.report.as_ref(), &self.cluster),
             self.suggestions.as_ref(),
-        )
+        );
+        if let (Some(launch), Some(object)) = (&self.launch, value.as_object_mut()) {
+            object.insert("verl".to_owned(), launch.json.clone());
+        }
+        value
     }
 
     /// What the CLI prints for people, in the same colour for everything.
@@ -195,8 +240,8 @@ impl CheckRun {
             self.report.as_ref(),
             self.suggestions.as_ref(),
             &self.cluster,
-            diagnostics_colour,
-            plan_colour,
+            self.launch.as_ref(),
+            (diagnostics_colour, plan_colour),
         )
     }
 }
@@ -258,19 +303,21 @@ pub fn human_report(
         report,
         None,
         cluster,
-        diagnostics_colour,
-        plan_colour,
+        None,
+        (diagnostics_colour, plan_colour),
     )
 }
 
-/// [`human_report`], with the suggested layouts drawn under the check's pictures.
+/// [`human_report`], with the suggested layouts drawn under the check's pictures and, when
+/// the check followed a launcher's rules, what it does (`launch`) above them; `colours`
+/// of the diagnostics and of the plan.
 pub fn human_report_with(
     findings: &[Finding],
     report: Option<&CheckReport>,
     suggested: Option<&Suggestions>,
     cluster: &Cluster,
-    diagnostics_colour: bool,
-    plan_colour: bool,
+    launch: Option<&LaunchSummary>,
+    (diagnostics_colour, plan_colour): (bool, bool),
 ) -> HumanReport {
     let diagnostics = render_human(findings, diagnostics_colour);
     let Some(report) = report else {
@@ -281,21 +328,26 @@ pub fn human_report_with(
         };
     };
     let suggested = suggested.map(|s| suggestion_pictures(s, cluster));
-    let plan = check_pictures(report, cluster)
+    let order = launch.map_or(LAYOUT_ORDER, |l| l.order.as_str());
+    let pictures: String = check_pictures(report, cluster, order)
         .iter()
         .chain(suggested.iter().flatten())
         .map(|picture| render_text(picture, plan_colour))
         .collect();
+    let plan = match launch {
+        Some(launch) => format!("{}\n{pictures}", launch.line),
+        None => pictures,
+    };
     let feasible = match report.feasible() {
         Some(true) => "placeable",
         Some(false) => "not placeable",
         None => "placement undecided",
     };
-    let summary = format!(
-        "check: {feasible}; Ray {} ({})\n",
-        report.ray.verdict,
-        summary(findings)
-    );
+    let verdict = match launch.and_then(|l| l.stops.clone()) {
+        Some(stops) => stops,
+        None => format!("Ray {}", report.ray.verdict),
+    };
+    let summary = format!("check: {feasible}; {verdict} ({})\n", summary(findings));
     HumanReport {
         diagnostics,
         plan,

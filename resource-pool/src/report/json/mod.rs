@@ -160,6 +160,10 @@ pub struct CheckResult<'a> {
     pub ray_version: Option<&'a str>,
     /// The layouts that do fit ([`suggestions`]); empty when none was asked or found.
     pub suggestions: Value,
+    /// What the verl release the check followed does with the layout (absent when it
+    /// followed none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verl: Option<&'a Value>,
 }
 
 /// The result object of `check`, borrowed ([`CheckResult`]).
@@ -190,6 +194,7 @@ pub fn check_result_of<'a>(
         },
         ray_version: None,
         suggestions: Value::Array(Vec::new()),
+        verl: None,
     }
 }
 
