@@ -16,6 +16,7 @@ use super::{
 };
 use resource_pool::report::json::{check_result_of, suggestions};
 use resource_pool::report::{CheckRun, Finding, LaunchSummary, human_report_with};
+use resource_pool::source::to_source_span;
 use resource_pool::verl::version::rules_for;
 
 /// Arguments of `check`.
@@ -120,10 +121,20 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         node_ids_checked: true,
         ..CheckOptions::default()
     };
-    let rules = match rules_for(args.verl_version.as_deref()) {
+    // `--verl-version` wins over the config's `verl_version`.
+    let written = loaded.doc.verl_version.as_ref();
+    let version = args
+        .verl_version
+        .as_deref()
+        .or(written.map(|v| v.value.as_str()));
+    let rules = match rules_for(version) {
         Ok(rules) => rules,
         Err(unknown) => {
-            return unreadable(vec![Finding::bare(unknown)], args.format, context, config);
+            let finding = match written.filter(|_| args.verl_version.is_none()) {
+                Some(at) => Finding::in_file(unknown.at(to_source_span(&at.span)), &loaded.source),
+                None => Finding::bare(unknown),
+            };
+            return unreadable(vec![finding], args.format, context, config);
         }
     };
     let mut notes = notes;

@@ -100,6 +100,14 @@ pub const SLOT_FORMS: [&[&str]; 2] = [&["process_on_nodes"], &["gpus_per_node", 
 /// The top-level keys of a config file.
 pub const CONFIG_KEYS: &[KeyDoc] = &[
     KeyDoc {
+        name: "verl_version",
+        value: ValueKind::Text { one_of: None },
+        description: "The verl release the layout is launched with (`0.9.1`, or                       `verl.__version__`): the check follows its rules, which pools get                       placement groups and when, CPUs per bundle, verl's own check.                       `--verl-version` wins; without either, the newest release known.",
+        default: None,
+        required: false,
+        example: "\"0.9.1\"",
+    },
+    KeyDoc {
         name: "pools",
         value: ValueKind::PoolTables,
         description: "The resource pools, one table each (`[pools.global_pool]`). verl creates \

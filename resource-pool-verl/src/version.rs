@@ -49,6 +49,7 @@ pub fn verl_release(version: &str) -> Result<ReleaseRead, UnknownVersion> {
         return Err(UnknownVersion::Empty {
             version: version.to_owned(),
             known: known(),
+            span: None,
         });
     }
     match release_for(version) {
@@ -60,6 +61,7 @@ pub fn verl_release(version: &str) -> Result<ReleaseRead, UnknownVersion> {
         None => Err(UnknownVersion::NotKnown {
             version: version.to_owned(),
             known: known(),
+            span: None,
         }),
     }
 }
@@ -81,6 +83,10 @@ pub enum UnknownVersion {
         version: String,
         /// The releases known.
         known: String,
+        /// Where it was written (a config's `verl_version`), when in a file.
+        #[label("no release known")]
+        #[serde(skip)]
+        span: Option<miette::SourceSpan>,
     },
     /// An empty or blank value.
     #[error("the verl version is empty; resource-pool knows verl {known}")]
@@ -95,7 +101,23 @@ pub enum UnknownVersion {
         version: String,
         /// The releases known.
         known: String,
+        /// Where it was written (a config's `verl_version`), when in a file.
+        #[label("empty")]
+        #[serde(skip)]
+        span: Option<miette::SourceSpan>,
     },
+}
+
+impl UnknownVersion {
+    /// The same, pointing at where the version was written.
+    pub fn at(mut self, at: miette::SourceSpan) -> UnknownVersion {
+        match &mut self {
+            UnknownVersion::NotKnown { span, .. } | UnknownVersion::Empty { span, .. } => {
+                *span = Some(at);
+            }
+        }
+        self
+    }
 }
 
 /// A `--verl-version` read as a release of the key set; a warning when it is not that

@@ -52,6 +52,9 @@ pub struct ConfigDoc {
     pub mapping: Vec<MappingDoc>,
     /// The `mapping` key, when present.
     pub mapping_span: Option<Span>,
+    /// `verl_version`, when given: the release whose rules a front end that knows verl
+    /// follows (the core reads it, and no more).
+    pub verl_version: Option<Spanned<String>>,
 }
 
 /// One line of `[mapping]`: `critic = "global_pool"`.
@@ -120,6 +123,9 @@ fn read_doc(
         return (doc, structure(errors).collect());
     }
     toml_walk::check_keys(root, CONFIG_KEYS, "the config", &mut errors);
+    if let Some((_, value)) = toml_walk::get(root, "verl_version") {
+        doc.verl_version = toml_walk::string("verl_version", value, &mut errors);
+    }
     if let Some((key, value)) = toml_walk::get(root, "pools") {
         doc.pools_span = Some(key.span());
         if let Some(pools) = toml_walk::table("pools", value, &mut errors) {

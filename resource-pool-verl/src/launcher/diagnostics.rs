@@ -115,6 +115,30 @@ pub enum LaunchDiagnostic {
         span: Option<SourceSpan>,
     },
 
+    /// verl 0.5.0's own check refuses the layout in some orders of the nodes, not in
+    /// others: it fits each pool greedily in the order Ray lists the nodes, which changes
+    /// from one start of the cluster to the next.
+    #[error(
+        "{release}'s own check may refuse this layout before Ray sees it, as Ray lists the nodes in one order or another: `ValueError: {refusal}`"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::pre_check_order),
+        help(
+            "{release} fits each pool alone, every node-slot sized as its first and on a node of its own, nodes in the order Ray lists them (which changes from start to start): give the pools node-slots that fit wherever they go"
+        )
+    )]
+    PreCheckMayRefuse {
+        /// The release.
+        release: VerlRelease,
+        /// What its check finds short in some order.
+        refusal: Refusal,
+        /// The pool it names, else the first.
+        #[label("refused in some orders")]
+        #[serde(skip)]
+        span: Option<SourceSpan>,
+    },
+
     /// Something verl holds from before its first group on finds no CPU: verl waits for it
     /// forever, before creating any pool.
     #[error("{release} waits forever before creating any pool: {by} finds no CPU free{}", on_node(.node.as_deref()))]

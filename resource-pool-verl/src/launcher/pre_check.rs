@@ -11,35 +11,57 @@ use resource_pool_core::source::to_source_span;
 use super::diagnostics::{LaunchDiagnostic, Refusal, VerlRelease};
 use crate::releases::{PreCheck, Release};
 
-/// What verl's own check says of `pools` on `cluster`, when it refuses them.
+/// The most orders of the nodes 0.5.0's fit is tried in (a node's place in Ray's listing
+/// changes from one start of the cluster to the next).
+const MAX_ORDERS: usize = 5_040;
+
+/// What verl's own check says of `pools` on `cluster`, when it refuses them, or may.
 pub(super) fn refusal(
     release: &Release,
     pools: &[ResourcePool],
     cluster: &Cluster,
     spans: &dyn SlotSpans,
 ) -> Option<LaunchDiagnostic> {
-    let refusal = refuses(release.pre_check, pools, cluster)?;
+    let verdict = refuses(release.pre_check, pools, cluster)?;
+    let refusal = verdict.refusal;
     let pool = match &refusal {
         Refusal::Total { .. } => None,
         Refusal::Pool { pool, .. } => pools.iter().position(|p| &p.name == pool),
     };
-    Some(LaunchDiagnostic::PreCheckRefuses {
-        release: VerlRelease(release.version),
-        refusal,
-        span: pool
-            .or((!pools.is_empty()).then_some(0))
-            .and_then(|p: PoolId| spans.pool_span(p))
-            .map(|s| to_source_span(&s)),
+    let release = VerlRelease(release.version);
+    let span = pool
+        .or((!pools.is_empty()).then_some(0))
+        .and_then(|p: PoolId| spans.pool_span(p))
+        .map(|s| to_source_span(&s));
+    Some(match verdict.always {
+        true => LaunchDiagnostic::PreCheckRefuses {
+            release,
+            refusal,
+            span,
+        },
+        false => LaunchDiagnostic::PreCheckMayRefuse {
+            release,
+            refusal,
+            span,
+        },
     })
 }
 
-/// Whether `check` lets `pools` through on `cluster`: the suggestions' admission.
+/// Whether `check` lets `pools` through on `cluster`, whatever order Ray lists the nodes
+/// in: the suggestions' admission.
 pub fn admits(check: PreCheck, pools: &[ResourcePool], cluster: &Cluster) -> bool {
     refuses(check, pools, cluster).is_none()
 }
 
-/// verl's refusal of `pools` on `cluster` by `check`, if it refuses them.
-fn refuses(check: PreCheck, pools: &[ResourcePool], cluster: &Cluster) -> Option<Refusal> {
+/// A refusal, and whether it comes in every order of the nodes tried.
+struct Verdict {
+    refusal: Refusal,
+    always: bool,
+}
+
+/// verl's refusal of `pools` on `cluster` by `check`, if it refuses them in some order of
+/// the nodes.
+fn refuses(check: PreCheck, pools: &[ResourcePool], cluster: &Cluster) -> Option<Verdict> {
     let mut free: Vec<u64> = cluster
         .alive()
         .map(|node| {
@@ -59,15 +81,58 @@ fn refuses(check: PreCheck, pools: &[ResourcePool], cluster: &Cluster) -> Option
         .map(|&n| u64::from(n) * Amount::SCALE)
         .sum();
     if available < desired {
-        return Some(Refusal::Total {
+        let refusal = Refusal::Total {
             available: Amount::from_units(available),
             desired: Amount::from_units(desired),
+        };
+        return Some(Verdict {
+            refusal,
+            always: true,
         });
     }
     if check == PreCheck::GreedyAndTotal {
-        return greedy(pools, &mut free);
+        return greedy_in_every_order(pools, &free);
     }
     None
+}
+
+/// 0.5.0's fit in the listed order of the nodes and in every other (of distinct free
+/// amounts, at most [`MAX_ORDERS`]): a refusal, and whether every order refuses.
+fn greedy_in_every_order(pools: &[ResourcePool], listed: &[u64]) -> Option<Verdict> {
+    let first = greedy(pools, &mut listed.to_vec());
+    let mut order = listed.to_vec();
+    order.sort_unstable();
+    let (mut refused, mut passed) = (first.is_some(), first.is_none());
+    let mut seen = None;
+    for _ in 0..MAX_ORDERS {
+        match greedy(pools, &mut order.clone()) {
+            Some(refusal) => {
+                refused = true;
+                seen.get_or_insert(refusal);
+            }
+            None => passed = true,
+        }
+        if (refused && passed) || !next_permutation(&mut order) {
+            break;
+        }
+    }
+    let refusal = first.or(seen)?;
+    refused.then_some(Verdict {
+        refusal,
+        always: !passed,
+    })
+}
+
+/// The next permutation of `items` in lexicographic order (of distinct ones when some are
+/// equal); `false` after the last.
+fn next_permutation(items: &mut [u64]) -> bool {
+    let Some(i) = items.windows(2).rposition(|w| w[0] < w[1]) else {
+        return false;
+    };
+    let j = items.iter().rposition(|&x| x > items[i]).unwrap_or(i + 1);
+    items.swap(i, j);
+    items[i + 1..].reverse();
+    true
 }
 
 /// 0.5.0's fit: per pool in the layout's order, each of its node-slots sized as its first,
@@ -116,9 +181,7 @@ mod tests {
     }
 
     fn pools(sizes: &[&[u32]]) -> Vec<ResourcePool> {
-        sizes
-            .iter()
-            .enumerate()
+        (sizes.iter().enumerate())
             .map(|(i, s)| ResourcePool::new(format!("p{i}"), PoolSpec::with_slots(s.to_vec())))
             .collect()
     }
@@ -126,15 +189,14 @@ mod tests {
     #[test]
     fn the_total_counts_every_pool_against_the_free_accelerators() {
         let cluster = Cluster::new(vec![node(8), node(4)]);
-        assert_eq!(
-            refuses(PreCheck::Total, &pools(&[&[8], &[4]]), &cluster),
-            None
-        );
+        assert!(refuses(PreCheck::Total, &pools(&[&[8], &[4]]), &cluster).is_none());
         let refused = refuses(PreCheck::Total, &pools(&[&[8], &[4], &[1]]), &cluster);
+        let refused = refused.expect("refused");
         assert_eq!(
-            refused.map(|r| r.to_string()),
-            Some("Total available GPUs 12.0 is less than total desired GPUs 13".to_owned())
+            refused.refusal.to_string(),
+            "Total available GPUs 12.0 is less than total desired GPUs 13"
         );
+        assert!(refused.always);
     }
 
     #[test]
@@ -142,18 +204,37 @@ mod tests {
         // Two 8s on one 16-GPU node: Ray places both, 0.5.0 uses each node once per pool.
         let cluster = Cluster::new(vec![node(16)]);
         let layout = pools(&[&[8, 8]]);
-        assert_eq!(refuses(PreCheck::Total, &layout, &cluster), None);
-        let refused = refuses(PreCheck::GreedyAndTotal, &layout, &cluster);
+        assert!(refuses(PreCheck::Total, &layout, &cluster).is_none());
+        let refused = refuses(PreCheck::GreedyAndTotal, &layout, &cluster).expect("refused");
         assert_eq!(
-            refused.map(|r| r.to_string()),
-            Some("Resource pool p0: 8*1cannot be satisfied in this ray cluster".to_owned())
+            refused.refusal.to_string(),
+            "Resource pool p0: 8*1cannot be satisfied in this ray cluster"
         );
+        assert!(refused.always);
         // Sized as the first node-slot: [4, 8] fits 4 + 4 on two 8-GPU nodes for it.
         let cluster = Cluster::new(vec![node(8), node(8)]);
-        assert_eq!(
-            refuses(PreCheck::GreedyAndTotal, &pools(&[&[4, 8]]), &cluster),
-            None
-        );
+        assert!(refuses(PreCheck::GreedyAndTotal, &pools(&[&[4, 8]]), &cluster).is_none());
+    }
+
+    #[test]
+    fn the_greedy_fit_follows_the_order_ray_lists_the_nodes_in() {
+        // A 4 then an 8 on an 8-GPU and a 4-GPU node: the 4 takes the 8-GPU node when it
+        // is listed first, and the 8 finds none; listed the other way, both fit.
+        let layout = pools(&[&[4], &[8]]);
+        for cluster in [
+            Cluster::new(vec![node(8), node(4)]),
+            Cluster::new(vec![node(4), node(8)]),
+        ] {
+            let refused = refuses(PreCheck::GreedyAndTotal, &layout, &cluster).expect("may");
+            assert!(!refused.always);
+            assert!(!admits(PreCheck::GreedyAndTotal, &layout, &cluster));
+        }
+        let mut items = [1, 1, 2];
+        let mut seen = vec![items];
+        while next_permutation(&mut items) {
+            seen.push(items);
+        }
+        assert_eq!(seen, [[1, 1, 2], [1, 2, 1], [2, 1, 1]]);
     }
 
     #[test]
