@@ -62,7 +62,7 @@ struct Verdict {
 /// verl's refusal of `pools` on `cluster` by `check`, if it refuses them in some order of
 /// the nodes.
 fn refuses(check: PreCheck, pools: &[ResourcePool], cluster: &Cluster) -> Option<Verdict> {
-    let mut free: Vec<u64> = cluster
+    let free: Vec<u64> = cluster
         .alive()
         .map(|node| {
             let gpus = node.available.get(names::GPU);
