@@ -1,8 +1,8 @@
-"""What the fixture scripts (verl-keys, hydra-overrides, yaml-scalars) share: running the
-script itself under a Python that has a pinned package, from a venv in its cache dir when
-the Python it was started with lacks the package.
+"""What a fixture script (verl-keys) needs: running the script itself under a Python that
+has a pinned package, from a venv in its cache dir when the Python it was started with
+lacks the package.
 
-Imported by those scripts from their own folder; not a script itself.
+Imported by such scripts from their own folder; not a script itself.
 """
 
 import importlib

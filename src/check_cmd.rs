@@ -14,10 +14,12 @@ use super::{
     Context, Format, Outcome, Roles, SetArgs, drop_aside, load, print_for_ci, print_human,
     print_result, read, to_stderr, to_stdout,
 };
+use resource_pool::load::LoadedConfig;
 use resource_pool::report::json::{check_result_of, suggestions};
 use resource_pool::report::{CheckRun, Finding, LaunchSummary, human_report_with};
 use resource_pool::source::to_source_span;
-use resource_pool::verl::version::rules_for;
+use resource_pool::verl::releases::ReleaseRules;
+use resource_pool::verl::version::{ReleaseRead, rules_for};
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
@@ -106,36 +108,10 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
         findings.extend(notes);
         return unreadable(findings, args.format, context, config);
     };
-    let options = CheckOptions {
-        placement: PlacementOptions {
-            max_steps: args.max_steps,
-            budget: Duration::from_millis(args.budget_ms),
-            ..PlacementOptions::default()
-        },
-        ray: RaySimOptions {
-            max_branches: args.max_ray_branches,
-            ..RaySimOptions::default()
-        },
-        listed_by: input.listed_by.map(SourceKind::wording).unwrap_or_default(),
-        // Every cluster input comes from a reader, which refuses a repeated or empty id.
-        node_ids_checked: true,
-        ..CheckOptions::default()
-    };
-    // `--verl-version` wins over the config's `verl_version`.
-    let written = loaded.doc.verl_version.as_ref();
-    let version = args
-        .verl_version
-        .as_deref()
-        .or(written.map(|v| v.value.as_str()));
-    let rules = match rules_for(version) {
+    let options = check_options(args, input.listed_by);
+    let rules = match release_rules(args, &loaded) {
         Ok(rules) => rules,
-        Err(unknown) => {
-            let finding = match written.filter(|_| args.verl_version.is_none()) {
-                Some(at) => Finding::in_file(unknown.at(to_source_span(&at.span)), &loaded.source),
-                None => Finding::bare(unknown),
-            };
-            return unreadable(vec![finding], args.format, context, config);
-        }
+        Err(finding) => return unreadable(vec![*finding], args.format, context, config),
     };
     let mut notes = notes;
     if let Some(read) = rules.1 {
@@ -183,6 +159,45 @@ pub fn run(args: &CheckArgs, context: &Context) -> Outcome {
     };
     drop_aside((run, loaded));
     outcome
+}
+
+/// The check's options from the command's.
+fn check_options(args: &CheckArgs, listed_by: Option<SourceKind>) -> CheckOptions {
+    CheckOptions {
+        placement: PlacementOptions {
+            max_steps: args.max_steps,
+            budget: Duration::from_millis(args.budget_ms),
+            ..PlacementOptions::default()
+        },
+        ray: RaySimOptions {
+            max_branches: args.max_ray_branches,
+            ..RaySimOptions::default()
+        },
+        listed_by: listed_by.map(SourceKind::wording).unwrap_or_default(),
+        // Every cluster input comes from a reader, which refuses a repeated or empty id.
+        node_ids_checked: true,
+        ..CheckOptions::default()
+    }
+}
+
+/// The verl release whose launch is followed: `--verl-version`, else the config's
+/// `verl_version`, else the newest known; the error of one that cannot be read, on the
+/// config's span when the config wrote it.
+fn release_rules(
+    args: &CheckArgs,
+    loaded: &LoadedConfig,
+) -> Result<(ReleaseRules, Option<ReleaseRead>), Box<Finding>> {
+    let written = loaded.doc.verl_version.as_ref();
+    let version = args
+        .verl_version
+        .as_deref()
+        .or(written.map(|v| v.value.as_str()));
+    rules_for(version).map_err(|unknown| {
+        Box::new(match written.filter(|_| args.verl_version.is_none()) {
+            Some(at) => Finding::in_file(unknown.at(to_source_span(&at.span)), &loaded.source),
+            None => Finding::bare(unknown),
+        })
+    })
 }
 
 /// Writes the SVG plan when asked; `Unreadable` (exit 2) with a finding when it fails.

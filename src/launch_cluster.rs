@@ -11,7 +11,7 @@ use super::cluster_input::ClusterArgs;
 /// sends the job to, when no source of ours names a cluster (a flag, `RESOURCE_POOL_CLUSTER`).
 /// The line comes before the environment's `RAY_ADDRESS` where Ray puts it first: a
 /// `RAY_API_SERVER_ADDRESS=` or `RAY_ADDRESS=` set on the line; its `--address` only when the
-/// environment has neither, as they override it for `ray job submit` ([`SubmitTarget`]).
+/// environment has neither, as they override it for `ray job submit` ([`SubmitTarget`](resource_pool::verl::launch::SubmitTarget)).
 /// The environment's `RAY_API_SERVER_ADDRESS` is read when it is the job's (`read_cluster`
 /// knows `RAY_ADDRESS` only), and the environment's `RAY_ADDRESS` only when it is the job's.
 /// `None` to read the cluster as `args` say.

@@ -15,12 +15,15 @@ use resource_pool::ray_sim::RaySimOptions;
 use resource_pool::report::{Finding, VerlLoad, verl_config_path as config_path};
 use resource_pool::verl::VerlOptions;
 use resource_pool::verl::launch::parse_launch_os;
-use resource_pool::verl::version::rules_for;
+use resource_pool::verl::version::rules_for_launch;
 
 use super::check_cmd::{emit, unreadable};
 use super::cluster_input::{ClusterArgs, read_cluster_noting, with_ray_version};
 use super::launch_cluster::launch_cluster_args;
 use super::{Context, Format, Outcome, print_for_ci, print_result, read, to_stdout};
+
+/// The probe `--python` runs in verl's Python: the Python package's own file.
+const PROBE_SCRIPT: &str = include_str!("../python/resource_pool/_verl_probe.py");
 
 /// Arguments of `verl`.
 #[derive(Debug, clap::Args)]
@@ -47,6 +50,12 @@ pub struct VerlArgs {
     /// known.
     #[arg(long, value_name = "V", env = "RESOURCE_POOL_VERL_VERSION")]
     verl_version: Option<String>,
+    /// The Python of verl's environment: Hydra composes the line with the config of the
+    /// verl it has (a recipe's or fork's own too), verl's own start-up builds the pools,
+    /// and they are checked as that release launches them. Runs in the current folder, as
+    /// the line would; takes seconds (verl imports torch).
+    #[arg(long, value_name = "PYTHON", conflicts_with = "verl_version")]
+    python: Option<PathBuf>,
     /// verl's launch line as pasted (`python3 -m verl.trainer.main_ppo trainer.nnodes=2 ...`,
     /// also after `env VAR=..` or `ray job submit ... --`), or its overrides alone; after
     /// `--`, or after this command's own options (everything from the first word that is
@@ -66,7 +75,7 @@ pub struct VerlArgs {
 
 /// Builds verl's pools from its settings and checks them against the cluster.
 pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
-    let (rules, approximated) = match rules_for(args.verl_version.as_deref()) {
+    let (rules, approximated, older) = match rules_for_launch(args.verl_version.as_deref()) {
         Ok(rules) => rules,
         Err(unknown) => {
             return unreadable(vec![Finding::bare(unknown)], args.format, context, None);
@@ -76,6 +85,7 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     let mut options = VerlOptions {
         // Keys are judged against the version given, or every release known.
         verl_version: (!rules.assumed).then(|| rules.release.version.to_owned()),
+        older_release: older,
         ..VerlOptions::new(context.config_limits.max_slots)
     };
     let config_path = config_path(args.config.clone(), &launch, &mut options);
@@ -91,6 +101,15 @@ pub fn run(args: &VerlArgs, context: &Context) -> Outcome {
     let mut settings = VerlLoad::new(yaml.as_ref(), &launch, &options);
     super::verl_options::options_after_launch_line(&mut settings);
     settings.note_release(approximated);
+    let rules = match &args.python {
+        Some(python) => match settings.probe_installed(python, PROBE_SCRIPT, &launch) {
+            Ok(rules) => rules,
+            Err(error) => {
+                return unreadable(vec![Finding::bare(error)], args.format, context, None);
+            }
+        },
+        None => rules,
+    };
     let from_launch = launch_cluster_args(&args.cluster, &launch, &mut settings);
     let cluster_args = from_launch.as_ref().unwrap_or(&args.cluster);
     let Some(input) = read_cluster_noting(cluster_args, context, &mut settings.findings) else {

@@ -1,7 +1,7 @@
 # Type stubs of the native half of resource_pool (PyO3). The public API is in __init__.py
 # and verl.py, which call these.
 from os import PathLike
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Tuple, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 __version__: str
 
@@ -77,5 +77,22 @@ def verl_check(
     ray: Optional[str],
     timeout: float,
     verl_version: Optional[str],
+    from_launch: bool = ...,
+    ray_address: Optional[str] = ...,
+    no_cluster: Optional[str] = ...,
+    api_server_address: Optional[str] = ...,
+    python: Optional[str] = ...,
+    probe_script: Optional[str] = ...,
 ) -> Report: ...
 def run_cli(args: List[str]) -> int: ...
+def guard_launch_check(
+    version: str,
+    pools_json: str,
+    roles_json: str,
+    max_colocate_count: Optional[int],
+    cluster: str,
+    capacity_known: bool,
+) -> Tuple[str, str]: ...
+def guard_pool_check(
+    pool: str, groups_json: str, free: str, capacity: Optional[str] = ...
+) -> Tuple[str, str]: ...

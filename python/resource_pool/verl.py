@@ -76,6 +76,7 @@ def check(
     *,
     timeout: float = 10.0,
     verl_version: Optional[str] = None,
+    python: Union[str, "os.PathLike[str]", bool, None] = None,
 ) -> Report:
     """Builds the pools verl's PPO entry point builds and checks them, as
     ``resource-pool verl [--config FILE] -- OVERRIDES...`` does.
@@ -101,6 +102,13 @@ def check(
     newest known release not newer than it, which a warning names; one older than every
     known release, or no PEP 440 version, is ``rp.ArgumentError``.
 
+    ``python`` is ``--python``: where verl imports (``python=None``, the default, in this
+    interpreter; or the path of another), Hydra composes the line with the config of that
+    verl and its own start-up builds the pools, in a child process (nothing of this
+    process changes); they are checked as that release launches them, and
+    ``verl_version`` may not be given. ``python=False``, a ``config``, or no verl to
+    import: the offline reader, as ``resource-pool verl`` without ``--python``.
+
     ``as_dict()`` has verl's ``pools`` and ``mapping``, ``None`` when verl would stop before
     building them.
     """
@@ -109,6 +117,7 @@ def check(
     if verl_version is not None and not isinstance(verl_version, str):
         raise TypeError("verl_version: expected a str such as '0.9.1', got %s" % type(verl_version).__name__)
     path, text = _config_arg(config)
+    interpreter = _installed_python(python, config, verl_version)
     # Without cluster= or ray=, the launch line's own dashboard comes first (the native side
     # reads the line); what the environment names is the fallback.
     # The native side reads RAY_ADDRESS only when it is the job's cluster (the line may
@@ -131,4 +140,29 @@ def check(
         os.environ.get("RAY_ADDRESS"),
         no_cluster,
         os.environ.get("RAY_API_SERVER_ADDRESS"),
+        interpreter,
+        _probe_script() if interpreter else None,
     )
+
+
+def _installed_python(python: Any, config: Any, verl_version: Optional[str]) -> Optional[str]:
+    """The Python whose verl builds the pools, or ``None`` for the offline reader."""
+    if python is False or (python is None and config is not None):
+        return None
+    if python is None or python is True:
+        import importlib.util
+        import sys
+
+        if verl_version is not None or importlib.util.find_spec("verl") is None:
+            return None
+        return sys.executable
+    if verl_version is not None:
+        raise ArgumentError("python= and verl_version= exclude each other: the installed verl's version is used")
+    return os.fspath(python)
+
+
+def _probe_script() -> str:
+    """The probe's text (this package's ``_verl_probe.py``), run with ``python -c``."""
+    from importlib import resources
+
+    return (resources.files(__package__) / "_verl_probe.py").read_text(encoding="utf-8")

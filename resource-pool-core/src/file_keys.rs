@@ -110,8 +110,10 @@ pub const CONFIG_KEYS: &[KeyDoc] = &[
     KeyDoc {
         name: "pools",
         value: ValueKind::PoolTables,
-        description: "The resource pools, one table each (`[pools.global_pool]`). verl creates \
-                      them in file order, and each pool's node-slots in list order.",
+        description: "The resource pools, one table each (`[pools.global_pool]`), as verl's \
+                      resource_pool_spec lists them: the pools of worker groups get their \
+                      groups in file order (a verl release creates some pools later), each \
+                      pool's node-slots in list order.",
         default: None,
         // Reported as the lint's `no_pools` (absent or empty), not as a missing key.
         required: true,

@@ -143,81 +143,103 @@ pub(crate) fn runs_case() -> impl proptest::strategy::Strategy<Value = (Vec<Node
         prop::bool::weighted(0.3),
     )
         .prop_map(|(node_runs, pools, share_all)| {
-            let acc = "accelerator_type:A100";
-            let shape = |s: usize| match s {
-                0 => res(8, 32).with(acc, Amount::from_units(8)),
-                1 => res(8, 16),
-                2 => res(4, 48),
-                3 => res(4, 16).with(acc, Amount::from_units(4)),
-                4 => res(0, 64),
-                5 => Resources::new()
-                    .with("NPU", whole(8))
-                    .with("CPU", whole(32)),
-                6 => res(8, 24).with("x", whole(1)),
-                _ => res(8, 1_000_000_000),
-            };
-            let mut nodes = Vec::new();
-            for (s, len, alive, busy, with_total, shared) in node_runs {
-                let mut total = shape(s);
-                let mut available = total.clone();
-                let gpu = available.get("GPU").units();
-                if busy > 0 {
-                    available.set(
-                        "GPU",
-                        Amount::from_units(gpu.saturating_sub(busy as u64 * 20_000)),
-                    );
-                } else if busy < 0 {
-                    total.set("GPU", Amount::from_units(gpu + 20_000));
-                }
-                for _ in 0..len {
-                    let (available, total) = if shared {
-                        (available.clone(), total.clone())
-                    } else {
-                        (available.iter().collect(), total.iter().collect())
-                    };
-                    let mut node = Node::new(format!("n{}", nodes.len()), available);
-                    if with_total {
-                        node = node.with_total(total);
-                    }
-                    node.alive = alive;
-                    nodes.push(node);
-                }
-            }
-            let mut slots = Vec::new();
-            for (pool, (runs, colocate)) in pools.iter().enumerate() {
-                let mut slot = 0;
-                for &(gpus, count, zero, npu, typed, shared) in runs {
-                    let mut demand = Resources::new()
-                        .with(if npu { "NPU" } else { "GPU" }, whole(gpus))
-                        .with("CPU", whole(colocate * gpus.max(1)));
-                    if typed {
-                        demand.set(acc, Amount::from_units(gpus));
-                    }
-                    if zero {
-                        demand = Resources::new();
-                    }
-                    for _ in 0..count {
-                        slots.push(NodeSlot {
-                            pool,
-                            slot,
-                            bundles: gpus as u32,
-                            demand: if shared {
-                                demand.clone()
-                            } else {
-                                demand.iter().collect()
-                            },
-                        });
-                        slot += 1;
-                    }
-                }
-            }
             // Not always `Cluster::new`, which shares every equal list (as the readers do).
-            let mut cluster = Cluster { nodes };
+            let mut cluster = Cluster {
+                nodes: runs_nodes(&node_runs),
+            };
             if share_all {
                 cluster.share_equal_resources();
             }
-            (slots, cluster)
+            (runs_slots(&pools), cluster)
         })
+}
+
+/// [`runs_case`]'s accelerator type.
+const RUNS_TYPE: &str = "accelerator_type:A100";
+
+/// A run of [`runs_case`]'s nodes: (shape; nodes; alive; busy: 2 GPUs held per step,
+/// negative: a total 2 GPUs larger per step; with its total; sharing one list per run).
+type NodeRunCase = (usize, usize, bool, i64, bool, bool);
+
+/// A run of [`runs_case`]'s slots: (GPUs per group, 0 for CPUs alone; groups; a zero
+/// demand; NPU; an accelerator type; sharing one demand list).
+type SlotRunCase = (u64, usize, bool, bool, bool, bool);
+
+/// [`runs_case`]'s nodes, run by run.
+fn runs_nodes(node_runs: &[NodeRunCase]) -> Vec<Node> {
+    let shape = |s: usize| match s {
+        0 => res(8, 32).with(RUNS_TYPE, Amount::from_units(8)),
+        1 => res(8, 16),
+        2 => res(4, 48),
+        3 => res(4, 16).with(RUNS_TYPE, Amount::from_units(4)),
+        4 => res(0, 64),
+        5 => Resources::new()
+            .with("NPU", whole(8))
+            .with("CPU", whole(32)),
+        6 => res(8, 24).with("x", whole(1)),
+        _ => res(8, 1_000_000_000),
+    };
+    let mut nodes = Vec::new();
+    for &(s, len, alive, busy, with_total, shared) in node_runs {
+        let mut total = shape(s);
+        let mut available = total.clone();
+        let gpu = available.get("GPU").units();
+        if busy > 0 {
+            available.set(
+                "GPU",
+                Amount::from_units(gpu.saturating_sub(busy as u64 * 20_000)),
+            );
+        } else if busy < 0 {
+            total.set("GPU", Amount::from_units(gpu + 20_000));
+        }
+        for _ in 0..len {
+            let (available, total) = if shared {
+                (available.clone(), total.clone())
+            } else {
+                (available.iter().collect(), total.iter().collect())
+            };
+            let mut node = Node::new(format!("n{}", nodes.len()), available);
+            if with_total {
+                node = node.with_total(total);
+            }
+            node.alive = alive;
+            nodes.push(node);
+        }
+    }
+    nodes
+}
+
+/// [`runs_case`]'s slots, pool by pool: its runs and its `max_colocate_count`.
+fn runs_slots(pools: &[(Vec<SlotRunCase>, u64)]) -> Vec<NodeSlot> {
+    let mut slots = Vec::new();
+    for (pool, (runs, colocate)) in pools.iter().enumerate() {
+        let mut slot = 0;
+        for &(gpus, count, zero, npu, typed, shared) in runs {
+            let mut demand = Resources::new()
+                .with(if npu { "NPU" } else { "GPU" }, whole(gpus))
+                .with("CPU", whole(colocate * gpus.max(1)));
+            if typed {
+                demand.set(RUNS_TYPE, Amount::from_units(gpus));
+            }
+            if zero {
+                demand = Resources::new();
+            }
+            for _ in 0..count {
+                slots.push(NodeSlot {
+                    pool,
+                    slot,
+                    bundles: gpus as u32,
+                    demand: if shared {
+                        demand.clone()
+                    } else {
+                        demand.iter().collect()
+                    },
+                });
+                slot += 1;
+            }
+        }
+    }
+    slots
 }
 
 /// A distinct demand as a vector over the demanded names, and its slots.

@@ -100,7 +100,49 @@ struct Doc {
 
 /// Parses `scontrol show node --json` output; every problem of the file at once.
 pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
-    let doc: Doc = serde_json::from_str(text).map_err(|e| {
+    let doc = parse_doc(text)?;
+    let mut errors = Vec::new();
+    let mut nodes = Vec::new();
+    let mut notes = Vec::new();
+    // Spans are looked up only for errors, each from its node's start.
+    let locator = Locator::new(text, "nodes");
+    let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(doc.nodes.len());
+    for (index, raw) in doc.nodes.iter().enumerate() {
+        let name = match node_name(raw, index, &first_use, &locator) {
+            Ok(name) => name,
+            Err(error) => {
+                errors.push(error);
+                continue;
+            }
+        };
+        first_use.insert(name, index);
+        let entry = Entry {
+            raw,
+            name,
+            index,
+            locator: &locator,
+        };
+        nodes.push(entry.node(&mut errors, &mut notes));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let cluster = Cluster::new(nodes);
+    let any_accelerator = cluster.alive().any(|n| {
+        let resources = n.total.as_ref().unwrap_or(&n.available);
+        !resources.get(names::GPU).is_zero()
+    });
+    if !any_accelerator {
+        notes.push(InventoryNote::NoAccelerators {
+            listed_by: crate::SourceKind::Slurm,
+        });
+    }
+    Ok(Inventory { cluster, notes })
+}
+
+/// The document's `nodes` array, or why the text is not JSON of that shape.
+fn parse_doc(text: &str) -> Result<Doc, Vec<SlurmError>> {
+    serde_json::from_str(text).map_err(|e| {
         let offset = super::json_spans::offset_of_line_column(text, e.line(), e.column());
         let error = if e.is_syntax() || e.is_eof() {
             SlurmError::Syntax {
@@ -114,79 +156,66 @@ pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
             }
         };
         vec![error]
-    })?;
-    let mut errors = Vec::new();
-    let mut nodes = Vec::new();
-    let mut notes = Vec::new();
-    // Spans are looked up only for errors, each from its node's start.
-    let locator = Locator::new(text, "nodes");
-    let span = |path: &[Step<'_>]| -> miette::SourceSpan {
-        let range = locator.span(path).unwrap_or(0..0);
-        (range.start, range.len()).into()
+    })
+}
+
+/// The span of the value at `path`, empty at the start when it cannot be found.
+fn span_at(locator: &Locator<'_>, path: &[Step<'_>]) -> miette::SourceSpan {
+    let range = locator.span(path).unwrap_or(0..0);
+    (range.start, range.len()).into()
+}
+
+/// The name of the node at `index`: a string, not empty, not already listed (at the
+/// index in `first_use`).
+fn node_name<'a>(
+    raw: &'a Value,
+    index: usize,
+    first_use: &HashMap<&str, usize>,
+    locator: &Locator<'_>,
+) -> Result<&'a str, SlurmError> {
+    let Some(name) = raw.get("name").and_then(Value::as_str) else {
+        return Err(SlurmError::Shape {
+            detail: "a node without a string `name`".into(),
+            span: span_at(locator, &["nodes".into(), index.into()]),
+        });
     };
-    let mut first_use: HashMap<&str, usize> = HashMap::with_capacity(doc.nodes.len());
-    for (index, raw) in doc.nodes.iter().enumerate() {
-        let Some(name) = raw.get("name").and_then(Value::as_str) else {
-            errors.push(SlurmError::Shape {
-                detail: "a node without a string `name`".into(),
-                span: span(&["nodes".into(), index.into()]),
-            });
-            continue;
-        };
-        // Slurm names every node; an empty name would be a node the cluster file (what
-        // `inventory` writes) refuses as having no id.
-        if name.is_empty() {
-            errors.push(SlurmError::Shape {
-                detail: "a node with an empty `name`".into(),
-                span: span(&["nodes".into(), index.into(), "name".into()]),
-            });
-            continue;
-        }
-        if let Some(&first) = first_use.get(name) {
-            errors.push(SlurmError::DuplicateNode {
-                name: name.to_owned(),
-                span: span(&["nodes".into(), index.into(), "name".into()]),
-                first: span(&["nodes".into(), first.into(), "name".into()]),
-            });
-            continue;
-        }
-        first_use.insert(name, index);
-        let locate = |key: &str| span(&["nodes".into(), index.into(), key.into()]);
-        let number = |key: &str, errors: &mut Vec<SlurmError>| -> u64 {
-            match raw.get(key) {
-                None | Some(Value::Null) => 0,
-                Some(value) => match as_count(value) {
-                    Some(n) => n,
-                    None => {
-                        errors.push(SlurmError::Shape {
-                            detail: format!("node `{name}`: `{key}` is not a count"),
-                            span: locate(key),
-                        });
-                        0
-                    }
-                },
-            }
-        };
-        let cpus = number("cpus", &mut errors);
-        let alloc_cpus = number("alloc_cpus", &mut errors);
-        let memory_mib = number("real_memory", &mut errors);
-        let alloc_mib = number("alloc_memory", &mut errors);
-        let gres = |key: &str, errors: &mut Vec<SlurmError>| -> Option<(u64, Vec<String>)> {
-            let value = raw.get(key).and_then(Value::as_str).unwrap_or("");
-            match parse_gres(value) {
-                Some(parsed) => Some(parsed),
-                None => {
-                    errors.push(SlurmError::BadGres {
-                        node: name.to_owned(),
-                        value: value.to_owned(),
-                        span: locate(key),
-                    });
-                    None
-                }
-            }
-        };
-        let (gpus, types) = gres("gres", &mut errors).unwrap_or_default();
-        let (used_gpus, _) = gres("gres_used", &mut errors).unwrap_or_default();
+    // Slurm names every node; an empty name would be a node the cluster file (what
+    // `inventory` writes) refuses as having no id.
+    if name.is_empty() {
+        return Err(SlurmError::Shape {
+            detail: "a node with an empty `name`".into(),
+            span: span_at(locator, &["nodes".into(), index.into(), "name".into()]),
+        });
+    }
+    if let Some(&first) = first_use.get(name) {
+        return Err(SlurmError::DuplicateNode {
+            name: name.to_owned(),
+            span: span_at(locator, &["nodes".into(), index.into(), "name".into()]),
+            first: span_at(locator, &["nodes".into(), first.into(), "name".into()]),
+        });
+    }
+    Ok(name)
+}
+
+/// One named entry of `nodes[]`, read key by key into a node.
+struct Entry<'a> {
+    raw: &'a Value,
+    name: &'a str,
+    index: usize,
+    locator: &'a Locator<'a>,
+}
+
+impl Entry<'_> {
+    /// The node, its resources from the counts and gres, its errors and (when Slurm
+    /// holds it out of service) its dead-node note.
+    fn node(&self, errors: &mut Vec<SlurmError>, notes: &mut Vec<InventoryNote>) -> Node {
+        let (raw, name) = (self.raw, self.name);
+        let cpus = self.number("cpus", errors);
+        let alloc_cpus = self.number("alloc_cpus", errors);
+        let memory_mib = self.number("real_memory", errors);
+        let alloc_mib = self.number("alloc_memory", errors);
+        let (gpus, types) = self.gres("gres", errors).unwrap_or_default();
+        let (used_gpus, _) = self.gres("gres_used", errors).unwrap_or_default();
         let states = node_states(raw.get("state"));
         let down = states.iter().find(|s| is_unusable(s)).cloned();
 
@@ -209,39 +238,74 @@ pub fn parse_slurm_nodes(text: &str) -> Result<Inventory, Vec<SlurmError>> {
         }
         if let Some(state) = down {
             node.alive = false;
-            let reason = raw
-                .get("reason")
-                .and_then(Value::as_str)
-                .filter(|r| !r.is_empty())
-                .map(|r| format!("Slurm state {state}: {r}"))
-                .unwrap_or_else(|| format!("Slurm state {state}"));
-            notes.push(InventoryNote::DeadNode {
-                node: NodeRef {
-                    id: name.to_owned(),
-                    address: None,
-                },
-                reason: Some(reason),
-                remedy: format!(
-                    "once it is healthy, `scontrol update nodename={name} state=resume` returns it to Slurm"
-                ),
-            });
+            notes.push(self.dead_note(&state));
         }
-        nodes.push(node);
+        node
     }
-    if !errors.is_empty() {
-        return Err(errors);
+
+    /// The span of the entry's value at `key`.
+    fn locate(&self, key: &str) -> miette::SourceSpan {
+        span_at(
+            self.locator,
+            &["nodes".into(), self.index.into(), key.into()],
+        )
     }
-    let cluster = Cluster::new(nodes);
-    let any_accelerator = cluster.alive().any(|n| {
-        let resources = n.total.as_ref().unwrap_or(&n.available);
-        !resources.get(names::GPU).is_zero()
-    });
-    if !any_accelerator {
-        notes.push(InventoryNote::NoAccelerators {
-            listed_by: crate::SourceKind::Slurm,
-        });
+
+    /// The count at `key`: 0 when absent or null, and when not a count (reported).
+    fn number(&self, key: &str, errors: &mut Vec<SlurmError>) -> u64 {
+        match self.raw.get(key) {
+            None | Some(Value::Null) => 0,
+            Some(value) => match as_count(value) {
+                Some(n) => n,
+                None => {
+                    errors.push(SlurmError::Shape {
+                        detail: format!("node `{}`: `{key}` is not a count", self.name),
+                        span: self.locate(key),
+                    });
+                    0
+                }
+            },
+        }
     }
-    Ok(Inventory { cluster, notes })
+
+    /// The GPU count and types of the gres list at `key` (none when absent); `None` when
+    /// it is not a gres list (reported).
+    fn gres(&self, key: &str, errors: &mut Vec<SlurmError>) -> Option<(u64, Vec<String>)> {
+        let value = self.raw.get(key).and_then(Value::as_str).unwrap_or("");
+        match parse_gres(value) {
+            Some(parsed) => Some(parsed),
+            None => {
+                errors.push(SlurmError::BadGres {
+                    node: self.name.to_owned(),
+                    value: value.to_owned(),
+                    span: self.locate(key),
+                });
+                None
+            }
+        }
+    }
+
+    /// The note on a node Slurm holds out of service (`state`), with Slurm's reason.
+    fn dead_note(&self, state: &str) -> InventoryNote {
+        let name = self.name;
+        let reason = self
+            .raw
+            .get("reason")
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+            .map(|r| format!("Slurm state {state}: {r}"))
+            .unwrap_or_else(|| format!("Slurm state {state}"));
+        InventoryNote::DeadNode {
+            node: NodeRef {
+                id: name.to_owned(),
+                address: None,
+            },
+            reason: Some(reason),
+            remedy: format!(
+                "once it is healthy, `scontrol update nodename={name} state=resume` returns it to Slurm"
+            ),
+        }
+    }
 }
 
 /// The GPU count and types of a gres list: `gpu:8`, `gpu:h100:8(S:0-1),shard:4`, `(null)`.

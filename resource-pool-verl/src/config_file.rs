@@ -1,36 +1,21 @@
-//! Which config file a launch names: Hydra's `--config-path` (relative to the entry
-//! point's file, or a `pkg://` package) and `--config-name` (else the entry point's own).
+//! Which config a launch names: Hydra's `--config-path` (relative to the entry point's
+//! file, or a `pkg://` package) and `--config-name` (else the entry point's own).
 
 use super::key_set::KeySet;
-use super::launch::{EntryKind, Launch, UNDERSTOOD};
+use super::launch::{EntryKind, Launch, main_ppo};
 use super::shell_expansion::holds_shell_expansion;
 use resource_pool_core::source::Span;
 
-/// The user's config file the launch names, as a path relative to where verl runs: a
-/// `--config-path` outside verl's own package, joined with `--config-name`. `None` when
-/// the config is verl's own (judged from the shipped key set) or a package that cannot
-/// be read from disk.
-pub fn user_config_file(launch: &Launch) -> Option<String> {
-    match config_place(launch) {
-        ConfigPlace::UserDir(dir) => Some(format!(
-            "{dir}/{}.yaml",
-            config_name(launch, super::key_set::key_set())
-        )),
-        _ => None,
-    }
-}
-
+/// Where the config folder of a launch is.
 pub(super) enum ConfigPlace {
+    /// verl's own `verl/trainer/config` (no `--config-path`, or one that names it).
     Verl,
-    UserDir(String),
-    Package(String),
+    /// Another folder or package: the user's tree, a recipe's `config/`, `pkg://other`.
+    Elsewhere,
     /// `--config-path` or `--config-name` holds what the shell fills in
-    /// (`--config-path="$CONFIG_PATH"` in a line `shlex.split` left as written): the
-    /// folder as written, if one is, and the span of the flag's value that holds it.
-    Shell {
-        dir: Option<String>,
-        at: Span,
-    },
+    /// (`--config-path="$CONFIG_PATH"` in a line `shlex.split` left as written): the span of
+    /// the flag's value that holds it.
+    Shell { at: Span },
 }
 
 /// Hydra's rule: a relative `--config-path` is relative to the entry point's file.
@@ -41,10 +26,6 @@ pub(super) fn config_place(launch: &Launch) -> ConfigPlace {
         .find(|flag| holds_shell_expansion(&flag.value));
     if let Some(flag) = shell {
         return ConfigPlace::Shell {
-            dir: launch
-                .config_path
-                .as_ref()
-                .map(|p| p.value.trim_end_matches('/').to_owned()),
             at: flag.span.clone(),
         };
     }
@@ -53,15 +34,13 @@ pub(super) fn config_place(launch: &Launch) -> ConfigPlace {
     };
     let path = path.value.trim_end_matches('/');
     if let Some(package) = path.strip_prefix("pkg://") {
-        let package = package.replace('.', "/");
-        return if package == "verl/trainer/config" {
-            ConfigPlace::Verl
-        } else {
-            ConfigPlace::Package(path.to_owned())
+        return match package.replace('.', "/") == "verl/trainer/config" {
+            true => ConfigPlace::Verl,
+            false => ConfigPlace::Elsewhere,
         };
     }
     if path.starts_with('/') {
-        return ConfigPlace::UserDir(path.to_owned());
+        return ConfigPlace::Elsewhere;
     }
     let folder = launch
         .entry
@@ -71,11 +50,10 @@ pub(super) fn config_place(launch: &Launch) -> ConfigPlace {
     let verl_own = launch
         .entry
         .as_ref()
-        .is_none_or(|e| matches!(e.kind, EntryKind::Understood(_)));
-    if verl_own && joined.ends_with("verl/trainer/config") {
-        ConfigPlace::Verl
-    } else {
-        ConfigPlace::UserDir(joined)
+        .is_none_or(|e| matches!(e.kind, EntryKind::Verl(_)));
+    match verl_own && joined.ends_with("verl/trainer/config") {
+        true => ConfigPlace::Verl,
+        false => ConfigPlace::Elsewhere,
     }
 }
 
@@ -99,14 +77,18 @@ fn normalise(path: &str) -> String {
     }
 }
 
+/// The config a launch composes: `--config-name` (without `.yaml`), else its entry point's
+/// own (`@hydra.main`'s, from the key table), else main_ppo's.
 pub(super) fn config_name(launch: &Launch, set: &KeySet) -> String {
     if let Some(name) = &launch.config_name {
         return name.value.trim_end_matches(".yaml").to_owned();
     }
-    let module = match launch.entry.as_ref().map(|e| e.kind) {
-        Some(EntryKind::Understood(u)) => u.module,
-        _ => UNDERSTOOD[0].module,
-    };
+    let module = launch
+        .entry
+        .as_ref()
+        .and_then(|e| e.as_main_ppo())
+        .unwrap_or(main_ppo())
+        .module;
     set.entries
         .iter()
         .rev()

@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::fields::*;
 use super::keys::Kind;
 use super::settings::OriginKind;
+use super::yaml::Unread;
 
 mod launch_line;
 mod on_cluster;
@@ -247,7 +248,31 @@ pub enum VerlDiagnostic {
         origin: OriginKind,
     },
 
-    /// `+key=value` for a key the YAML (or verl's own config) already has: Hydra refuses it.
+    /// `+key=value` for a key every release of verl has, without `--verl-version`: Hydra
+    /// refuses it with any of them, but the line's verl is not known (a fork may lack it).
+    #[error(
+        "`+{key}` adds a key the config of {releases} already has: with these releases Hydra stops (\"Could not append to config. An item is already at '{key}'\")"
+    )]
+    #[diagnostic(
+        severity(Warning),
+        code(resource_pool::verl::add_existing),
+        help(
+            "override it with `{key}=...` (no `+`), or force it with `++{key}=...`; pass the --verl-version you launch to have it judged against that release"
+        )
+    )]
+    AddExistingAnyRelease {
+        /// The dotted key, as written.
+        key: String,
+        /// The releases that all have it.
+        releases: Releases,
+        /// The override.
+        #[label("on the command line")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// `+key=value` for a key the YAML, or the config of the release given, already has:
+    /// Hydra refuses it.
     #[error(
         "`+{key}` adds a key the config already has: Hydra stops with \"Could not append to config. An item is already at '{key}'\""
     )]
@@ -283,13 +308,40 @@ pub enum VerlDiagnostic {
         span: SourceSpan,
     },
 
-    /// An override key verl's config does not have.
+    /// An override key that the config of the release given (`--verl-version`) does not
+    /// have: the config the line loads, on which Hydra stops.
+    #[error("`{key}` is not a key of {releases} {config}{elsewhere}{suggestion}")]
+    #[diagnostic(
+        code(resource_pool::verl::unknown_key),
+        help(
+            "Hydra stops on it (\"Could not override '{key}'\"): check the key against verl's config, or add it with `+{key}=...` when your code reads it"
+        )
+    )]
+    UnknownKeyOfRelease {
+        /// The dotted key, as written.
+        key: String,
+        /// The config judged against.
+        config: String,
+        /// The release judged against.
+        releases: Releases,
+        /// Where else the key exists.
+        elsewhere: Elsewhere,
+        /// A key alike it.
+        suggestion: Suggestion,
+        /// The key.
+        #[label("on the command line")]
+        #[serde(skip)]
+        span: SourceSpan,
+    },
+
+    /// An override key that no release's config has, without `--verl-version`: Hydra stops
+    /// on it with any of them, but the line's verl is not known (a fork may have the key).
     #[error("`{key}` is not a key of {releases} {config}{elsewhere}{suggestion}")]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::unknown_key),
         help(
-            "check the key against verl's config: as typed, Hydra stops (\"Could not override '{key}'\") or, with `+`, adds a key verl does not read"
+            "with these releases Hydra stops on it (\"Could not override '{key}'\"): check the key against verl's config; pass the --verl-version you launch to have it judged against that release"
         )
     )]
     UnknownKey {
@@ -301,7 +353,7 @@ pub enum VerlDiagnostic {
         releases: Releases,
         /// Where else the key exists.
         elsewhere: Elsewhere,
-        /// The closest known key.
+        /// A key alike it.
         suggestion: Suggestion,
         /// The key.
         #[label("on the command line")]
@@ -332,24 +384,29 @@ pub enum VerlDiagnostic {
         place: Place,
     },
 
-    /// An interpolation resource-pool cannot resolve.
+    /// A value of a key the check reads, in a form the reader does not read: what verl
+    /// gets from it is not claimed.
     #[error(
-        "`{key}` is `{text}`, which resource-pool cannot resolve; it uses verl's default `{default}`"
+        "`{key}` comes from `{text}`, {form}, which resource-pool does not read offline: {part}"
     )]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::unresolved),
-        help("give `{key}` a literal value (on the command line: `{key}=...`) to have it checked")
+        help(
+            "give `{key}` a plain value (on the command line: `{key}=...`) to have it checked, or check the launch with verl's own code: `resource-pool verl --python PYTHON -- LINE`"
+        )
     )]
     Unresolved {
         /// The dotted key, as written.
         key: &'static str,
-        /// The interpolation.
+        /// The value, as written.
         text: String,
-        /// The default used.
-        default: String,
+        /// Its form.
+        form: Unread,
+        /// What is not judged for it.
+        part: NotJudgedPart,
         /// The value.
-        #[label("not resolved")]
+        #[label("not read")]
         #[serde(skip)]
         span: SourceSpan,
     },
@@ -357,7 +414,7 @@ pub enum VerlDiagnostic {
     /// A command-line value that is a shell variable (`$NNODES`, `${NNODES}`,
     /// `${NNODES:-1}`): a line pasted from a script, before the shell expanded it.
     #[error(
-        "`{key}` is `{text}`, a shell variable that the shell fills in before verl starts; resource-pool uses verl's default `{default}`"
+        "`{key}` is `{text}`, a shell variable that the shell fills in before verl starts: {part}"
     )]
     #[diagnostic(
         severity(Warning),
@@ -373,8 +430,8 @@ pub enum VerlDiagnostic {
         text: String,
         /// The shell variable's name.
         variable: String,
-        /// The default used.
-        default: String,
+        /// What is not judged for it.
+        part: NotJudgedPart,
         /// The value.
         #[label("the shell's variable")]
         #[serde(skip)]
@@ -383,9 +440,7 @@ pub enum VerlDiagnostic {
 
     /// A command-line value that is shell arithmetic or a command's output (`$((NODES))`,
     /// `$(nproc)`): a line pasted from a script, before the shell expanded it.
-    #[error(
-        "`{key}` is `{text}`, {kind} that the shell expands before verl starts; resource-pool uses verl's default `{default}`"
-    )]
+    #[error("`{key}` is `{text}`, {kind} that the shell expands before verl starts: {part}")]
     #[diagnostic(
         severity(Warning),
         code(resource_pool::verl::shell_expansion),
@@ -400,38 +455,10 @@ pub enum VerlDiagnostic {
         text: String,
         /// Which expansion.
         kind: ShellExpansionKind,
-        /// The default used.
-        default: String,
+        /// What is not judged for it.
+        part: NotJudgedPart,
         /// The value.
         #[label("the shell's to expand")]
-        #[serde(skip)]
-        span: SourceSpan,
-    },
-
-    /// A pool key whose value comes from a `<<` list that two of its mappings give it:
-    /// PyYAML's releases disagree on which wins (see
-    /// [`MergeOrder`](super::yaml::MergeOrder)).
-    #[error(
-        "`{key}` is {} from the first mapping of a `<<` list; PyYAML 6.0.4 takes {} from a later one",
-        shown(.used),
-        shown(.newer)
-    )]
-    #[diagnostic(
-        severity(Warning),
-        code(resource_pool::verl::merge_order),
-        help(
-            "write `{key}` in the mapping itself (or on the command line), or let one mapping of the list give it: PyYAML 6.0.4 (2026-11-20) changed which mapping of a `<<` list wins, so verl reads one value or the other by the PyYAML it has; this check reads the first, as earlier releases and omegaconf 2.4 do"
-        )
-    )]
-    MergeOrder {
-        /// The dotted key.
-        key: &'static str,
-        /// Its value as read (`None`: not set, verl's default).
-        used: Option<String>,
-        /// Its value under PyYAML 6.0.4 (`None`: not set).
-        newer: Option<String>,
-        /// The value read, else the other.
-        #[label("from this mapping")]
         #[serde(skip)]
         span: SourceSpan,
     },
@@ -578,12 +605,4 @@ pub enum VerlDiagnostic {
         /// Where it came from.
         origin: OriginKind,
     },
-}
-
-/// A value of a YAML key for a message: `4`, or "no value" (verl's default then).
-fn shown(value: &Option<String>) -> String {
-    match value {
-        Some(text) => format!("`{text}`"),
-        None => "no value".to_owned(),
-    }
 }

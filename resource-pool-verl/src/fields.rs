@@ -27,17 +27,6 @@ impl<T: fmt::Display> fmt::Display for Listed<T> {
     }
 }
 
-/// A command form, shown in backquotes (`` `srun [options] COMMAND` ``; JSON: its text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct CommandForm(pub &'static str);
-
-impl fmt::Display for CommandForm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`", self.0)
-    }
-}
-
 /// Keys an interpolation follows round to where it started, shown as
 /// `a → b → a` (JSON: the keys in that order).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -158,26 +147,47 @@ impl fmt::Display for HangCause {
     }
 }
 
-/// What to change so that Ray places every group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// What to change so that Ray places every group: `resize_pools` or `node_sized_slots`
+/// in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HangRemedy {
-    /// Resize the pools, or fold the reward pool into global_pool.
-    ResizePools,
+    /// Resize the pools, or fold the reward pool into global_pool with its switch (the
+    /// key the launch spells it by: `reward_model.enable_resource_pool` or
+    /// `reward.reward_model.enable_resource_pool`).
+    ResizePools {
+        /// The reward pool's switch, when the launch has a reward pool.
+        switch: Option<&'static str>,
+    },
     /// Node-slots as large as the nodes.
     NodeSizedSlots,
 }
 
+impl Serialize for HangRemedy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(match self {
+            HangRemedy::ResizePools { .. } => "resize_pools",
+            HangRemedy::NodeSizedSlots => "node_sized_slots",
+        })
+    }
+}
+
 impl fmt::Display for HangRemedy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            HangRemedy::ResizePools => {
-                "give the pools sizes that fit the nodes Ray leaves free (for example one reward node per spare node), or set reward_model.enable_resource_pool=False to run the reward model in global_pool"
+        match self {
+            HangRemedy::ResizePools { switch } => {
+                f.write_str("give the pools sizes that fit the nodes Ray leaves free")?;
+                match switch {
+                    Some(key) => write!(
+                        f,
+                        " (for example one reward node per spare node), or set {key}=False to run the reward model in global_pool"
+                    ),
+                    None => Ok(()),
+                }
             }
-            HangRemedy::NodeSizedSlots => {
-                "use node-slots as large as the nodes (trainer.n_gpus_per_node = the accelerators per node)"
-            }
-        })
+            HangRemedy::NodeSizedSlots => f.write_str(
+                "use node-slots as large as the nodes (trainer.n_gpus_per_node = the accelerators per node)",
+            ),
+        }
     }
 }
 
@@ -302,35 +312,22 @@ impl fmt::Display for LaunchSyntax {
     }
 }
 
-/// Why a config the launch names is not read
-/// ([`VerlLaunchDiagnostic::ConfigUnread`](super::VerlLaunchDiagnostic)).
+/// What is not judged when a value the check reads is not read: the pools (the key sizes
+/// them) or the rollout's sizes (a rollout key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ConfigUnreadWhy {
-    /// The file is not where verl would read it from here.
-    NotFound,
-    /// A `pkg://` package other than verl's: read from an installed package.
-    Package,
-    /// `--config-path` or `--config-name` holds the shell's variable, as a line held as
-    /// words keeps it.
-    ShellVariable,
+pub enum NotJudgedPart {
+    /// The pools verl builds.
+    Pools,
+    /// The rollout's sizes against the pool it runs on.
+    Rollout,
 }
 
-/// Why, after the file's name; with `#` (`{why:#}`, the help), what to do.
-impl fmt::Display for ConfigUnreadWhy {
+impl fmt::Display for NotJudgedPart {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match (self, f.alternate()) {
-            (ConfigUnreadWhy::ShellVariable, false) => {
-                " (the shell fills its name in before verl starts)"
-            }
-            (ConfigUnreadWhy::ShellVariable, true) => {
-                "check the line as the shell runs it, its variables filled in (`bash -x` prints it), or pass the file with --config"
-            }
-            (_, false) => "",
-            (_, true) => {
-                "run resource-pool where verl runs (Hydra resolves a relative --config-path from the entry point's folder), or pass the file with --config"
-            }
+        f.write_str(match self {
+            NotJudgedPart::Pools => "the pools verl builds are not judged",
+            NotJudgedPart::Rollout => "the rollout's sizes are not checked",
         })
     }
 }
@@ -352,20 +349,6 @@ impl fmt::Display for ShellExpansionKind {
             ShellExpansionKind::Arithmetic => "shell arithmetic",
             ShellExpansionKind::CommandSubstitution => "a command's output",
         })
-    }
-}
-
-/// What an entry point does instead of main_ppo's layout, shown after the main message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct EntryDifference(pub Option<&'static str>);
-
-impl fmt::Display for EntryDifference {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(why) => write!(f, ": {why}"),
-            None => f.write_str(" as far as resource-pool knows"),
-        }
     }
 }
 
@@ -464,9 +447,6 @@ pub enum Found {
     EmptyString,
     /// A mapping or a list, where a scalar belongs.
     MappingOrList,
-    /// An `${oc.env:VAR}` interpolation, as written (`${oc.env:GPUS,8}`): OmegaConf's
-    /// `oc.env` gives the variable's text (or the default's) as a string.
-    EnvString(String),
 }
 
 impl fmt::Display for Found {
@@ -476,7 +456,6 @@ impl fmt::Display for Found {
             Found::String(text) => write!(f, "the string '{text}'"),
             Found::EmptyString => f.write_str("an empty string"),
             Found::MappingOrList => f.write_str("a mapping or list"),
-            Found::EnvString(text) => write!(f, "a string from `{text}`"),
         }
     }
 }
@@ -493,7 +472,7 @@ pub struct TypeFix {
     pub expected: super::keys::Kind,
     /// The value as it should be written (`2`), for the ways that keep it.
     pub value: String,
-    /// Where the value was set: a command line's nested interpolation needs quotes.
+    /// Where the value was set: how the fix is written.
     pub origin: super::settings::OriginKind,
 }
 
@@ -506,17 +485,6 @@ pub enum TypeFixHow {
     SetValue,
     /// Drop the quotes of a string that reads as the type.
     Unquote,
-    /// Drop the YAML `!!str` tag of a string that reads as the type.
-    DropStrTag,
-    /// Drop Hydra's `str()` cast of a value of the type.
-    DropStrCast,
-    /// A config given as data holds a string that reads as the type: OmegaConf's
-    /// `${oc.env:VAR}` gives strings; `${oc.decode:...}` or a value of the type fixes it.
-    Decode,
-    /// The value is an `${oc.env:...}` interpolation (in the YAML or on the command line),
-    /// which gives a string: wrap it in `${oc.decode:...}` (the value is the wrapped
-    /// interpolation).
-    DecodeEnv,
 }
 
 impl Serialize for TypeFix {
@@ -560,48 +528,6 @@ impl fmt::Display for TypeFix {
             TypeFixHow::Unquote => write!(
                 f,
                 "write it without quotes ({}): a quoted value is a string, and verl needs {}",
-                self.written(),
-                self.expected
-            ),
-            TypeFixHow::DropStrTag => write!(
-                f,
-                "drop the `!!str` tag ({}): it makes the value a string, and verl needs {}",
-                self.written(),
-                self.expected
-            ),
-            TypeFixHow::DropStrCast => write!(
-                f,
-                "drop the `str()` cast ({}): Hydra's `str()` gives a string, and verl needs {}",
-                self.written(),
-                self.expected
-            ),
-            TypeFixHow::Decode => write!(
-                f,
-                "give `{}` {} (`{}`), not a string; a value from `${{oc.env:VAR}}` is always a string: write `${{oc.decode:${{oc.env:VAR}}}}` to read it as {}",
-                self.leaf(),
-                self.expected,
-                self.value,
-                self.expected
-            ),
-            // Hydra's override grammar ends an unquoted interpolation at its first `}`: a
-            // nested one is written quoted, and OmegaConf still resolves it (Hydra's
-            // "Quoted values"; checked with hydra-core 1.3.2). A shell would take those
-            // quotes (and expand `${`) itself: in a script the whole word is single-quoted.
-            TypeFixHow::DecodeEnv if self.origin == super::settings::OriginKind::CommandLine => {
-                let quote = if self.value.contains('"') { '\'' } else { '"' };
-                let word = format!("{key}={quote}{}{quote}", self.value);
-                write!(
-                    f,
-                    "OmegaConf's `oc.env` always gives a string, and verl needs {}: write `{word}` to read it as {} (Hydra reads a nested interpolation only in quotes; in a shell script, quote the whole word: `{}`)",
-                    self.expected,
-                    self.expected,
-                    super::launch::shell_word(&word)
-                )
-            }
-            TypeFixHow::DecodeEnv => write!(
-                f,
-                "OmegaConf's `oc.env` always gives a string, and verl needs {}: write {} to read it as {}",
-                self.expected,
                 self.written(),
                 self.expected
             ),

@@ -18,7 +18,7 @@ use resource_pool_core::source::Span;
 /// (`trainer.device=cuda`, verl's default) on a cluster whose alive nodes declare NPUs and
 /// none a GPU, under a key set that holds a release whose `main` sets `trainer.device` from
 /// the machine it starts on (`verl.utils.device.auto_set_device`: `npu` where `torch_npu`
-/// is installed, whatever the config says; [`auto_device`](crate::releases::Release::auto_device), 0.7.0 on) among
+/// is installed, whatever the config says; the release's [`DeviceRule`](crate::releases::DeviceRule)) among
 /// `releases` (as [`LaunchInfo`](crate::LaunchInfo) lists them). Verl then
 /// asks for NPUs: the layout is checked with NPU bundles, and the warning says why.
 pub fn detected_device(
@@ -273,7 +273,11 @@ pub fn ray_findings(
         HangCause::TieBreaks
     };
     let remedy = if report.pools.len() > 1 {
-        HangRemedy::ResizePools
+        let reward = report.pools.iter().any(|p| p.name == crate::REWARD_POOL);
+        let switch = (settings.reward_keys())
+            .filter(|_| reward)
+            .map(|(switch, _, _)| KEYS[switch].path);
+        HangRemedy::ResizePools { switch }
     } else {
         HangRemedy::NodeSizedSlots
     };

@@ -9,7 +9,8 @@ use resource_pool_core::source::SourceFile;
 /// words of the pasted line (launchers, entry point, Hydra's flags, overrides). The launch
 /// parser's spans lie in the line, every label lies in the YAML-plus-command-line source
 /// and its snippet (windowed on long lines) reads, a layout exists exactly when no error
-/// was found, it stays within the slot limit, and it builds a manager.
+/// was found and the launch is judged, it stays within the slot limit, and it builds a
+/// manager.
 pub fn verl_launch(bytes: &[u8]) {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return;
@@ -27,7 +28,6 @@ pub fn verl_launch(bytes: &[u8]) {
             Some(entry.text.as_str())
         );
     }
-    let _ = crate::user_config_file(&launch);
     let loaded = crate::load_verl(Some(yaml), &overrides, max_slots);
     // The spans point into the launch line: the words joined by spaces, whitespace-only
     // words left out (not `command_line(&overrides)`, which keeps them).
@@ -48,8 +48,15 @@ pub fn verl_launch(bytes: &[u8]) {
         }
     }
     match &loaded.layout {
-        None => assert!(loaded.has_errors(), "no layout but no error either"),
+        None => assert!(
+            loaded.has_errors() || loaded.launch.not_judged.is_some(),
+            "no layout but no error, and judged"
+        ),
         Some(layout) => {
+            assert!(
+                loaded.launch.not_judged.is_none(),
+                "a layout of a launch not judged"
+            );
             // verl builds the pools before its rollout workers check their sizes: those
             // errors come with the layout (`load_verl` keeps it for the check), no other.
             let before_layout: Vec<_> = loaded

@@ -1,15 +1,21 @@
-//! Judging override keys against verl's key set: for the launch's releases, trainer config
-//! and defaults-list choices, with the user's config and search path said when unread.
+//! Judging override keys against verl's key set, for a launch whose entry point and config
+//! are verl's own (else it is not judged: `not_judged`): for the launch's releases,
+//! trainer config and defaults-list choices.
+//!
+//! Only what Hydra or verl would do is said: an unknown key (without `+`) is Hydra's error,
+//! with a suggestion only when a sibling key is [`alike`](key_set::alike); a `+key` or
+//! `++key` is never a typo, as Hydra adds it, and is Hydra's `add_existing` only when every
+//! release considered has the key. Both are errors with `--verl-version` (the config the
+//! line loads is that release's) and warnings without (the line's verl may be none of the
+//! table's: a fork looks the same on the line).
 
-use super::config_file::{ConfigPlace, config_name, config_place};
-use super::fields::{ConfigUnreadWhy, Elsewhere, Listed, Place, Releases, Suggestion};
+use super::fields::{Elsewhere, Listed, Place, Releases, Suggestion};
 use super::hydra::{Op, Override};
 use super::key_set::{self, KeySet, KeyStatus, ReleaseView};
 use super::keys::{KEYS, key_id, sizes_pools};
-use super::launch::Launch;
 use super::loading::{LaunchInfo, VerlOptions};
 use super::releases::REWARD_TWINS;
-use super::{VerlDiagnostic, VerlLaunchDiagnostic};
+use super::{VerlDiagnostic, config_file};
 use resource_pool_core::source::Span;
 
 /// Judges override keys against verl's key set for the launch's releases, config and
@@ -23,14 +29,19 @@ pub(super) struct Judge {
     choice_entries: Vec<String>,
     /// Packages whose keys cannot be judged (an option verl does not have).
     unjudged: Vec<String>,
-    /// Whether unknown keys are judged at all.
-    judged: bool,
+    /// Whether `--verl-version` names the release: then the config the line loads is known
+    /// and Hydra's refusals are errors; else the line's verl may be none of the table's (a
+    /// fork), and they are warnings.
+    release_given: bool,
     pub(super) yaml_keys: Vec<String>,
 }
 
+/// A defaults-list choice made: its entry, option, and where the command line makes it.
+type Chosen = (String, String, Option<Span>);
+
 impl Judge {
     pub(super) fn new(
-        launch: &Launch,
+        launch: &super::launch::Launch,
         options: &VerlOptions,
         yaml_defaults: &[(Option<String>, String)],
         overrides: &[Override],
@@ -39,270 +50,162 @@ impl Judge {
         out: &mut Vec<VerlDiagnostic>,
     ) -> Judge {
         let set = key_set::key_set();
-        let mut releases: Vec<usize> = (0..set.versions.len())
-            .filter(|&i| {
-                options
-                    .verl_version
-                    .as_ref()
-                    .is_none_or(|v| set.versions[i].0 == *v)
-            })
-            .collect();
-        let mut judged = true;
-        let mut config = config_name(launch, set);
-        match config_place(launch) {
-            ConfigPlace::Verl => {}
-            ConfigPlace::UserDir(dir) => {
-                if options.config_file_unread {
-                    judged = false;
-                    out.push(
-                        VerlLaunchDiagnostic::ConfigUnread {
-                            path: format!("{dir}/{config}.yaml"),
-                            why: ConfigUnreadWhy::NotFound,
-                            span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
-                        }
-                        .into(),
-                    );
-                }
-            }
-            ConfigPlace::Package(package) => {
-                judged = false;
-                out.push(
-                    VerlLaunchDiagnostic::ConfigUnread {
-                        path: format!("{package}/{config}.yaml"),
-                        why: ConfigUnreadWhy::Package,
-                        span: launch.config_path.as_ref().map(|p| line_span(&p.span)),
-                    }
-                    .into(),
-                );
-            }
-            ConfigPlace::Shell { dir, at } => {
-                judged = false;
-                out.push(
-                    VerlLaunchDiagnostic::ConfigUnread {
-                        path: match dir {
-                            Some(dir) => format!("{dir}/{config}.yaml"),
-                            None => format!("{config}.yaml"),
-                        },
-                        why: ConfigUnreadWhy::ShellVariable,
-                        span: Some(line_span(&at)),
-                    }
-                    .into(),
-                );
-            }
-        }
+        let mut config = config_file::config_name(launch, set);
         // A user's config composes one of verl's through its defaults list.
         let verl_configs = set.config_names();
-        if !verl_configs.contains(&config.as_str()) {
-            let named = yaml_defaults
+        if !verl_configs.contains(&config.as_str())
+            && let Some((_, base)) = yaml_defaults
                 .iter()
-                .find(|(g, v)| g.is_none() && verl_configs.contains(&v.as_str()));
-            match named {
-                Some((_, base)) => config = base.clone(),
-                None if matches!(config_place(launch), ConfigPlace::Verl) => {
-                    if let Some(name) = &launch.config_name {
-                        out.push(
-                            VerlLaunchDiagnostic::UnknownConfig {
-                                name: config.clone(),
-                                releases: Releases(release_names(set, &releases)),
-                                known: Listed(verl_configs.clone()),
-                                span: line_span(&name.span),
-                            }
-                            .into(),
-                        );
-                    }
-                    config = "ppo_trainer".to_owned();
-                }
-                None => {
-                    judged = false;
-                    config = "ppo_trainer".to_owned();
-                }
-            }
+                .find(|(g, v)| g.is_none() && verl_configs.contains(&v.as_str()))
+        {
+            config = base.clone();
         }
-        releases.retain(|&r| set.base(r, &config).is_some());
-        let choice_entries: Vec<String> = {
-            let mut e: Vec<String> = Vec::new();
-            for &r in &releases {
-                if let Some(base) = set.base(r, &config) {
-                    for (entry, _) in set.choices(base) {
-                        if !e.contains(entry) {
-                            e.push(entry.clone());
-                        }
-                    }
-                }
-            }
-            e
-        };
-        // The choices, from the YAML's defaults list, then the command line.
-        let mut chosen: Vec<(String, String, Option<Span>)> = yaml_defaults
-            .iter()
-            .filter_map(|(g, v)| g.as_ref().map(|g| (g.clone(), v.clone(), None)))
-            .filter(|(g, _, _)| choice_entries.contains(g))
+        let releases: Vec<usize> = (0..set.versions.len())
+            .filter(|&i| (options.verl_version.as_ref()).is_none_or(|v| set.versions[i].0 == *v))
+            .filter(|&r| set.base(r, &config).is_some())
             .collect();
-        for o in overrides {
-            let key = o.key.as_str();
-            if choice_entries.iter().any(|e| e == key)
-                && let Some(v) = &o.value
-            {
-                chosen.retain(|(g, _, _)| g != key);
-                chosen.push((key.to_owned(), v.text.clone(), Some(o.span.clone())));
-            }
-            if key == "hydra.searchpath"
-                && let Some(v) = &o.value
-            {
-                let foreign: Vec<String> = v
-                    .text
-                    .trim_matches(|c| c == '[' || c == ']')
-                    .split(',')
-                    .map(|p| p.trim().trim_matches(|c| c == '\'' || c == '"').to_owned())
-                    .filter(|p| !p.is_empty())
-                    .filter(|p| {
-                        let p = p.replace('.', "/");
-                        !p.ends_with("verl/trainer/config")
-                    })
-                    .collect();
-                if !foreign.is_empty() {
-                    judged = false;
-                    out.push(
-                        VerlLaunchDiagnostic::SearchPathUnread {
-                            places: Listed(foreign),
-                            span: line_span(&o.span),
-                        }
-                        .into(),
-                    );
+        let mut choice_entries: Vec<String> = Vec::new();
+        for base in releases.iter().filter_map(|&r| set.base(r, &config)) {
+            for (entry, _) in set.choices(base) {
+                if !choice_entries.contains(entry) {
+                    choice_entries.push(entry.clone());
                 }
             }
         }
-        if let Some(dir) = &launch.config_dir {
-            judged = false;
-            out.push(
-                VerlLaunchDiagnostic::SearchPathUnread {
-                    places: Listed(vec![dir.value.clone()]),
-                    span: line_span(&dir.span),
-                }
-                .into(),
-            );
-        }
-        let mut unjudged = Vec::new();
-        let mut views = Vec::new();
-        let mut kept_releases = Vec::new();
-        'release: for &r in &releases {
-            let Some(base) = set.base(r, &config) else {
-                continue;
-            };
-            let mut variants = Vec::new();
-            for (entry, option, _) in &chosen {
-                let default = set
-                    .choices(base)
-                    .iter()
-                    .find(|(e, _)| e == entry)
-                    .map(|(_, o)| o.as_str());
-                match default {
-                    None => continue 'release,
-                    Some(d) if d == option => {}
-                    Some(_) => match set.variant(r, &config, entry, option) {
-                        Some(v) => variants.push(v),
-                        None => continue 'release,
-                    },
-                }
-            }
-            kept_releases.push(r);
-            views.push(ReleaseView {
-                version: r,
-                base,
-                variants,
-            });
-        }
-        // Choices no release has: said once each, and their keys are not judged.
-        if views.is_empty() && !chosen.is_empty() {
-            for (entry, option, span) in &chosen {
-                let known_anywhere = releases
-                    .iter()
-                    .any(|&r| set.options(r, &config, entry).contains(&option.as_str()));
-                if !known_anywhere {
-                    let mut options: Vec<&'static str> = Vec::new();
-                    for &r in &releases {
-                        for o in set.options(r, &config, entry) {
-                            if !options.contains(&o) {
-                                options.push(o);
-                            }
-                        }
-                    }
-                    if let Some(span) = span {
-                        out.push(VerlDiagnostic::UnknownOption {
-                            entry: entry.clone(),
-                            option: option.clone(),
-                            releases: Releases(release_names(set, &releases)),
-                            options: Listed(options),
-                            span: line_span(span),
-                        });
-                    }
-                    unjudged.push(package_of(entry));
-                }
-            }
-            // Judge against the releases that have the choices known, without the unknown ones.
-            for &r in &releases {
-                if let Some(base) = set.base(r, &config) {
-                    let variants = chosen
-                        .iter()
-                        .filter_map(|(e, o, _)| set.variant(r, &config, e, o))
-                        .collect();
-                    kept_releases.push(r);
-                    views.push(ReleaseView {
-                        version: r,
-                        base,
-                        variants,
-                    });
-                }
-            }
-        }
-        let releases = release_names(set, &kept_releases);
-        *info = LaunchInfo {
-            config: config.clone(),
-            choices: chosen.iter().map(|(e, o, _)| format!("{e}={o}")).collect(),
-            releases: releases.clone(),
-            keys_judged: judged,
-            ..std::mem::take(info)
-        };
-        Judge {
+        let chosen = chosen(yaml_defaults, overrides, &choice_entries);
+        let mut judge = Judge {
             set,
             config,
-            views,
-            releases,
+            views: Vec::new(),
+            releases: Vec::new(),
             choice_entries,
-            unjudged,
-            judged,
+            unjudged: Vec::new(),
+            release_given: options.verl_version.is_some(),
             yaml_keys: Vec::new(),
-        }
+        };
+        let kept = judge.views_of(&releases, &chosen, line_span, out);
+        judge.releases = release_names(set, &kept);
+        *info = LaunchInfo {
+            config: judge.config.clone(),
+            choices: chosen.iter().map(|(e, o, _)| format!("{e}={o}")).collect(),
+            releases: judge.releases.clone(),
+            keys_judged: true,
+            ..std::mem::take(info)
+        };
+        judge
     }
 
-    /// Whether `o` is `+key=value` (a scalar) for a key verl's own config sets in every
-    /// release judged: Hydra stops at it (it adds to a null or missing key only). Never
-    /// said when part of the config is unread, nor when a YAML of the user's holds the
-    /// config (its keys are not verl's).
-    pub(super) fn adds_existing(&self, o: &Override, own_yaml: bool) -> bool {
+    /// The views of `releases` with the choices made; when no release has them all, those
+    /// no release has are said once each (`unknown_option`) and their keys not judged.
+    /// The releases viewed.
+    fn views_of(
+        &mut self,
+        releases: &[usize],
+        chosen: &[Chosen],
+        line_span: &dyn Fn(&Span) -> miette::SourceSpan,
+        out: &mut Vec<VerlDiagnostic>,
+    ) -> Vec<usize> {
+        let (set, config) = (self.set, self.config.as_str());
+        let variants = |r: usize, strict: bool| -> Option<Vec<usize>> {
+            let base = set.base(r, config)?;
+            let mut variants = Vec::new();
+            for (entry, option, _) in chosen {
+                let default = set.choices(base).iter().find(|(e, _)| e == entry);
+                match (default, set.variant(r, config, entry, option)) {
+                    (Some((_, d)), _) if d == option => {}
+                    (_, Some(v)) => variants.push(v),
+                    _ if strict => return None,
+                    _ => {}
+                }
+            }
+            Some(variants)
+        };
+        let mut kept: Vec<usize> = releases
+            .iter()
+            .copied()
+            .filter(|&r| variants(r, true).is_some())
+            .collect();
+        if kept.is_empty() && !chosen.is_empty() {
+            for (entry, option, span) in chosen {
+                let mut known: Vec<&'static str> = Vec::new();
+                for &r in releases {
+                    for o in set.options(r, config, entry) {
+                        if !known.contains(&o) {
+                            known.push(o);
+                        }
+                    }
+                }
+                if known.contains(&option.as_str()) {
+                    continue;
+                }
+                if let Some(span) = span {
+                    out.push(VerlDiagnostic::UnknownOption {
+                        entry: entry.clone(),
+                        option: option.clone(),
+                        releases: Releases(release_names(set, releases)),
+                        options: Listed(known),
+                        span: line_span(span),
+                    });
+                }
+                self.unjudged.push(package_of(entry));
+            }
+            kept = releases.to_vec();
+        }
+        for &r in &kept {
+            if let (Some(base), Some(variants)) = (set.base(r, config), variants(r, false)) {
+                self.views.push(ReleaseView {
+                    version: r,
+                    base,
+                    variants,
+                });
+            }
+        }
+        kept
+    }
+
+    /// `add_existing` for `o` when it is `+key=value` (a scalar) for a key verl's own config
+    /// sets in every release judged: Hydra stops at it (it adds to a null or missing key
+    /// only). An error with `--verl-version`, else a warning (the line's verl may lack the
+    /// key); nothing when a YAML of the user's holds the config (its keys are not verl's).
+    pub(super) fn adds_existing(
+        &self,
+        o: &Override,
+        own_yaml: bool,
+        line_span: &dyn Fn(&Span) -> miette::SourceSpan,
+    ) -> Option<VerlDiagnostic> {
         let scalar = o
             .value
             .as_ref()
             .is_some_and(|v| v.quoted() || !(v.text.starts_with('[') || v.text.starts_with('{')));
-        o.op == Op::Add
+        let refused = o.op == Op::Add
             && scalar
-            && self.judged
             && !own_yaml
-            && key_set::set_in_every_view(self.set, &self.views, &o.key)
+            && key_set::set_in_every_view(self.set, &self.views, &o.key);
+        let (key, span) = (o.key.clone(), line_span(&o.span));
+        refused.then(|| match self.release_given {
+            true => VerlDiagnostic::AddExisting {
+                key,
+                span,
+                existing: None,
+            },
+            false => VerlDiagnostic::AddExistingAnyRelease {
+                key,
+                releases: Releases(self.releases.clone()),
+                span,
+            },
+        })
     }
 
-    /// Whether the judged config lacks `key` (never said when part of it is unread),
-    /// with the releases of the config that have it.
+    /// Whether the judged config lacks `key`, with the releases of the config that have it.
     pub(super) fn lacks(&self, key: &str) -> Option<Vec<&'static str>> {
-        (self.judged
-            && !self.is_unjudged(key)
+        (!self.is_unjudged(key)
             && key_set::status(self.set, &self.views, key) == KeyStatus::Unknown)
             .then(|| key_set::other_releases(self.set, &self.views, &self.config, key))
     }
 
     /// A key of the YAML (`trainer: {nnode: 2}`) judged by the command line's rule for
-    /// `pool_key_typo`: unknown, and its closest known key sizes the pools. Only that rule:
-    /// a YAML of yours carries keys of its own, which verl's config need not have.
+    /// `pool_key_typo`: unknown, and a pool key is alike it. Only that rule: a YAML of
+    /// yours carries keys of its own, which verl's config need not have.
     pub(super) fn yaml_typo(&self, key: &str, span: &Span, place: Place) -> Option<VerlDiagnostic> {
         // Under a pool key (`nnodes: {a: 1}`) the value is already `wrong_type`.
         let mut prefixes = key.match_indices('.').map(|(i, _)| &key[..i]);
@@ -338,7 +241,7 @@ impl Judge {
     }
 
     /// Judges one override's key (not a choice; a pool key too, which a release given by
-    /// `--verl-version` may lack).
+    /// `--verl-version` may lack). A `+key` or `++key` is Hydra's to add: never judged.
     pub(super) fn judge(
         &self,
         o: &Override,
@@ -346,7 +249,8 @@ impl Judge {
         out: &mut Vec<VerlDiagnostic>,
     ) {
         let key = o.key.as_str();
-        if key_set::status(self.set, &self.views, key) != KeyStatus::Unknown
+        if matches!(o.op, Op::Add | Op::ForceAdd)
+            || key_set::status(self.set, &self.views, key) != KeyStatus::Unknown
             || self.yaml_keys.iter().any(|k| k == key)
             || self.is_unjudged(key)
         {
@@ -375,11 +279,6 @@ impl Judge {
             });
             return;
         }
-        // `+key` adds what verl may read with `.get()`; a key set with parts unread
-        // cannot say a key is missing.
-        if matches!(o.op, Op::Add | Op::ForceAdd) || !self.judged {
-            return;
-        }
         let others = key_set::other_releases(self.set, &self.views, &self.config, key);
         let elsewhere = if !others.is_empty() {
             Elsewhere::Releases(others)
@@ -388,15 +287,51 @@ impl Judge {
         } else {
             Elsewhere::Nowhere
         };
-        out.push(VerlDiagnostic::UnknownKey {
-            key: key.chars().take(200).collect(),
-            config: self.config.clone(),
-            releases: Releases(self.releases.clone()),
-            elsewhere,
-            suggestion: Suggestion(suggestion),
-            span: line_span(&o.key_span),
+        let (key, config) = (key.chars().take(200).collect(), self.config.clone());
+        let (releases, suggestion) = (Releases(self.releases.clone()), Suggestion(suggestion));
+        let span = line_span(&o.key_span);
+        out.push(match self.release_given {
+            true => VerlDiagnostic::UnknownKeyOfRelease {
+                key,
+                config,
+                releases,
+                elsewhere,
+                suggestion,
+                span,
+            },
+            false => VerlDiagnostic::UnknownKey {
+                key,
+                config,
+                releases,
+                elsewhere,
+                suggestion,
+                span,
+            },
         });
     }
+}
+
+/// The choices made, from the YAML's defaults list, then the command line (a later one of
+/// an entry replacing an earlier).
+fn chosen(
+    yaml_defaults: &[(Option<String>, String)],
+    overrides: &[Override],
+    choice_entries: &[String],
+) -> Vec<Chosen> {
+    let mut chosen: Vec<Chosen> = yaml_defaults
+        .iter()
+        .filter_map(|(g, v)| g.as_ref().map(|g| (g.clone(), v.clone(), None)))
+        .filter(|(g, _, _)| choice_entries.contains(g))
+        .collect();
+    for o in overrides {
+        if choice_entries.contains(&o.key)
+            && let Some(v) = &o.value
+        {
+            chosen.retain(|(g, _, _)| *g != o.key);
+            chosen.push((o.key.clone(), v.text.clone(), Some(o.span.clone())));
+        }
+    }
+    chosen
 }
 
 fn release_names(set: &'static KeySet, releases: &[usize]) -> Vec<&'static str> {

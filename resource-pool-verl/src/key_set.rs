@@ -1,4 +1,4 @@
-//! Every key of verl's config, per release: the fact table `data/verl/keys.txt` that
+//! Every key of verl's config, per release: the fact table `data/keys.txt` that
 //! `scripts/verl-keys` generates from verl's own config files (see that folder's README).
 //!
 //! The table is embedded as text (`include_str!`) and parsed once, at first use, into a
@@ -364,35 +364,33 @@ pub fn choice_with<'s>(
     None
 }
 
-/// The known key closest to a misspelt one: among the keys under its longest known prefix
-/// (the same parent, or nearest ancestor) first, then among all keys of the views.
+/// The most edits a suggestion is from a typed key's last part.
+pub const MAX_EDITS: usize = 2;
+
+/// Whether a known key's last part `known` is like a typed key's last part `typed`: at most
+/// [`MAX_EDITS`] edits apart (Damerau-Levenshtein: a character inserted, deleted or
+/// changed, or two neighbours swapped), and fewer edits than a third of `typed`'s length
+/// (`nnode` is 1 edit of 5 from `nnodes`; `debug` is 4 from `device`, `remove_clip` none of
+/// `trainer`'s).
+pub fn alike(typed: &str, known: &str) -> bool {
+    let edits = strsim::damerau_levenshtein(typed, known);
+    edits <= MAX_EDITS && 3 * edits < typed.chars().count()
+}
+
+/// The known key a misspelt one stands for: a key of the views with the same parent whose
+/// last part is [`alike`] the typed one's, the fewest edits away (the first of the table
+/// among equals). None without such a key: no unrelated suggestion.
 pub fn suggest<'s>(set: &'s KeySet, views: &[ReleaseView], key: &str) -> Option<&'s str> {
+    let split = |k: &'s str| k.rsplit_once('.').unwrap_or(("", k));
+    let (parent, last) = key.rsplit_once('.').unwrap_or(("", key));
     let in_views = |pattern: u32| views.iter().any(|v| v.holds_pattern(set, pattern));
-    let mut prefix = key;
-    while let Some((parent, _)) = prefix.rsplit_once('.') {
-        if set.nodes.contains_key(parent) {
-            let under = format!("{parent}.");
-            let near = resource_pool_core::source::did_you_mean(
-                key,
-                set.paths
-                    .iter()
-                    .filter(|(p, pat)| p.starts_with(&under) && in_views(*pat))
-                    .map(|(p, _)| &**p),
-            );
-            if near.is_some() {
-                return near;
-            }
-            break;
-        }
-        prefix = parent;
-    }
-    resource_pool_core::source::did_you_mean(
-        key,
-        set.paths
-            .iter()
-            .filter(|(_, pat)| in_views(*pat))
-            .map(|(p, _)| &**p),
-    )
+    set.paths
+        .iter()
+        .filter(|(path, pattern)| split(path).0 == parent && in_views(*pattern))
+        .map(|(path, _)| (&**path, split(path).1))
+        .filter(|(_, known)| alike(last, known))
+        .min_by_key(|(_, known)| strsim::damerau_levenshtein(last, known))
+        .map(|(path, _)| path)
 }
 
 #[cfg(test)]
@@ -495,18 +493,40 @@ mod tests {
     }
 
     #[test]
-    fn suggestions_prefer_the_same_parent() {
+    fn suggestions_are_siblings_a_few_edits_away() {
         let set = key_set();
         let v = views("0.9.1", "ppo_trainer", &[]);
-        assert_eq!(
-            suggest(set, &v, "trainer.n_gpu_per_node"),
-            Some("trainer.n_gpus_per_node")
-        );
-        assert_eq!(suggest(set, &v, "trainer.nnode"), Some("trainer.nnodes"));
-        assert_eq!(
-            suggest(set, &v, "data.max_prompt_lenght"),
-            Some("data.max_prompt_length")
-        );
+        for (typed, meant) in [
+            ("trainer.n_gpu_per_node", "trainer.n_gpus_per_node"),
+            ("trainer.nnode", "trainer.nnodes"),
+            ("trainer.nnodse", "trainer.nnodes"),
+            ("data.max_prompt_lenght", "data.max_prompt_length"),
+        ] {
+            assert_eq!(suggest(set, &v, typed), Some(meant), "{typed}");
+        }
+        // Found on real lines (issue 44): nothing alike, so no suggestion; nor under
+        // another parent, nor for a short part two edits from a key.
+        for typed in [
+            "trainer.debug",
+            "trainer.remove_clip",
+            "trainer.remove_previous_ckpt_in_save",
+            "trainr.nnodes",
+            "trainer.nnodes.x",
+            "trainer.dev",
+        ] {
+            assert_eq!(suggest(set, &v, typed), None, "{typed}");
+        }
+    }
+
+    #[test]
+    fn likeness_is_a_few_edits_and_under_a_third_of_the_part() {
+        assert!(alike("nnode", "nnodes"));
+        assert!(alike("n_gpus_per_nodes", "n_gpus_per_node"));
+        // Two edits need seven characters; three edits are never alike.
+        assert!(!alike("nnods", "nnodes_x") && alike("nnodes_", "nnodes"));
+        assert!(!alike("devce", "devicexx"));
+        assert!(!alike("debug", "device"));
+        assert!(!alike("tp", "pp"));
     }
 
     #[test]

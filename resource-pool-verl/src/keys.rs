@@ -4,8 +4,6 @@
 //! judged for existence, against [`super::key_set`]. The key constants are public and
 //! stable: other modules (and suggested layouts written as overrides) name keys by them.
 
-use super::grammar_tokens::is_int;
-
 /// What a key holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -201,48 +199,15 @@ pub fn is_null(text: &str, quoted: bool, in_yaml: bool) -> bool {
         }
 }
 
-/// Whether a scalar is one whole `${oc.env:...}` interpolation, as OmegaConf's grammar
-/// reads it (blanks after `${` and around the `:`; `${oc.env:GPUS}`, `${ oc.env : GPUS , 8 }`).
-/// OmegaConf's `oc.env` gives the variable's text, or its default as text, always a string
-/// (only a `null` default of an unset variable gives None), so a key of another kind
-/// holding one is a string when verl reads it. Anything more (`${oc.decode:${oc.env:X}}`,
-/// `x${oc.env:X}`, two interpolations) is not this.
-pub fn is_env_interpolation(text: &str) -> bool {
-    let Some(inner) = text.strip_prefix("${") else {
-        return false;
-    };
-    // The `}` that closes the `${` must be the last character.
-    let mut depth = 1usize;
-    for (i, c) in inner.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    if i + 1 != inner.len() {
-                        return false;
-                    }
-                    return inner
-                        .trim_start_matches([' ', '\t'])
-                        .strip_prefix("oc.env")
-                        .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'));
-                }
-            }
-            _ => {}
-        }
-    }
-    false
-}
-
 /// Reads a scalar as a value of `kind`. In the YAML (`in_yaml`), as OmegaConf's YAML
-/// loader reads it (PyYAML's SafeLoader, YAML 1.1; checked against omegaconf 2.3.0 by
-/// `data/verl/yaml_scalars.json`): booleans are `true`, `yes`, `on`, `false`, `no`, `off`
-/// in lower, Capitalised or UPPER case only (`tRuE`, `y` are strings); integers are YAML
-/// 1.1's (`010` is 8, `0x10` 16, `0b11` 3, `1:30` 90, `1__0` 10; `08` is a string). On Hydra's command line, as Hydra's override grammar
-/// does (`OverrideLexer.g4`, checked against hydra-core 1.3.2 by
-/// `data/verl/hydra_overrides.json`): `BOOL` is `true`/`false` in any case only (`yes`,
-/// `on`, `off` are strings, which verl takes as true), `INT` is `[+-]?(0|[1-9](_?[0-9])*)`
-/// (`01`, `1__0`, `0x10` are strings). Quoted scalars are strings.
+/// loader reads it (PyYAML's SafeLoader, YAML 1.1): booleans are `true`, `yes`, `on`,
+/// `false`, `no`, `off` in lower, Capitalised or UPPER case only (`tRuE`, `y` are strings);
+/// integers are YAML 1.1's (`010` is 8, `0x10` 16, `0b11` 3, `1:30` 90, `1__0` 10; `08` is
+/// a string). On
+/// Hydra's command line, as Hydra's override grammar does (`OverrideLexer.g4`): `BOOL` is
+/// `true`/`false` in any case only (`yes`, `on`, `off` are strings), `INT` is
+/// `[+-]?(0|[1-9](_?[0-9])*)` (`01`, `1__0`, `0x10` are strings). Quoted scalars are
+/// strings.
 ///
 /// An integer past i64 reads as i64's bound, as large (or as negative) as a count can be,
 /// so the count's own rules judge it (too many node-slots, an empty pool), not a type
@@ -267,7 +232,7 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<
         },
         Kind::Int if in_yaml => yaml_int(text).map(Value::Int),
         Kind::Int => {
-            if !is_int(text) {
+            if !is_hydra_int(text) {
                 return None;
             }
             let (negative, digits) = split_sign(text);
@@ -281,8 +246,7 @@ pub fn interpret(text: &str, quoted: bool, kind: Kind, in_yaml: bool) -> Option<
 /// `0b1_0`, hexadecimal `0x1F` (lowercase `0b`/`0x` only), octal `010` (any leading `0`:
 /// 8; `08` is a string), decimal `1_000` (`_` anywhere after the first digit: `1__0`, `1_`)
 /// or sexagesimal `1:30` (90: base 60 after the first part, each part `[0-5]?[0-9]`).
-/// `0x_` and `0b_` are PyYAML's load errors, which the YAML reader reports first
-/// (`yaml::construct`); read here as no integer.
+/// `0x_` and `0b_` read as no integer.
 fn yaml_int(text: &str) -> Option<i64> {
     let (negative, body) = split_sign(text);
     let all = |digits: &str, ok: fn(u8) -> bool| {
@@ -321,6 +285,20 @@ fn yaml_int(text: &str) -> Option<i64> {
     Some(saturate(negative, magnitude))
 }
 
+/// Whether `text` is Hydra's `INT`: `[+-]?(0|[1-9](_?[0-9])*)`.
+fn is_hydra_int(text: &str) -> bool {
+    let digits = split_sign(text).1.as_bytes();
+    match digits {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] => {
+            !rest.ends_with(b"_")
+                && !rest.windows(2).any(|w| w == b"__")
+                && rest.iter().all(|b| b.is_ascii_digit() || *b == b'_')
+        }
+        _ => false,
+    }
+}
+
 /// The value of checked digits (and `_` separators) in `radix`, saturating past `u128`;
 /// `None` when there is no digit.
 fn digits_value(digits: &str, radix: u32) -> Option<u128> {
@@ -353,9 +331,6 @@ pub(super) fn split_sign(text: &str) -> (bool, &str) {
         _ => (false, text),
     }
 }
-
-#[cfg(test)]
-mod yaml_diff_tests;
 
 #[cfg(test)]
 mod tests {
@@ -398,7 +373,7 @@ mod tests {
             Some(Value::Int(i64::MIN))
         );
         assert_eq!(interpret("", false, Kind::Int, true), None);
-        // YAML 1.1's integers and booleans (each also in data/verl/yaml_scalars.json).
+        // YAML 1.1's integers and booleans, as PyYAML's SafeLoader reads them.
         for (text, n) in [
             ("0x10", 16),
             ("-0b11", -3),
@@ -430,7 +405,7 @@ mod tests {
 
     #[test]
     fn command_line_scalars_read_as_hydra_grammar_does() {
-        // hydra-core 1.3.2 (data/verl/hydra_overrides.json): `yes`, `on`, `off`, `no` are
+        // hydra-core 1.3.2's grammar: `yes`, `on`, `off`, `no` are
         // strings on the command line, `true`/`false` in any case booleans.
         for text in ["yes", "on", "off", "no", "Yes", "y"] {
             assert_eq!(interpret(text, false, Kind::Bool, false), None, "{text}");
@@ -460,32 +435,5 @@ mod tests {
             Some(Value::Int(8))
         );
         assert_eq!(interpret("010", false, Kind::Int, false), None);
-    }
-
-    #[test]
-    fn env_interpolations_are_one_whole_oc_env() {
-        // Each checked against OmegaConf 2.4.0: a string, set or unset (with the default).
-        for text in [
-            "${oc.env:GPUS}",
-            "${oc.env:GPUS,8}",
-            "${ oc.env : GPUS , 8 }",
-            "${\toc.env:'GPUS'}",
-            "${oc.env:GPUS,${trainer.nnodes}}",
-        ] {
-            assert!(is_env_interpolation(text), "{text}");
-        }
-        for text in [
-            "${oc.decode:${oc.env:GPUS}}",
-            "${oc.env:A}${oc.env:B}",
-            "x${oc.env:A}",
-            "${oc.envx:A}",
-            "${oc.env}",
-            "${oc.select:trainer.nnodes,2}",
-            "${trainer.nnodes}",
-            "${oc.env:A",
-            "8",
-        ] {
-            assert!(!is_env_interpolation(text), "{text}");
-        }
     }
 }

@@ -13,21 +13,14 @@ use super::shell_expansion::expands_to_words;
 use resource_pool_core::source::Span;
 
 mod entry_points;
-#[cfg(test)]
-mod hydra_args_diff_tests;
 mod hydra_flags;
 pub mod job_cluster;
-#[cfg(test)]
-mod launcher_argv_diff_tests;
-mod launcher_options;
 mod launchers;
 mod shell_string;
-#[cfg(test)]
-mod shell_string_diff_tests;
 mod submit;
 mod words;
 
-pub use entry_points::{Entry, EntryKind, UNDERSTOOD, Understood};
+pub use entry_points::{Builds, ENTRY_POINTS, Entry, EntryKind, EntryPoint, main_ppo};
 use entry_points::{module_entry, script_entry};
 use launchers::Command;
 pub use resource_pool_core::words::shell_word;
@@ -60,6 +53,9 @@ pub enum LaunchProblem {
     MissingValue(Span),
     /// A program word that is none of the launchers understood.
     UnknownLauncher(Span),
+    /// A launcher (`docker exec box ./train.sh`) after which no word starts a program the
+    /// reader reads: on the launcher's words.
+    CommandUnseen(Span),
     /// Launcher words with no program after them (`env`, `ray job submit --`, `python3 -u`):
     /// on the last of them.
     NoProgram(Span),
@@ -70,8 +66,6 @@ pub enum LaunchProblem {
     /// (`${ARGS[@]}`, `$EXTRA_ARGS`, `$(cat overrides.txt)`): a line held as words keeps it
     /// as written, and the words it stands for are not read.
     ShellWords(Span),
-    /// A word that is not UTF-8 and that the check reads ([`parse_launch_os`]).
-    NotUnicode(Span),
     /// A shell's command string (`bash -c '...'`) that leaves a quote, `$(`, `${` or
     /// backquote open, which the shell refuses.
     OpenQuote(Span),
@@ -89,20 +83,9 @@ pub enum LaunchProblem {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HydraArgsProblem {
-    /// An override after a flag that follows overrides: argparse's `unrecognized
-    /// arguments` (the overrides are one run of words).
-    OverrideAfterFlag,
-    /// A prefix of several long flags (`--conf`): argparse's `ambiguous option`.
-    Ambiguous(Vec<&'static str>),
-    /// A word that looks like a flag and is none of Hydra's (`--foo`, `-x`): argparse's
-    /// `unrecognized arguments`.
+    /// A word that looks like a flag and is none of Hydra's (`--foo`, `-x`, a prefix of
+    /// several: `--conf`): argparse refuses it.
     UnknownFlag,
-    /// A value outside the flag's choices (`--cfg` takes `job`, `hydra` or `all`):
-    /// argparse's `invalid choice`.
-    NotAChoice(&'static [&'static str]),
-    /// A value given to a flag (named in full) that takes none (`--multirun=x`, `-mx`):
-    /// argparse's `ignored explicit argument`.
-    ValueNotTaken(&'static str),
     /// A flag (named by its long form) after which Hydra prints its help, the config,
     /// its information, version or shell completion, or reruns a pickled job, and exits.
     StartsNoTraining(&'static str),
@@ -187,24 +170,16 @@ fn is_launcher_at(words: &[String], i: usize) -> bool {
         || is_python_at(words, i)
         || words
             .get(i)
-            .is_some_and(|w| matches!(w.as_str(), "ray" | "env" | "exec" | "nohup"))
+            .is_some_and(|w| matches!(w.as_str(), "env" | "exec" | "nohup"))
+        || (words.get(i).is_some_and(|w| w == "ray")
+            && words.get(i + 1).is_some_and(|w| w == "job"))
 }
 
-/// The launchers read before the entry point, as command forms: help text and docs name
-/// them so.
-pub fn launcher_forms() -> impl Iterator<Item = &'static str> {
-    [
-        "python3 [flags] -m MODULE",
-        "python3 [flags] SCRIPT.py",
-        "VAR=value",
-        "env [options] VAR=value",
-        "exec",
-        "nohup",
-        "ray job submit [options] --",
-        "bash [options] -c STRING",
-    ]
-    .into_iter()
-    .chain(launchers::LAUNCHERS.iter().map(|l| l.usage))
+/// Whether `words[i]` starts a program the reader reads: a launcher, or a script run as a
+/// program (`train.py`, not a `key=value` or an option's `/a.py:/b.py`).
+fn starts_program_at(words: &[String], i: usize) -> bool {
+    is_launcher_at(words, i)
+        || words[i].ends_with(".py") && !words[i].contains(['=', ':']) && !words[i].starts_with('-')
 }
 
 /// Reads the pasted words (whitespace-only words, which a `\`-continuation leaves in a line
@@ -266,170 +241,255 @@ fn read_words(all: &[String], expanded: &[usize]) -> Reading {
         starts.push(offset);
         offset += w.len() + 1;
     }
-    let span = |i: usize| starts[i]..starts[i] + all[i].len();
     let mut launch = Launch {
         line: all.join(" "),
         ..Launch::default()
     };
     let cut = words::shell_cut(all);
     if cut < all.len() {
-        launch
-            .problems
-            .push(LaunchProblem::ShellSyntax(starts[cut]..launch.line.len()));
+        let span = starts[cut]..launch.line.len();
+        launch.problems.push(LaunchProblem::ShellSyntax(span));
     }
-    let words = &all[..cut];
     // A line as `bash -x` prints it starts with its trace mark (`+`, `++` in a subshell):
     // the shell's, not a word of the command.
-    let traced = words
+    let traced = all[..cut]
         .first()
         .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b == b'+'));
+    let mut line = LineReader {
+        words: &all[..cut],
+        starts,
+        launch,
+        env: SubmitEnvs::default(),
+    };
     let first = usize::from(traced);
-    let mut i = first;
-    // `RAY_ADDRESS` and `RAY_API_SERVER_ADDRESS` as the launchers before `ray job submit`
-    // leave them.
-    let mut env = SubmitEnvs::default();
-    // The launchers, outermost first: env assignments, `env`, `ray job submit ... --`.
-    loop {
-        // What the launchers after `ray job submit --` set is the job's environment on the
-        // cluster, not the one `ray job submit` reads.
-        let before_submit = launch.submit.is_none();
-        let assignments = words[i..]
-            .iter()
-            .take_while(|w| is_env_assignment(w))
-            .count();
-        if assignments > 0 {
-            // `VAR=value` words count as the environment only before a launcher; else they
-            // are overrides (`model_engine=megatron`).
-            if is_launcher_at(words, i + assignments) {
+    let read = line
+        .launchers(first, expanded)
+        .and_then(|i| line.entry_point(i, first));
+    if let Step::At(i) = read {
+        hydra_flags::read_hydra_args(&mut line.launch, line.words, &line.starts, i);
+    }
+    match read {
+        Step::ShellString(reading) => reading,
+        Step::At(_) | Step::Done => Reading::Read(Box::new(line.launch)),
+    }
+}
+
+/// Where the reading of the words goes on.
+enum Step {
+    /// At this word.
+    At(usize),
+    /// Nowhere: the launch is read (a problem said, or the overrides read).
+    Done,
+    /// A shell's command string to read in its place.
+    ShellString(Reading),
+}
+
+impl Step {
+    fn and_then(self, next: impl FnOnce(usize) -> Step) -> Step {
+        match self {
+            Step::At(i) => next(i),
+            stop => stop,
+        }
+    }
+}
+
+/// The words of one reading, where each starts in the line, the launch read so far, and
+/// `RAY_ADDRESS` and `RAY_API_SERVER_ADDRESS` as the launchers before `ray job submit` leave
+/// them.
+struct LineReader<'w> {
+    words: &'w [String],
+    starts: Vec<usize>,
+    launch: Launch,
+    env: SubmitEnvs,
+}
+
+impl LineReader<'_> {
+    fn span(&self, i: usize) -> Span {
+        self.starts[i]..self.starts[i] + self.words[i].len()
+    }
+
+    /// `problem` on the launch, which is then read.
+    fn stop(&mut self, problem: LaunchProblem) -> Step {
+        self.launch.problems.push(problem);
+        Step::Done
+    }
+
+    /// The launchers from `words[i]`, outermost first (env assignments, `env`, `exec`,
+    /// `nohup`, `ray job submit ... --`, a shell's string, launchers with options of their
+    /// own): the word after the last.
+    fn launchers(&mut self, mut i: usize, expanded: &[usize]) -> Step {
+        let words = self.words;
+        loop {
+            // What the launchers after `ray job submit --` set is the job's environment on
+            // the cluster, not the one `ray job submit` reads.
+            let before_submit = self.launch.submit.is_none();
+            let assignments = (words[i..].iter())
+                .take_while(|w| is_env_assignment(w))
+                .count();
+            if assignments > 0 {
+                // `VAR=value` words count as the environment only before a launcher; else
+                // they are overrides (`model_engine=megatron`).
+                if !is_launcher_at(words, i + assignments) {
+                    return Step::At(i);
+                }
                 for k in (i..i + assignments).filter(|_| before_submit) {
-                    env.assign(&words[k], starts[k]);
+                    self.env.assign(&words[k], self.starts[k]);
                 }
                 i += assignments;
-            } else {
-                break;
+            }
+            let next = match self.shell_string(i, expanded) {
+                Step::At(at) if at == i => self.launcher(i, before_submit),
+                other => other,
+            };
+            match next {
+                Step::At(at) if at == i => return Step::At(i),
+                Step::At(at) => i = at,
+                stop => return stop,
             }
         }
-        // A shell given `-c STRING`: the command in the string that runs verl, read in its
-        // place (once; after that, its words stand from the string's index on).
-        match shell_string::command_string_at(words, i) {
-            Some(CommandString::At(at)) if expanded.contains(&at) => {
-                i = at;
-                continue;
-            }
+    }
+
+    /// A shell given `-c STRING` at `words[i]`: the command in the string that runs verl,
+    /// read in its place (once; after that, its words stand from the string's index on).
+    /// `At(i)` when there is none.
+    fn shell_string(&mut self, i: usize, expanded: &[usize]) -> Step {
+        match shell_string::command_string_at(self.words, i) {
+            Some(CommandString::At(at)) if expanded.contains(&at) => Step::At(at),
             Some(CommandString::At(at)) if expanded.len() < MAX_SHELL_STRINGS => {
-                match shell_string::verl_command(&words[at]) {
+                match shell_string::verl_command(&self.words[at]) {
                     Ok(command) if !command.is_empty() => {
-                        return Reading::ShellString { at, command };
+                        Step::ShellString(Reading::ShellString { at, command })
                     }
-                    Ok(_) => launch.problems.push(LaunchProblem::NoProgram(span(at))),
-                    Err(LeftOpen) => launch.problems.push(LaunchProblem::OpenQuote(span(at))),
+                    Ok(_) => self.stop(LaunchProblem::NoProgram(self.span(at))),
+                    Err(LeftOpen) => self.stop(LaunchProblem::OpenQuote(self.span(at))),
                 }
-                return Reading::Read(Box::new(launch));
             }
             Some(CommandString::Missing(last)) => {
-                launch.problems.push(LaunchProblem::NoProgram(span(last)));
-                return Reading::Read(Box::new(launch));
+                self.stop(LaunchProblem::NoProgram(self.span(last)))
             }
-            _ => {}
+            _ => Step::At(i),
         }
-        // Launchers with options of their own before the command they run.
+    }
+
+    /// The launcher at `words[i]`, read: the word after it, or `At(i)` when there is none.
+    fn launcher(&mut self, i: usize, before_submit: bool) -> Step {
+        let words = self.words;
         if let Some((launcher, start)) = launchers::launcher_at(words, i) {
-            match launchers::command_after(launcher, words, start) {
-                Command::Program(next) => {
-                    i = next;
-                    continue;
-                }
+            return match launchers::command_after(launcher, words, start, |j| {
+                starts_program_at(words, j)
+            }) {
+                Command::Program(next) => Step::At(next),
                 Command::Module(at) => {
                     // `uv run -m MODULE`: Python's `-m`, uv's options before it.
-                    launch.entry = Some(module_entry(&words[at], span(at)));
-                    hydra_flags::read_hydra_args(&mut launch, words, &starts, at + 1);
-                    return Reading::Read(Box::new(launch));
+                    self.launch.entry = Some(module_entry(&words[at], self.span(at)));
+                    self.hydra_args(at + 1)
                 }
-                Command::Missing(last) => {
-                    launch.problems.push(LaunchProblem::NoProgram(span(last)));
-                    return Reading::Read(Box::new(launch));
+                // On the launcher's own words: what it runs is not seen.
+                Command::Unseen => {
+                    let span = self.starts[i]..self.span(start - 1).end;
+                    self.stop(LaunchProblem::CommandUnseen(span))
                 }
-            }
+            };
         }
         match words.get(i).map(String::as_str) {
-            Some("env") => {
-                i += 1;
-                while let Some(w) = words.get(i) {
-                    match w.as_str() {
-                        "-i" | "--ignore-environment" => {
-                            if before_submit {
-                                env.clear();
-                            }
-                            i += 1;
-                        }
-                        "-0" | "--null" => i += 1,
-                        "-u" | "--unset" | "-C" | "--chdir" => {
-                            // The option's value is the next word; without one the line
-                            // ends in the middle of `env`'s options.
-                            if i + 1 >= words.len() {
-                                launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                                return Reading::Read(Box::new(launch));
-                            }
-                            if matches!(w.as_str(), "-u" | "--unset") && before_submit {
-                                env.unset(&words[i + 1]);
-                            }
-                            i += 2;
-                        }
-                        w if w.starts_with("--unset=") || w.starts_with("--chdir=") => {
-                            if let Some(name) = w.strip_prefix("--unset=")
-                                && before_submit
-                            {
-                                env.unset(name);
-                            }
-                            i += 1;
-                        }
-                        _ => break,
-                    }
-                }
-            }
+            Some("env") => self.env_options(i + 1, before_submit),
             // A script's `exec` (its flags `-c`, `-l`, `-a NAME`) and `nohup` run the
             // words after them.
             Some("exec") => {
-                i += 1;
+                let mut i = i + 1;
                 while let Some(flag) = words.get(i).filter(|w| w.starts_with('-')) {
                     i = (i + if flag == "-a" { 2 } else { 1 }).min(words.len());
                 }
+                Step::At(i)
             }
-            Some("nohup") => i += 1,
+            Some("nohup") => Step::At(i + 1),
             Some("ray") if words.get(i + 1).is_some_and(|w| w == "job") => {
                 match words[i..].iter().position(|w| w == "--") {
                     Some(dash) if before_submit => {
-                        let address = submit_address(words, &starts, i + 2..i + dash);
-                        launch.submit = Some(std::mem::take(&mut env).submit(address));
-                        i += dash + 1;
+                        let address = submit_address(words, &self.starts, i + 2..i + dash);
+                        let env = std::mem::take(&mut self.env);
+                        self.launch.submit = Some(env.submit(address));
+                        Step::At(i + dash + 1)
                     }
-                    Some(dash) => i += dash + 1,
-                    None => {
-                        launch
-                            .problems
-                            .push(LaunchProblem::RaySubmitWithoutEntrypoint(span(i)));
-                        return Reading::Read(Box::new(launch));
-                    }
+                    Some(dash) => Step::At(i + dash + 1),
+                    None => self.stop(LaunchProblem::RaySubmitWithoutEntrypoint(self.span(i))),
                 }
             }
-            _ => break,
+            _ => Step::At(i),
         }
     }
-    if i > first && i == words.len() {
-        launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
-        return Reading::Read(Box::new(launch));
+
+    /// `env`'s options from `words[i]`: the word after them.
+    fn env_options(&mut self, mut i: usize, before_submit: bool) -> Step {
+        while let Some(w) = self.words.get(i) {
+            match w.as_str() {
+                "-i" | "--ignore-environment" => {
+                    if before_submit {
+                        self.env.clear();
+                    }
+                    i += 1;
+                }
+                "-0" | "--null" => i += 1,
+                "-u" | "--unset" | "-C" | "--chdir" => {
+                    // The option's value is the next word; without one the line ends in
+                    // the middle of `env`'s options.
+                    let Some(value) = self.words.get(i + 1) else {
+                        return self.stop(LaunchProblem::MissingValue(self.span(i)));
+                    };
+                    if matches!(w.as_str(), "-u" | "--unset") && before_submit {
+                        self.env.unset(value);
+                    }
+                    i += 2;
+                }
+                w if w.starts_with("--unset=") || w.starts_with("--chdir=") => {
+                    if let Some(name) = w.strip_prefix("--unset=")
+                        && before_submit
+                    {
+                        self.env.unset(name);
+                    }
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        Step::At(i)
     }
-    if is_python_at(words, i) {
-        i += 1;
+
+    /// The entry point at `words[i]` (after the launchers, which start at `first`): Python
+    /// and its module or script, or a script alone; then the word after it.
+    fn entry_point(&mut self, i: usize, first: usize) -> Step {
+        let words = self.words;
+        if i > first && i == words.len() {
+            return self.stop(LaunchProblem::NoProgram(self.span(i - 1)));
+        }
+        if is_python_at(words, i) {
+            return self.python(i + 1);
+        }
+        match words.get(i) {
+            Some(w) if w.ends_with(".py") && !w.contains('=') => {
+                // A script run as a program (its path alone: `sys.argv[0]` inside verl).
+                self.launch.entry = Some(script_entry(w, self.span(i)));
+                Step::At(i + 1)
+            }
+            // A program that is no launcher understood (`torchrun`, `bash run.sh`), or
+            // launcher words with no program after them.
+            Some(w) if i > first || !w.contains('=') && !w.starts_with(['-', '~']) => {
+                self.stop(LaunchProblem::UnknownLauncher(self.span(i)))
+            }
+            _ => Step::At(i),
+        }
+    }
+
+    /// Python's flags from `words[i]`, then its module or script: the word after it.
+    fn python(&mut self, mut i: usize) -> Step {
+        let words = self.words;
         loop {
             let Some(w) = words.get(i) else {
-                launch.problems.push(LaunchProblem::NoProgram(span(i - 1)));
-                return Reading::Read(Box::new(launch));
+                return self.stop(LaunchProblem::NoProgram(self.span(i - 1)));
             };
             if w == "--check-hash-based-pycs" {
                 if i + 1 >= words.len() {
-                    launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                    return Reading::Read(Box::new(launch));
+                    return self.stop(LaunchProblem::MissingValue(self.span(i)));
                 }
                 i += 2;
                 continue;
@@ -440,9 +500,8 @@ fn read_words(all: &[String], expanded: &[usize]) -> Reading {
             }
             let Some(flags) = w.strip_prefix('-').filter(|f| !f.is_empty()) else {
                 // A script (`-` alone is stdin, which we cannot read either).
-                launch.entry = Some(script_entry(w, span(i)));
-                i += 1;
-                break;
+                self.launch.entry = Some(script_entry(w, self.span(i)));
+                return Step::At(i + 1);
             };
             // Python reads its short flags as getopt does: `-um MODULE` is `-u -m MODULE`,
             // and a flag that takes a value takes the rest of its word
@@ -456,47 +515,29 @@ fn read_words(all: &[String], expanded: &[usize]) -> Reading {
             };
             let attached = 1 + at + flag.len_utf8();
             let (value, value_span, next) = if attached < w.len() {
-                let start = starts[i] + attached;
-                (&w[attached..], start..starts[i] + w.len(), i + 1)
+                let start = self.starts[i] + attached;
+                (&w[attached..], start..self.span(i).end, i + 1)
             } else if let Some(value) = words.get(i + 1) {
-                (value.as_str(), span(i + 1), i + 2)
+                (value.as_str(), self.span(i + 1), i + 2)
             } else {
-                launch.problems.push(LaunchProblem::MissingValue(span(i)));
-                return Reading::Read(Box::new(launch));
+                return self.stop(LaunchProblem::MissingValue(self.span(i)));
             };
             match flag {
                 'm' => {
-                    launch.entry = Some(module_entry(value, value_span));
-                    i = next;
-                    break;
+                    self.launch.entry = Some(module_entry(value, value_span));
+                    return Step::At(next);
                 }
-                'c' => {
-                    launch.problems.push(LaunchProblem::InlineCode(span(i)));
-                    return Reading::Read(Box::new(launch));
-                }
+                'c' => return self.stop(LaunchProblem::InlineCode(self.span(i))),
                 _ => i = next,
             }
         }
-    } else if let Some(w) = words
-        .get(i)
-        .filter(|w| w.ends_with(".py") && !w.contains('='))
-    {
-        // A script run as a program (its path alone: `sys.argv[0]` inside verl).
-        launch.entry = Some(script_entry(w, span(i)));
-        i += 1;
-    } else if let Some(w) = words.get(i)
-        && (i > first || !w.contains('=') && !w.starts_with('-') && !w.starts_with('~'))
-    {
-        // A program that is no launcher understood (`torchrun`, `bash run.sh`), or
-        // launcher words with no program after them.
-        launch
-            .problems
-            .push(LaunchProblem::UnknownLauncher(span(i)));
-        return Reading::Read(Box::new(launch));
     }
-    // Hydra's own flags, then the overrides.
-    hydra_flags::read_hydra_args(&mut launch, words, &starts, i);
-    Reading::Read(Box::new(launch))
+
+    /// Hydra's own flags from `words[i]`, then the overrides: the launch is read.
+    fn hydra_args(&mut self, i: usize) -> Step {
+        hydra_flags::read_hydra_args(&mut self.launch, self.words, &self.starts, i);
+        Step::Done
+    }
 }
 
 #[cfg(test)]
@@ -518,9 +559,7 @@ mod tests {
         let entry = l.entry.as_ref().unwrap();
         assert_eq!(entry.text, "verl.trainer.main_ppo");
         assert_eq!(&l.line[entry.span.clone()], "verl.trainer.main_ppo");
-        assert!(
-            matches!(entry.kind, EntryKind::Understood(u) if u.module == "verl.trainer.main_ppo")
-        );
+        assert!(matches!(entry.kind, EntryKind::Verl(u) if u.module == "verl.trainer.main_ppo"));
         assert_eq!(entry.folder(), "verl/trainer");
         assert_eq!(
             l.config_name.as_ref().unwrap().value,
@@ -603,7 +642,7 @@ mod tests {
                 "verl.trainer.main_ppo",
                 "{line}"
             );
-            assert!(matches!(entry.kind, EntryKind::Understood(_)), "{line}");
+            assert!(matches!(entry.kind, EntryKind::Verl(_)), "{line}");
             let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
             assert_eq!(overrides, ["trainer.nnodes=2"], "{line}");
             assert!(l.problems.is_empty(), "{line}");
@@ -632,7 +671,7 @@ mod tests {
         ));
         let entry = l.entry.unwrap();
         assert!(!entry.module);
-        assert!(matches!(entry.kind, EntryKind::Understood(_)));
+        assert!(matches!(entry.kind, EntryKind::Verl(_)));
     }
 
     #[test]
@@ -663,15 +702,22 @@ mod tests {
             assert!(l.problems.is_empty(), "{line}: {:?}", l.problems);
             let entry = l.entry.as_ref().unwrap_or_else(|| panic!("{line}"));
             assert!(
-                matches!(entry.kind, EntryKind::Understood(_)),
+                matches!(entry.kind, EntryKind::Verl(_)),
                 "{line}: {entry:?}"
             );
             let overrides: Vec<&str> = l.overrides.iter().map(|(o, _)| o.as_str()).collect();
             assert_eq!(overrides, ["a.b=1"], "{line}");
         }
+        // No program after the launcher's words: what it runs is not seen.
         let l = parse_launch(&words("uv run --frozen"));
         assert!(
-            matches!(&l.problems[..], [LaunchProblem::NoProgram(s)] if &l.line[s.clone()] == "--frozen"),
+            matches!(&l.problems[..], [LaunchProblem::CommandUnseen(s)] if &l.line[s.clone()] == "uv run"),
+            "{:?}",
+            l.problems
+        );
+        let l = parse_launch(&words("docker exec box ./train.sh a.b=1"));
+        assert!(
+            matches!(&l.problems[..], [LaunchProblem::CommandUnseen(_)]),
             "{:?}",
             l.problems
         );
@@ -714,11 +760,13 @@ mod tests {
     }
 
     #[test]
-    fn entry_points_that_build_pools_otherwise_and_unknown_programs() {
+    fn entry_points_that_are_not_verls_and_unknown_programs() {
         let l = parse_launch(&words("python3 -m recipe.dapo.main_dapo a=1"));
-        assert!(matches!(l.entry.unwrap().kind, EntryKind::Different(_)));
+        assert_eq!(l.entry.unwrap().kind, EntryKind::Unseen);
         let l = parse_launch(&words("python3 -m my.trainer a=1"));
-        assert_eq!(l.entry.unwrap().kind, EntryKind::Unknown);
+        assert_eq!(l.entry.unwrap().kind, EntryKind::Unseen);
+        let l = parse_launch(&words("python3 -m verl.trainer.main_eval a=1"));
+        assert!(matches!(l.entry.unwrap().kind, EntryKind::Verl(e) if e.evidence().is_none()));
         let l = parse_launch(&words(
             "torchrun --nproc_per_node=8 -m verl.trainer.main_ppo",
         ));
@@ -743,10 +791,7 @@ mod tests {
             script_module("/opt/verl/verl/trainer/main_ppo.py").as_deref(),
             Some("verl.trainer.main_ppo")
         );
-        assert_eq!(
-            script_module("recipe/dapo/main_dapo.py").as_deref(),
-            Some("recipe.dapo.main_dapo")
-        );
+        assert_eq!(script_module("recipe/dapo/main_dapo.py"), None);
         assert_eq!(script_module("train.py"), None);
     }
 

@@ -1,29 +1,24 @@
-//! verl for resource-pool: verl's roles, what each release does with its pools, and
-//! verl's launch settings: the line a verl user pastes (launchers, entry point, Hydra's
-//! flags, `key=value` overrides) and the Hydra YAML they already have, read into the pools
-//! and mapping verl's PPO entry point builds from them, with every key judged against
-//! verl's own config.
+//! verl for resource-pool: verl's roles ([`roles`]), what each release does with its pools
+//! ([`releases`], the table every verl fact here is read from) and how it launches them on
+//! a cluster ([`launcher`]); the launch line a verl user pastes, read offline into the pools
+//! verl's PPO entry point builds ([`launch`], [`hydra`], [`yaml`], [`key_set`], [`keys`],
+//! `loading`, `rules`, `layout`, [`rollout`], [`findings`]); and the answer of verl's own
+//! code where it is installed ([`installed`]).
 //!
-//! One module per job: [`launch`] reads the pasted line, [`hydra`] the overrides,
-//! [`yaml`] the YAML, [`key_set`] holds every key of verl's config per release (a fact
-//! table generated from verl's wheels), [`keys`] the keys that size the pools, `loading`
-//! applies it all in Hydra's order, `rules` checks what verl rejects, `layout` builds the
-//! pools, [`rollout`] checks the rollout's parallel sizes against them, [`findings`] says what a cluster means for
-//! them, and [`roles`] holds verl's roles.
+//! The offline reader says only what it can prove: a line whose entry point or config it
+//! cannot see (a recipe's main, a fork) is one `not_judged` notice; `--python` and the guard
+//! (the Python package) use verl's own code instead.
 //!
-//! The rules follow verl's `verl/trainer/main_ppo.py` (`TaskRunner`) and
-//! `ppo_trainer.yaml`, see [`VERL_VERSION`]:
+//! The pools follow `verl/trainer/main_ppo.py` of each release (0.5.0 to 0.9.1):
 //! - `global_pool = [trainer.n_gpus_per_node] * trainer.nnodes` (defaults 8 and 1);
 //! - `reward_pool = [n_gpus_per_node] * nnodes` of the reward model when
 //!   `enable_resource_pool` is set (`reward.reward_model.*` in newer verl,
 //!   `reward_model.*` before; a size of 0 or less is verl's `ValueError`);
-//! - `actor_rollout` (or `actor_rollout_ref` with `trainer.use_legacy_worker_impl=disable`
-//!   and KL in use) and `critic` on global_pool; `rm` when `reward_model.enable`, on
-//!   reward_pool when it exists; `ref` on global_pool when
-//!   `algorithm.use_kl_in_reward` or `actor_rollout_ref.actor.use_kl_loss` (legacy
-//!   workers only; the new engine fuses it into `actor_rollout_ref`);
-//! - bundles of `GPU`, or `NPU` with `trainer.device=npu`; `max_colocate_count` 3 (verl's
-//!   `ResourcePoolManager` default).
+//!   `teacher_pool` with distillation (0.8 and later);
+//! - `actor_rollout` (or `actor_rollout_ref`) and `critic` on global_pool; `rm` on
+//!   reward_pool when it exists; `ref` on global_pool when KL is used (legacy workers);
+//! - CPUs per bundle, the accelerator and the order of the pools' groups are the release
+//!   table's.
 //!
 //! Every value keeps where it came from: verl's default, a span in the YAML, or a span in
 //! the command line. Both live in one [`SpanSpace`]: the YAML's bytes first, then the
@@ -40,8 +35,8 @@ pub mod findings;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod grammar_tokens;
 pub mod hydra;
+pub mod installed;
 mod judge;
 pub mod key_set;
 pub mod keys;
@@ -49,8 +44,7 @@ pub mod launch;
 pub mod launcher;
 mod layout;
 mod loading;
-mod omegaconf_grammar;
-mod python_numbers;
+mod not_judged;
 pub mod releases;
 pub mod remedy_words;
 mod resolve;
@@ -63,24 +57,21 @@ mod suggest_terms;
 pub mod version;
 pub mod yaml;
 
-pub use config_file::user_config_file;
 pub use diagnostics::{VerlClusterDiagnostic, VerlDiagnostic, VerlLaunchDiagnostic};
 pub use fields::{
-    AliveNodes, CommandForm, ConfigUnreadWhy, Elsewhere, EntryDifference, Found, HangCause,
-    HangRemedy, HydraArgs, KeyValue, LaunchSyntax, Listed, NodeSize, Placements, PoolPlacement,
-    Releases, ShellExpansionKind, Suggestion, TypeFix, TypeFixHow,
+    AliveNodes, Elsewhere, Found, HangCause, HangRemedy, HydraArgs, KeyValue, LaunchSyntax, Listed,
+    NodeSize, NotJudgedPart, Placements, PoolPlacement, Releases, ShellExpansionKind, Suggestion,
+    TypeFix, TypeFixHow,
 };
 pub use layout::{ACTOR_ROLLOUT_POOL, VerlLayout};
 pub use loading::{LaunchInfo, VerlOptions, load_launch, load_verl};
+pub use not_judged::NotJudged;
 pub use settings::{Origin, OriginKind, PoolKeys, Setting, VerlSettings};
 
 /// The name a verl config given as data is shown by (Python's resolved `DictConfig` or
 /// dict, passed as its JSON text): set [`VerlOptions::config_is_data`] for it, so that its
 /// values are not said to be "in the YAML".
 pub const CONFIG_DATA_NAME: &str = "<config>";
-
-/// The verl whose defaults and rules are followed.
-pub const VERL_VERSION: &str = "verl main, late 2025 (commit 006cebf8 of verl/trainer/main_ppo.py)";
 
 /// verl's main pool.
 pub const GLOBAL_POOL: &str = "global_pool";
@@ -144,7 +135,7 @@ pub(crate) fn any_error(diagnostics: &[VerlDiagnostic]) -> bool {
 }
 
 #[cfg(test)]
-mod differential;
+mod judging_tests;
 #[cfg(test)]
 mod release_tests;
 #[cfg(test)]

@@ -1,19 +1,22 @@
 //! Reading a launch: the pasted line, the YAML, then each override in Hydra's order, into
-//! the settings, with every problem found on the way.
+//! the settings, with every problem found on the way. A launch whose entry point or config
+//! the reader cannot see is not judged (`not_judged`): one finding says so, and nothing
+//! else is read of it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-use super::fields::{CommandForm, EntryDifference, Found, Listed, NotReadWhy, Place};
-use super::hydra::{Op, Override, SweepMode, SweepRun, first_run_value, parse_words, sweep_kind};
+use super::fields::{HydraArgs, LaunchSyntax, NotReadWhy, Place};
+use super::hydra::{Op, Override, parse_words};
 use super::judge::Judge;
 use super::keys::*;
-use super::launch::{EntryKind, Launch, UNDERSTOOD, parse_launch};
+use super::launch::{HydraArgsProblem, Launch, LaunchProblem, parse_launch};
 use super::layout::layout;
+use super::not_judged::{NotJudged, not_judged, shown};
 use super::releases::{Release, release};
 use super::resolve::{Walk, wrong_type};
 use super::rules::rules;
 use super::settings::{Origin, VerlSettings};
-use super::yaml::{RawScalar, read_yaml};
+use super::yaml::{RawScalar, Unread, YamlValues, read_yaml};
 use super::{LoadedVerl, SpanSpace, VerlDiagnostic, VerlLaunchDiagnostic, any_error};
 use resource_pool_core::source::{Span, to_source_span};
 
@@ -25,13 +28,14 @@ pub struct VerlOptions {
     /// Build the pools by this release's row of [`super::releases`] and judge keys against
     /// it only (`0.9.1`); keys as written and all releases when `None`.
     pub verl_version: Option<String>,
-    /// The user's config that the launch names
-    /// ([`user_config_file`](super::user_config_file)) could not be read.
-    pub config_file_unread: bool,
     /// The YAML is a config given as data (a Python dict as its JSON text, shown as
     /// [`CONFIG_DATA_NAME`](super::CONFIG_DATA_NAME)), not a file: its values are
-    /// [`Origin::Config`], not "the YAML".
+    /// [`Origin::Config`], not "the YAML", and it is the composed config itself, wherever
+    /// the line's config flags point.
     pub config_is_data: bool,
+    /// A verl older than every release known (`--verl-version 0.3.1`, a fork of 0.1-0.4):
+    /// its config and pools are not seen, and the launch is not judged.
+    pub older_release: Option<String>,
 }
 
 impl VerlOptions {
@@ -40,8 +44,8 @@ impl VerlOptions {
         VerlOptions {
             max_slots,
             verl_version: None,
-            config_file_unread: false,
             config_is_data: false,
+            older_release: None,
         }
     }
 }
@@ -51,18 +55,23 @@ impl VerlOptions {
 pub struct LaunchInfo {
     /// The entry point as written, when the line names one.
     pub entry: Option<String>,
-    /// The understood entry point it is (`verl.trainer.main_ppo`).
+    /// The verl entry point it is, when it builds its pools as main_ppo does
+    /// (`verl.trainer.main_ppo`).
     pub entry_point: Option<&'static str>,
     /// The verl files that show it builds its pools as main_ppo does.
     pub evidence: Option<&'static str>,
-    /// The trainer config the keys were judged against (`ppo_trainer`).
+    /// The trainer config the keys were judged against (`ppo_trainer`; empty when none).
     pub config: String,
     /// The defaults-list choices changed (`model_engine=megatron`).
     pub choices: Vec<String>,
     /// The verl releases of the key set used.
     pub releases: Vec<&'static str>,
-    /// Whether keys verl does not have were judged (not when part of the config is unread).
+    /// Whether keys were judged against verl's config.
     pub keys_judged: bool,
+    /// Why the pools verl builds are not judged (and `LoadedVerl::layout` is `None`), when
+    /// the reader cannot see them: an entry point or config that is not verl's own, a
+    /// program it does not read, a value of a pool key it does not read.
+    pub not_judged: Option<NotJudged>,
 }
 
 /// Reads a verl launch: the YAML (its text, if any) and the pasted words (a launch line, or
@@ -71,82 +80,79 @@ pub fn load_verl(yaml: Option<&str>, words: &[String], max_slots: u64) -> Loaded
     load_launch(&parse_launch(words), yaml, &VerlOptions::new(max_slots))
 }
 
-/// Reads a parsed launch with its YAML: `--config`'s text, or the user's config that
-/// [`user_config_file`](super::user_config_file) names.
-pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -> LoadedVerl {
-    let space = SpanSpace {
-        yaml_len: yaml.map_or(0, str::len),
-    };
-    let yaml_place = if options.config_is_data {
-        Place::Config
-    } else {
-        Place::Yaml
-    };
-    let yaml_origin = |span: Span| {
-        if options.config_is_data {
-            Origin::Config(span)
-        } else {
-            Origin::Yaml(span)
-        }
-    };
-    let line_span = |span: &Span| to_source_span(&space.command_line(span));
-    let mut diagnostics = Vec::new();
-    let mut info = LaunchInfo::default();
-    launch_diagnostics(launch, &mut info, &line_span, &mut diagnostics);
-    let mut raw: HashMap<KeyId, (RawScalar, bool)> = HashMap::new();
-    let mut in_yaml: HashMap<KeyId, Span> = HashMap::new();
-    let mut yaml_keys: Vec<String> = Vec::new();
-    let mut yaml_key_spans: Vec<Span> = Vec::new();
-    let mut yaml_defaults: Vec<(Option<String>, String)> = Vec::new();
-    let mut merge_order = Vec::new();
-    if let Some(text) = yaml {
-        match read_yaml(text) {
-            Ok(values) => {
-                for (id, span) in values.not_scalar {
-                    diagnostics.push(wrong_type(
-                        id,
-                        Found::MappingOrList,
-                        None,
-                        yaml_origin(span),
-                    ));
-                }
-                for (id, scalar) in values.values {
-                    in_yaml.insert(id, scalar.span.clone());
-                    raw.insert(id, (scalar, false));
-                }
-                yaml_keys = values.keys;
-                yaml_key_spans = values.key_spans;
-                yaml_defaults = values.defaults;
-                merge_order = values.merge_order;
-            }
-            Err(error) => {
-                let span = to_source_span(&error.span);
-                let message = error.message;
-                diagnostics.push(
-                    match error.tag {
-                        Some(tag) => VerlLaunchDiagnostic::YamlTag { tag, message, span },
-                        None => VerlLaunchDiagnostic::YamlSyntax { message, span },
-                    }
-                    .into(),
-                )
-            }
+/// The spans and origins of one launch: where its YAML's and command line's values point.
+struct Spaces<'o> {
+    space: SpanSpace,
+    options: &'o VerlOptions,
+    /// Whether a YAML of the user's (or a config given as data) holds the config.
+    own_yaml: bool,
+}
+
+impl Spaces<'_> {
+    fn line(&self, span: &Span) -> miette::SourceSpan {
+        to_source_span(&self.space.command_line(span))
+    }
+
+    fn yaml_origin(&self, span: Span) -> Origin {
+        match self.options.config_is_data {
+            true => Origin::Config(span),
+            false => Origin::Yaml(span),
         }
     }
-    let (parsed, errors) = parse_words(&launch.overrides);
-    for e in errors {
+
+    fn yaml_place(&self) -> Place {
+        match self.options.config_is_data {
+            true => Place::Config,
+            false => Place::Yaml,
+        }
+    }
+}
+
+/// Reads a parsed launch with its YAML (`--config`'s text, or a config given as data).
+pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -> LoadedVerl {
+    let spaces = Spaces {
+        space: SpanSpace {
+            yaml_len: yaml.map_or(0, str::len),
+        },
+        options,
+        own_yaml: yaml.is_some(),
+    };
+    let line_span = |span: &Span| spaces.line(span);
+    let mut info = entry_info(launch);
+    let (parsed, override_errors) = parse_words(&launch.overrides);
+    let read = yaml.map(read_yaml);
+    let yaml_defaults = match &read {
+        Some(Ok(values)) => values.defaults.clone(),
+        _ => Vec::new(),
+    };
+    let set = super::key_set::key_set();
+    if let Some((why, span)) = not_judged(launch, &parsed, &yaml_defaults, options, set) {
+        return not_judged_load(launch, why, span, &spaces, info);
+    }
+    let mut diagnostics = Vec::new();
+    launch_diagnostics(launch, &line_span, &mut diagnostics);
+    let mut raw: HashMap<KeyId, (RawScalar, bool)> = HashMap::new();
+    let (yaml_values, in_yaml) = yaml_into(read, &spaces, &mut raw, &mut diagnostics);
+    for e in override_errors {
+        let (problem, text, span) = (e.problem, e.text, line_span(&e.span));
         diagnostics.push(
             VerlLaunchDiagnostic::OverrideSyntax {
-                problem: e.problem,
-                text: e.text,
-                span: line_span(&e.span),
+                problem,
+                text,
+                span,
             }
             .into(),
         );
     }
     // A sweep is no value of one run: its choice is no option of verl's either.
-    let is_sweep = |o: &Override| o.value.as_ref().and_then(sweep_kind).is_some();
-    let one_run: Vec<Override> = parsed.iter().filter(|o| !is_sweep(o)).cloned().collect();
-    let multirun = multirun(launch, &parsed);
+    let one_run: Vec<Override> = (parsed.iter())
+        .filter(|o| {
+            !o.value
+                .as_ref()
+                .is_some_and(|v| v.unread == Some(Unread::Sweep))
+        })
+        .cloned()
+        .collect();
     let mut judge = Judge::new(
         launch,
         options,
@@ -156,95 +162,90 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         &line_span,
         &mut diagnostics,
     );
-    for (key, span) in yaml_keys.iter().zip(&yaml_key_spans) {
-        diagnostics.extend(judge.yaml_typo(key, span, yaml_place));
+    if let Some(values) = &yaml_values {
+        for (key, span) in values.keys.iter().zip(&values.key_spans) {
+            diagnostics.extend(judge.yaml_typo(key, span, spaces.yaml_place()));
+        }
+        judge.yaml_keys = values.keys.clone();
     }
-    judge.yaml_keys = yaml_keys;
     let release = options.verl_version.as_deref().and_then(release);
     for o in &parsed {
-        if let Some(value) = &o.value
-            && let Some(kind) = sweep_kind(value)
-        {
-            diagnostics.extend(sweep(o, value, kind, multirun.as_ref(), &line_span));
-            if !judge.is_choice(o) && !o.key.starts_with("hydra.") {
-                judge.judge(o, &line_span, &mut diagnostics);
-            }
-            continue;
-        }
-        if judge.is_choice(o) || o.key.starts_with("hydra.") {
-            continue;
-        }
-        // Pool keys too: under `--verl-version`, one the release lacks is unknown to it.
-        judge.judge(o, &line_span, &mut diagnostics);
-        if let (Some(id), Some(release), Some(value)) = (key_id(&o.key), release, &o.value)
-            && o.op != Op::Delete
-        {
-            let span = line_span(&o.key_span);
-            let added = matches!(o.op, Op::Add | Op::ForceAdd);
-            let scalar = RawScalar {
-                span: space.command_line(&value.span),
-                ..value.clone()
-            };
-            diagnostics.extend(not_read(
-                id,
-                &scalar,
-                release,
-                &judge,
-                added,
-                span,
-                Place::CommandLine,
-            ));
-        }
-        if judge.adds_existing(o, yaml.is_some()) {
-            diagnostics.push(VerlDiagnostic::AddExisting {
-                key: o.key.clone(),
-                span: line_span(&o.span),
-                existing: None,
-            });
-        }
-        apply_override(o, space, &in_yaml, &mut raw, &mut diagnostics);
-    }
-    // A key the command line sets does not depend on the YAML's merge order.
-    for m in merge_order {
-        if !matches!(raw.get(&m.key), Some((_, true))) {
-            diagnostics.push(VerlDiagnostic::MergeOrder {
-                key: KEYS[m.key].path,
-                used: m.used,
-                newer: m.newer,
-                span: to_source_span(&m.span),
-            });
-        }
+        apply_override(
+            o,
+            &judge,
+            release,
+            &spaces,
+            &in_yaml,
+            &mut raw,
+            &mut diagnostics,
+        );
     }
     if let Some(release) = release {
-        let mut ids: Vec<&KeyId> = in_yaml.keys().collect();
-        ids.sort_unstable();
-        for &id in ids {
-            if let Some((scalar, false)) = raw.get(&id) {
-                let span = to_source_span(&scalar.span);
-                diagnostics.extend(not_read(
-                    id, scalar, release, &judge, true, span, yaml_place,
-                ));
-            }
-        }
+        not_read_in_yaml(&in_yaml, &raw, release, &judge, &spaces, &mut diagnostics);
     }
+    let shell_words = launch.problems.iter().find_map(|p| match p {
+        LaunchProblem::ShellWords(span) => Some(shown(&launch.line[span.clone()])),
+        _ => None,
+    });
+    settle(
+        launch_settings(release, &info, &spaces, &raw),
+        diagnostics,
+        info,
+        options,
+        shell_words,
+    )
+}
+
+/// The settings: verl's (or the release's) defaults, then each key's value resolved,
+/// with the keys whose value is not read.
+fn launch_settings(
+    release: Option<&'static Release>,
+    info: &LaunchInfo,
+    spaces: &Spaces<'_>,
+    raw: &HashMap<KeyId, (RawScalar, bool)>,
+) -> (VerlSettings, Vec<VerlDiagnostic>, BTreeSet<KeyId>) {
     let mut settings = VerlSettings {
-        space,
+        space: spaces.space,
         ..VerlSettings::for_release(release, &info.config)
     };
+    let (mut diagnostics, mut unread) = (Vec::new(), BTreeSet::new());
+    let yaml_origin = |span: Span| spaces.yaml_origin(span);
     let mut ids: Vec<KeyId> = raw.keys().copied().collect();
     ids.sort_unstable();
     for id in ids {
-        if let Some(setting) = Walk::new(&raw, &yaml_origin, &mut diagnostics).resolve(id) {
+        let mut walk = Walk::new(raw, &yaml_origin, &mut diagnostics, &mut unread);
+        if let Some(setting) = walk.resolve(id) {
             settings.settings[id] = setting;
         }
     }
+    (settings, diagnostics, unread)
+}
+
+/// The checks of the settings and the layout verl builds, unless an error stops verl first
+/// or a value the pools depend on is not read (then the layout is not claimed).
+fn settle(
+    (settings, resolved, unread): (VerlSettings, Vec<VerlDiagnostic>, BTreeSet<KeyId>),
+    mut diagnostics: Vec<VerlDiagnostic>,
+    mut info: LaunchInfo,
+    options: &VerlOptions,
+    shell_words: Option<String>,
+) -> LoadedVerl {
+    diagnostics.extend(resolved);
     rules(&settings, options.max_slots, &mut diagnostics);
-    let layout = (!any_error(&diagnostics))
+    let unread_pool_key = unread.iter().copied().find(|&id| sizes_pools(id));
+    info.not_judged = match (unread_pool_key, shell_words) {
+        (Some(id), _) => Some(NotJudged::ValueNotRead { key: KEYS[id].path }),
+        (None, Some(word)) => Some(NotJudged::ShellWords { word }),
+        (None, None) => None,
+    };
+    let layout = (!any_error(&diagnostics) && info.not_judged.is_none())
         .then(|| layout(&settings))
         .flatten();
     // verl builds these pools and stops only when its workers start: the layout is kept,
     // so that the check (and a suggestion) still see it.
-    if let Some(layout) = &layout {
+    if let Some(layout) = &layout
+        && unread.is_empty()
+    {
         diagnostics.extend(super::rollout::check(&settings, layout));
     }
     LoadedVerl {
@@ -252,6 +253,192 @@ pub fn load_launch(launch: &Launch, yaml: Option<&str>, options: &VerlOptions) -
         diagnostics,
         layout,
         launch: info,
+    }
+}
+
+/// What the report says of the entry point.
+fn entry_info(launch: &Launch) -> LaunchInfo {
+    let entry = launch.entry.as_ref();
+    let main_ppo = entry.and_then(|e| e.as_main_ppo());
+    LaunchInfo {
+        entry: entry.map(|e| e.text.clone()),
+        entry_point: main_ppo.map(|e| e.module),
+        evidence: main_ppo.and_then(|e| e.evidence()),
+        ..LaunchInfo::default()
+    }
+}
+
+/// A launch not judged: its one finding (the notice, or the error of a module the release
+/// lacks), the shell's syntax it ends in, verl's defaults and no layout.
+fn not_judged_load(
+    launch: &Launch,
+    why: NotJudged,
+    span: Option<Span>,
+    spaces: &Spaces<'_>,
+    mut info: LaunchInfo,
+) -> LoadedVerl {
+    let mut diagnostics = Vec::new();
+    for problem in &launch.problems {
+        if let LaunchProblem::ShellSyntax(span) = problem {
+            let ignored = shown(&launch.line[span.clone()]);
+            let span = spaces.line(span);
+            diagnostics.push(VerlLaunchDiagnostic::ShellSyntax { ignored, span }.into());
+        }
+    }
+    let span = span.map(|s| spaces.line(&s));
+    let finding = match &why {
+        NotJudged::NotInRelease {
+            entry,
+            release,
+            releases,
+        } => VerlLaunchDiagnostic::EntryPoint {
+            entry,
+            release: release.clone(),
+            releases,
+            span: span.unwrap_or_else(|| (0..0).into()),
+        },
+        _ => VerlLaunchDiagnostic::NotJudged {
+            why: why.clone(),
+            span,
+        },
+    };
+    diagnostics.push(finding.into());
+    info.not_judged = Some(why);
+    LoadedVerl {
+        settings: VerlSettings {
+            space: spaces.space,
+            ..VerlSettings::default()
+        },
+        diagnostics,
+        layout: None,
+        launch: info,
+    }
+}
+
+/// The YAML read (its syntax error said), its scalars of the known keys in `raw`; the
+/// spans of the values written.
+fn yaml_into(
+    read: Option<Result<YamlValues, super::yaml::YamlError>>,
+    spaces: &Spaces<'_>,
+    raw: &mut HashMap<KeyId, (RawScalar, bool)>,
+    diagnostics: &mut Vec<VerlDiagnostic>,
+) -> (Option<YamlValues>, HashMap<KeyId, Span>) {
+    match read {
+        Some(Ok(values)) => {
+            let in_yaml = yaml_scalars(&values, spaces, raw, diagnostics);
+            (Some(values), in_yaml)
+        }
+        Some(Err(error)) => {
+            let (message, span) = (error.message, to_source_span(&error.span));
+            diagnostics.push(VerlLaunchDiagnostic::YamlSyntax { message, span }.into());
+            (None, HashMap::new())
+        }
+        None => (None, HashMap::new()),
+    }
+}
+
+/// The YAML's scalars of the known keys into `raw`, a key set to a mapping or list being
+/// `wrong_type`; the spans of the values written.
+fn yaml_scalars(
+    values: &YamlValues,
+    spaces: &Spaces<'_>,
+    raw: &mut HashMap<KeyId, (RawScalar, bool)>,
+    diagnostics: &mut Vec<VerlDiagnostic>,
+) -> HashMap<KeyId, Span> {
+    let mut ids: Vec<(&KeyId, &Span)> = values.not_scalar.iter().collect();
+    ids.sort_unstable_by_key(|(id, _)| **id);
+    for (&id, span) in ids {
+        let origin = spaces.yaml_origin(span.clone());
+        diagnostics.push(wrong_type(id, super::fields::Found::MappingOrList, origin));
+    }
+    for (&id, scalar) in &values.unread {
+        raw.insert(id, (scalar.clone(), false));
+    }
+    let mut in_yaml = HashMap::new();
+    for (&id, scalar) in &values.values {
+        in_yaml.insert(id, scalar.span.clone());
+        raw.insert(id, (scalar.clone(), false));
+    }
+    in_yaml
+}
+
+/// One override, in Hydra's order: its key judged, and a pool key's value taken.
+fn apply_override(
+    o: &Override,
+    judge: &Judge,
+    release: Option<&'static Release>,
+    spaces: &Spaces<'_>,
+    in_yaml: &HashMap<KeyId, Span>,
+    raw: &mut HashMap<KeyId, (RawScalar, bool)>,
+    diagnostics: &mut Vec<VerlDiagnostic>,
+) {
+    let line_span = |span: &Span| spaces.line(span);
+    if judge.is_choice(o) || o.key.starts_with("hydra.") || o.key == "hydra" {
+        return;
+    }
+    // Pool keys too: under `--verl-version`, one the release lacks is unknown to it.
+    judge.judge(o, &line_span, diagnostics);
+    diagnostics.extend(judge.adds_existing(o, spaces.own_yaml, &line_span));
+    let Some(id) = key_id(&o.key) else {
+        return;
+    };
+    let value = match (o.op, &o.value) {
+        (Op::Delete, _) => {
+            let span = line_span(&o.key_span);
+            diagnostics.push(VerlDiagnostic::DeletedKey {
+                key: KEYS[id].path,
+                span,
+            });
+            return;
+        }
+        (_, Some(value)) => RawScalar {
+            span: spaces.space.command_line(&value.span),
+            ..value.clone()
+        },
+        (_, None) => return,
+    };
+    if let Some(release) = release {
+        let added = matches!(o.op, Op::Add | Op::ForceAdd);
+        let span = line_span(&o.key_span);
+        diagnostics.extend(not_read(
+            id,
+            &value,
+            release,
+            judge,
+            added,
+            span,
+            Place::CommandLine,
+        ));
+    }
+    if o.op == Op::Add
+        && let Some(existing) = in_yaml.get(&id)
+    {
+        diagnostics.push(VerlDiagnostic::AddExisting {
+            key: o.key.clone(),
+            span: line_span(&o.span),
+            existing: Some(to_source_span(existing)),
+        });
+    }
+    raw.insert(id, (value, true));
+}
+
+/// `not_read` for the YAML's pool keys that the command line does not set.
+fn not_read_in_yaml(
+    in_yaml: &HashMap<KeyId, Span>,
+    raw: &HashMap<KeyId, (RawScalar, bool)>,
+    release: &'static Release,
+    judge: &Judge,
+    spaces: &Spaces<'_>,
+    diagnostics: &mut Vec<VerlDiagnostic>,
+) {
+    let mut ids: Vec<&KeyId> = in_yaml.keys().collect();
+    ids.sort_unstable();
+    for &id in ids {
+        if let Some((scalar, false)) = raw.get(&id) {
+            let span = to_source_span(&scalar.span);
+            let place = spaces.yaml_place();
+            diagnostics.extend(not_read(id, scalar, release, judge, true, span, place));
+        }
     }
 }
 
@@ -290,204 +477,63 @@ fn not_read(
     })
 }
 
-/// Where Hydra is told to multirun: `-m`/`--multirun`, or `hydra.mode=MULTIRUN` (Hydra
-/// 1.2 and later).
-fn multirun(launch: &Launch, overrides: &[Override]) -> Option<Span> {
-    launch.multirun.clone().or_else(|| {
-        overrides
-            .iter()
-            .find(|o| {
-                o.key == "hydra.mode" && o.value.as_ref().is_some_and(|v| v.text == "MULTIRUN")
-            })
-            .map(|o| o.span.clone())
-    })
-}
-
-/// A sweep's diagnostic: without multirun Hydra stops, whatever the key; with it, each run
-/// is checked on its own when the key is one resource-pool reads (a sweep of another key
-/// leaves every run's pools as they are).
-fn sweep(
-    o: &Override,
-    value: &RawScalar,
-    kind: super::hydra::SweepKind,
-    multirun: Option<&Span>,
-    line_span: &dyn Fn(&Span) -> miette::SourceSpan,
-) -> Option<VerlDiagnostic> {
-    let mode = match multirun {
-        Some(_) if key_id(&o.key).is_none() => return None,
-        Some(_) => SweepMode::Multirun,
-        None => SweepMode::SingleRun,
-    };
-    Some(
-        VerlLaunchDiagnostic::Sweep {
-            key: o.key.clone(),
-            value: shown(&value.text),
-            run: SweepRun {
-                mode,
-                kind,
-                key: o.key.clone(),
-                value: value.text.clone(),
-                one: first_run_value(&value.text, kind),
-            },
-            span: line_span(&value.span),
-            multirun: multirun.map(line_span),
-        }
-        .into(),
-    )
-}
-
+/// The problems of the launcher words and Hydra's flags.
 fn launch_diagnostics(
     launch: &Launch,
-    info: &mut LaunchInfo,
     line_span: &dyn Fn(&Span) -> miette::SourceSpan,
     out: &mut Vec<VerlDiagnostic>,
 ) {
-    use super::fields::LaunchSyntax;
-    use super::launch::LaunchProblem;
+    let syntax = |problem: LaunchSyntax, span: &Span| {
+        let span = line_span(span);
+        Some(VerlLaunchDiagnostic::LaunchSyntax { problem, span })
+    };
     for problem in &launch.problems {
-        out.push(match problem {
-            LaunchProblem::UnknownLauncher(span) => VerlLaunchDiagnostic::UnknownLauncher {
-                word: launch.line[span.clone()].chars().take(60).collect(),
-                launchers: Listed(super::launch::launcher_forms().map(CommandForm).collect()),
-                span: line_span(span),
+        let found = match problem {
+            LaunchProblem::RaySubmitWithoutEntrypoint(span) => {
+                syntax(LaunchSyntax::RaySubmitWithoutEntrypoint, span)
             }
-            .into(),
-            LaunchProblem::RaySubmitWithoutEntrypoint(span) => VerlLaunchDiagnostic::LaunchSyntax {
-                problem: LaunchSyntax::RaySubmitWithoutEntrypoint,
-                span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::InlineCode(span) => VerlLaunchDiagnostic::LaunchSyntax {
-                problem: LaunchSyntax::InlineCode,
-                span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::MissingValue(span) => VerlLaunchDiagnostic::LaunchSyntax {
-                problem: LaunchSyntax::MissingValue,
-                span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::NoProgram(span) => VerlLaunchDiagnostic::LaunchSyntax {
-                problem: LaunchSyntax::NoProgram,
-                span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::OpenQuote(span) => VerlLaunchDiagnostic::LaunchSyntax {
-                problem: LaunchSyntax::OpenQuote,
-                span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::ShellSyntax(span) => VerlLaunchDiagnostic::ShellSyntax {
+            LaunchProblem::MissingValue(span) => syntax(LaunchSyntax::MissingValue, span),
+            LaunchProblem::NoProgram(span) => syntax(LaunchSyntax::NoProgram, span),
+            LaunchProblem::OpenQuote(span) => syntax(LaunchSyntax::OpenQuote, span),
+            LaunchProblem::ShellSyntax(span) => Some(VerlLaunchDiagnostic::ShellSyntax {
                 ignored: shown(&launch.line[span.clone()]),
                 span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::ShellWords(span) => VerlLaunchDiagnostic::ShellWords {
+            }),
+            LaunchProblem::ShellWords(span) => Some(VerlLaunchDiagnostic::ShellWords {
                 word: shown(&launch.line[span.clone()]),
                 span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::NotUnicode(span) => VerlLaunchDiagnostic::NotUnicode {
-                word: shown(&launch.line[span.clone()]),
-                span: line_span(span),
-            }
-            .into(),
-            LaunchProblem::HydraArgs { problem, span } => {
-                use super::fields::HydraArgs;
-                use super::launch::HydraArgsProblem;
-                let (problem, flags) = match problem {
-                    HydraArgsProblem::OverrideAfterFlag => (HydraArgs::OverrideAfterFlag, vec![]),
-                    HydraArgsProblem::Ambiguous(flags) => (HydraArgs::Ambiguous, flags.clone()),
-                    HydraArgsProblem::UnknownFlag => (HydraArgs::UnknownFlag, vec![]),
-                    HydraArgsProblem::NotAChoice(choices) => {
-                        (HydraArgs::NotAChoice, choices.to_vec())
-                    }
-                    HydraArgsProblem::ValueNotTaken(flag) => {
-                        (HydraArgs::ValueNotTaken, vec![*flag])
-                    }
-                    HydraArgsProblem::StartsNoTraining(flag) => {
-                        (HydraArgs::StartsNoTraining, vec![*flag])
-                    }
-                };
-                let word = shown(&launch.line[span.clone()]);
-                VerlLaunchDiagnostic::HydraArgs {
-                    problem,
-                    message: problem.message(&word, &flags),
-                    help: problem.help(&flags),
-                    word,
-                    flags,
-                    span: line_span(span),
-                }
-                .into()
-            }
-        });
-    }
-    if let Some(entry) = &launch.entry {
-        info.entry = Some(entry.text.clone());
-        match entry.kind {
-            EntryKind::Understood(u) => {
-                info.entry_point = Some(u.module);
-                info.evidence = Some(u.evidence);
-            }
-            EntryKind::Different(why) => out.push(entry_error(entry, Some(why), line_span)),
-            EntryKind::Unknown => out.push(entry_error(entry, None, line_span)),
-        }
+            }),
+            LaunchProblem::HydraArgs { problem, span } => Some(hydra_args(
+                problem,
+                &launch.line[span.clone()],
+                line_span(span),
+            )),
+            // What the reader cannot see is `not_judged`'s.
+            LaunchProblem::UnknownLauncher(_)
+            | LaunchProblem::CommandUnseen(_)
+            | LaunchProblem::InlineCode(_) => None,
+        };
+        out.extend(found.map(VerlDiagnostic::from));
     }
 }
 
-/// Words as a message quotes them: at most 60 characters.
-fn shown(text: &str) -> String {
-    let mut shown: String = text.chars().take(60).collect();
-    if shown.len() < text.len() {
-        shown.push('…');
-    }
-    shown
-}
-
-fn entry_error(
-    entry: &super::launch::Entry,
-    why: Option<&'static str>,
-    line_span: &dyn Fn(&Span) -> miette::SourceSpan,
-) -> VerlDiagnostic {
-    VerlLaunchDiagnostic::EntryPoint {
-        entry: entry.text.chars().take(120).collect(),
-        why: EntryDifference(why),
-        understood: Listed(UNDERSTOOD.iter().map(|u| u.module).collect()),
-        span: line_span(&entry.span),
-    }
-    .into()
-}
-
-fn apply_override(
-    o: &Override,
-    space: SpanSpace,
-    in_yaml: &HashMap<KeyId, Span>,
-    raw: &mut HashMap<KeyId, (RawScalar, bool)>,
-    diagnostics: &mut Vec<VerlDiagnostic>,
-) {
-    let key_span = to_source_span(&space.command_line(&o.key_span));
-    let Some(id) = key_id(&o.key) else {
-        return;
+/// `hydra_args` for a word Hydra's argument parser does not take as one of its flags.
+fn hydra_args(
+    problem: &HydraArgsProblem,
+    word: &str,
+    span: miette::SourceSpan,
+) -> VerlLaunchDiagnostic {
+    let (problem, flags) = match problem {
+        HydraArgsProblem::UnknownFlag => (HydraArgs::UnknownFlag, vec![]),
+        HydraArgsProblem::StartsNoTraining(flag) => (HydraArgs::StartsNoTraining, vec![*flag]),
     };
-    match (o.op, &o.value) {
-        (Op::Delete, _) => diagnostics.push(VerlDiagnostic::DeletedKey {
-            key: KEYS[id].path,
-            span: key_span,
-        }),
-        (op, Some(value)) => {
-            if op == Op::Add
-                && let Some(existing) = in_yaml.get(&id)
-            {
-                diagnostics.push(VerlDiagnostic::AddExisting {
-                    key: o.key.clone(),
-                    span: to_source_span(&space.command_line(&o.span)),
-                    existing: Some(to_source_span(existing)),
-                });
-            }
-            let mut value = value.clone();
-            value.span = space.command_line(&value.span);
-            raw.insert(id, (value, true));
-        }
-        (_, None) => {}
+    let word = shown(word);
+    VerlLaunchDiagnostic::HydraArgs {
+        problem,
+        message: problem.message(&word, &flags),
+        help: problem.help(&flags),
+        word,
+        flags,
+        span,
     }
 }

@@ -28,6 +28,21 @@ const QA_LINE: &[&str] = &[
     "distillation.nnodes=1",
 ];
 
+/// [`QA_LINE`] with its `reward.*` and `distillation.*` keys added (`+`), as a line for
+/// a release whose config lacks them must add them: Hydra stops on them otherwise.
+const QA_LINE_ADDED: &[&str] = &[
+    "python3",
+    "-m",
+    "verl.trainer.main_ppo",
+    "trainer.nnodes=2",
+    "+reward.reward_model.enable=True",
+    "+reward.reward_model.enable_resource_pool=True",
+    "+reward.reward_model.n_gpus_per_node=4",
+    "+reward.reward_model.nnodes=1",
+    "+distillation.enabled=True",
+    "+distillation.nnodes=1",
+];
+
 /// A reward pool of one node written in the legacy `reward_model.*` keys (no size: each
 /// release's default).
 const LEGACY_REWARD_POOL: &[&str] = &[
@@ -48,23 +63,34 @@ fn verl_050_has_global_pool_only_and_no_newer_keys() {
     // verl 0.5.0's TaskRunner.run builds global_pool alone: no reward or teacher pool, and
     // its config has neither `reward.*` nor `distillation.*` (Hydra refuses them).
     let loaded = load_at("0.5.0", None, QA_LINE);
-    assert_eq!(
-        slots(loaded.layout.as_ref().unwrap()),
-        [("global_pool", vec![8, 8])]
-    );
+    assert!(loaded.layout.is_none());
     assert_eq!(codes(&loaded), ["resource_pool::verl::unknown_key"; 6]);
-    let VerlDiagnostic::UnknownKey { suggestion, .. } = &loaded.diagnostics[1] else {
+    let VerlDiagnostic::UnknownKeyOfRelease { suggestion, .. } = &loaded.diagnostics[1] else {
         panic!("{:?}", loaded.diagnostics)
     };
     // Another release's pool key, not a typo: no nearest-spelling advice.
     assert_eq!(suggestion.0, None);
+    // Added, Hydra takes them and verl reads none: global_pool alone.
+    let loaded = load_at("0.5.0", None, QA_LINE_ADDED);
+    assert_eq!(
+        slots(loaded.layout.as_ref().unwrap()),
+        [("global_pool", vec![8, 8])]
+    );
+    assert_eq!(codes(&loaded), ["resource_pool::verl::not_read"; 6]);
     // Its reward model runs in global_pool, whatever the (absent) reward-pool key says.
     let loaded = load_at("0.5.0", None, LEGACY_REWARD_POOL);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::unknown_key"; 2]);
+    let added = [
+        "reward_model.enable=True",
+        "+reward_model.enable_resource_pool=True",
+        "+reward_model.nnodes=1",
+    ];
+    let loaded = load_at("0.5.0", None, &added);
     let layout = loaded.layout.as_ref().unwrap();
     assert_eq!(slots(layout), [("global_pool", vec![8])]);
     assert!(layout.mapping.contains(&("rm", "global_pool")));
     assert!(!layout.mapping.iter().any(|(_, p)| *p == REWARD_POOL));
-    assert_eq!(codes(&loaded), ["resource_pool::verl::unknown_key"; 2]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::not_read"; 2]);
     // Without a release, the same line builds a reward pool, as 0.6.0-0.8.0 do.
     let loaded = load(None, QA_LINE);
     assert_eq!(
@@ -91,8 +117,11 @@ fn verl_06_reads_the_legacy_keys_with_its_own_defaults() {
         [("global_pool", vec![8]), ("reward_pool", vec![8])]
     );
     assert!(layout.mapping.contains(&("rm", "reward_pool")));
-    // The newer spelling is no key of 0.6.0-0.7.0: unknown, and not read.
+    // The newer spelling is no key of 0.6.0-0.7.0: unknown (Hydra stops), and added, not
+    // read.
     let loaded = load_at("0.7.0", None, QA_LINE);
+    assert!(loaded.layout.is_none());
+    let loaded = load_at("0.7.0", None, QA_LINE_ADDED);
     assert_eq!(
         slots(loaded.layout.as_ref().unwrap()),
         [("global_pool", vec![8, 8])]
@@ -146,11 +175,17 @@ fn verl_071_and_080_copy_each_legacy_key_that_is_set() {
         None,
         &["distillation.enabled=True", "distillation.nnodes=1"],
     );
+    assert!(loaded.layout.is_none());
+    assert_eq!(codes(&loaded), ["resource_pool::verl::unknown_key"; 2]);
+    let loaded = load_at(
+        "0.7.1",
+        None,
+        &["+distillation.enabled=True", "+distillation.nnodes=1"],
+    );
     assert_eq!(
         slots(loaded.layout.as_ref().unwrap()),
         [("global_pool", vec![8])]
     );
-    assert_eq!(codes(&loaded), ["resource_pool::verl::unknown_key"; 2]);
 }
 
 #[test]
@@ -253,12 +288,13 @@ fn yaml_keys_near_a_pool_key_are_typos() {
     assert_eq!(*place, Place::Yaml);
     assert_eq!(&yaml[span.offset()..span.offset() + span.len()], "nnode");
     assert!(loaded.has_errors());
-    // A flow mapping and a misspelt parent too; the user's own keys and verl's are not.
+    // A flow mapping too; a misspelt parent is no likeness (the parents differ), and the
+    // user's own keys and verl's are no typo.
     let loaded = load(
         Some("reward:\n  reward_model: {nnode: 1}\ntrainr:\n  nnodes: 2\n"),
         &[],
     );
-    assert_eq!(codes(&loaded), ["resource_pool::verl::pool_key_typo"; 2]);
+    assert_eq!(codes(&loaded), ["resource_pool::verl::pool_key_typo"]);
     let loaded = load(
         Some("trainer:\n  nnodes: 2\n  project_name: p\ndata:\n  train_files: a\n"),
         &[],

@@ -198,6 +198,21 @@ pub struct GroupOrder {
     pub teacher_later: bool,
     /// What becomes of a pool whose roles make no worker group.
     pub empty_pool: EmptyPool,
+    /// When the reference policy gets a worker group of its own.
+    pub reference: ReferenceGroup,
+}
+
+/// When `ref` (verl's `Role.RefPolicy`) gets a worker group of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReferenceGroup {
+    /// Whenever it is mapped (`init_workers`, 0.5.0-0.8.0).
+    Mapped,
+    /// Only beside a separate actor (`Role.Actor` mapped; 0.9.1's `_setup`,
+    /// `trainer_base.py:255`); otherwise it is fused into the actor's worker group.
+    WithSeparateActor,
+    /// Never: 0.9.0's `_setup` makes worker groups for the actor's role and the critic only.
+    Never,
 }
 
 /// verl's own check in `create_resource_pool`, before any group is created.
@@ -267,7 +282,7 @@ const V06: &str = "verl/trainer/main_ppo.py (TaskRunner.init_resource_pool_mgr, 
 const V070: &str = "verl/trainer/main_ppo.py (TaskRunner.init_resource_pool_mgr; main: auto_set_device), verl/trainer/ppo/ray_trainer.py (create_resource_pool: max_colocate_count=3; init_workers: with use_reward_loop, RewardLoopManager on the reward model's pool before the worker groups when it shares one, no skip of an empty pool), verl/single_controller/ray/base.py (split_resource_pool: get_placement_groups() with the default cuda)";
 const V071: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl, auto_set_device; TaskRunner.init_resource_pool_mgr, add_reward_model_resource_pool), verl/trainer/ppo/ray_trainer.py (init_workers: if not class_dict: continue; RewardLoopManager after the worker groups), verl/single_controller/ray/base.py (create_resource_pool: max_colocate_count=3; split_resource_pool: get_placement_groups() with the default cuda), verl/experimental/reward_loop/reward_loop.py";
 const V08: &str = "verl/trainer/main_ppo.py (main: migrate_legacy_reward_impl; TaskRunner.init_resource_pool_mgr, add_reward_model_resource_pool, add_teacher_model_resource_pool), verl/single_controller/ray/base.py (ResourcePoolManager.max_colocate_count: int = 3; split_resource_pool: npu if is_torch_npu_available(check_device=False)), verl/trainer/ppo/ray_trainer.py (init_workers: RewardLoopManager, then MultiTeacherModelManager), verl/experimental/reward_loop/reward_loop.py, verl/trainer/distillation/losses.py (is_distillation_enabled)";
-const V09: &str = "verl/trainer/main_ppo.py (main: no migrate_legacy_reward_impl, auto_set_device from the platform; @ray.remote TaskRunnerV1: tq.init), verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, _setup; trainer.use_v1=True by default), verl/single_controller/ray/base.py (get_placement_groups: current_platform.ray_resource_name()), verl/plugin/platform/platform_manager.py, transfer_queue/utils/common.py (get_node_round_robin_scheduling_strategies), verl/trainer/main_ppo_v0.py (TaskRunner.init_resource_pool_mgr)";
+const V09: &str = "verl/trainer/main_ppo.py (main: no migrate_legacy_reward_impl, auto_set_device from the platform; @ray.remote TaskRunnerV1: tq.init), verl/trainer/ppo/v1/trainer_base.py (_init_resource_pool_mgr, _setup: worker groups for the actor's role, the critic, and in 0.9.1 `ref` beside Role.Actor only; trainer.use_v1=True by default), verl/single_controller/ray/base.py (get_placement_groups: current_platform.ray_resource_name()), verl/plugin/platform/platform_manager.py, transfer_queue/utils/common.py (get_node_round_robin_scheduling_strategies), verl/trainer/main_ppo_v0.py (TaskRunner.init_resource_pool_mgr)";
 
 /// The rows from 0.5.0 to 0.6.1: the reward model a worker group, CPUs fixed at 1, no
 /// pool skipped, the TaskRunner's CPU, `trainer.device` as written.
@@ -282,6 +297,7 @@ const EARLY: Release = Release {
         reward_model: RewardModelGroups::WorkerGroup,
         teacher_later: false,
         empty_pool: EmptyPool::IndexError,
+        reference: ReferenceGroup::Mapped,
     },
     pre_check: PreCheck::Total,
     driver: Driver::TaskRunner,
@@ -302,6 +318,7 @@ const LATE: Release = Release {
         reward_model: RewardModelGroups::Later,
         teacher_later: false,
         empty_pool: EmptyPool::Skipped,
+        reference: ReferenceGroup::Mapped,
     },
     pre_check: PreCheck::Total,
     driver: Driver::TaskRunner,
@@ -377,10 +394,18 @@ pub const RELEASES: &[Release] = &[
     },
     Release {
         version: "0.9.0",
+        groups: GroupOrder {
+            reference: ReferenceGroup::Never,
+            ..V09_ROW.groups
+        },
         ..V09_ROW
     },
     Release {
         version: "0.9.1",
+        groups: GroupOrder {
+            reference: ReferenceGroup::WithSeparateActor,
+            ..V09_ROW.groups
+        },
         ..V09_ROW
     },
 ];
@@ -388,6 +413,12 @@ pub const RELEASES: &[Release] = &[
 /// The newest release known: whose rules apply when no version is given.
 pub fn newest() -> &'static Release {
     RELEASES.last().expect("the table has rows")
+}
+
+/// The oldest release known: whose rules stand in for an older verl that is installed (a
+/// fork of 0.1-0.4), said as such.
+pub fn oldest() -> &'static Release {
+    RELEASES.first().expect("the table has rows")
 }
 
 /// The release a check follows, and whether it stands in for a version not given (the

@@ -1,17 +1,18 @@
 //! A key's value from what was written for it: `${other.key}` followed from key to key,
 //! the text read as the key's type, and the problems of either (`wrong_type`,
-//! `unresolved`, `interpolation_cycle`).
+//! `interpolation_cycle`), or that it is not read (`unresolved`, `shell_variable`,
+//! `shell_expansion`): then verl's default is not claimed for it either.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use miette::LabeledSpan;
 
 use super::VerlDiagnostic;
-use super::fields::{Cycle, Found, TypeFix, TypeFixHow};
+use super::fields::{Cycle, Found, NotJudgedPart, TypeFix, TypeFixHow};
 use super::keys::*;
 use super::settings::{Origin, Setting};
 use super::shell_expansion::{ShellExpansion, shell_expansion};
-use super::yaml::{RawScalar, StringMark};
+use super::yaml::{RawScalar, Unread};
 use resource_pool_core::source::{Span, to_source_span};
 
 /// Following `${other.key}` from key to key, from one key: what was written for the keys,
@@ -21,6 +22,8 @@ pub(super) struct Walk<'a> {
     raw: &'a HashMap<KeyId, (RawScalar, bool)>,
     yaml_origin: &'a dyn Fn(Span) -> Origin,
     diagnostics: &'a mut Vec<VerlDiagnostic>,
+    /// The keys whose value is not read: their own, or one they interpolate.
+    unread: &'a mut BTreeSet<KeyId>,
     path: Vec<KeyId>,
     cycle: bool,
 }
@@ -44,11 +47,13 @@ impl<'a> Walk<'a> {
         raw: &'a HashMap<KeyId, (RawScalar, bool)>,
         yaml_origin: &'a dyn Fn(Span) -> Origin,
         diagnostics: &'a mut Vec<VerlDiagnostic>,
+        unread: &'a mut BTreeSet<KeyId>,
     ) -> Self {
         Walk {
             raw,
             yaml_origin,
             diagnostics,
+            unread,
             path: Vec::new(),
             cycle: false,
         }
@@ -68,94 +73,27 @@ impl<'a> Walk<'a> {
     /// walk started from only: a key it passes through is judged when its own walk starts.
     fn resolve_last(&mut self, id: KeyId) -> Option<Setting> {
         let (raw, yaml_origin) = (self.raw, self.yaml_origin);
-        let outermost = self.path.len() == 1;
         let (scalar, from_command_line) = raw.get(&id)?;
         let origin = origin_of(scalar, *from_command_line, yaml_origin);
         let key = &KEYS[id];
+        if let Some(form) = scalar.unread {
+            self.not_read(scalar, form);
+            return None;
+        }
         if *from_command_line
             && !scalar.quoted()
             && let Some(expansion) = shell_expansion(&scalar.text)
         {
-            // A line pasted from a script, before its shell filled the value in: its
-            // value is unknown here, and verl's default stands.
-            if outermost {
-                let default = key.default.value().to_string();
-                let (key, text, span) = (key.path, scalar.text.clone(), &scalar.span);
-                self.diagnostics.push(match expansion {
-                    ShellExpansion::Variable(variable) => VerlDiagnostic::ShellVariable {
-                        key,
-                        text,
-                        variable: variable.to_owned(),
-                        default,
-                        span: to_source_span(span),
-                    },
-                    ShellExpansion::Computed(kind) => VerlDiagnostic::ShellExpansion {
-                        key,
-                        text,
-                        kind,
-                        default,
-                        span: to_source_span(span),
-                    },
-                });
-            }
-            return None;
-        }
-        if key.kind != Kind::Str && is_env_interpolation(&scalar.text) {
-            // OmegaConf gives verl a string here, whatever the variable holds: verl fails on it
-            // (`sum` of strings, a truthy "False"), as on a quoted number. A key that follows
-            // this one (`${trainer.nnodes}`) takes verl's default: one error, on this value.
-            if outermost {
-                self.diagnostics.push(wrong_type(
-                    id,
-                    Found::EnvString(scalar.text.clone()),
-                    None,
-                    origin,
-                ));
-            }
+            // A line pasted from a script, before its shell filled the value in.
+            self.shell(scalar, expansion);
             return None;
         }
         if let Some(inner) = scalar
             .text
             .strip_prefix("${")
             .and_then(|t| t.strip_suffix('}'))
-            .filter(|_| !scalar.quoted() || scalar.text.starts_with("${"))
         {
-            // `${oc.select:KEY,FALLBACK}` is KEY (verl's config has every key read): verl's own
-            // default of the rollout's `n_gpus_per_node`, which a copied config keeps.
-            let inner = inner
-                .trim()
-                .strip_prefix("oc.select:")
-                .map_or(inner, |select| select.split(',').next().unwrap_or(select));
-            let target = key_id(inner.trim()).filter(|&t| KEYS[t].kind == key.kind);
-            if let Some(t) = target
-                && let Some(at) = self.path.iter().position(|&k| k == t)
-            {
-                self.cycle = true;
-                note_cycle(&self.path[at..], raw, yaml_origin, self.diagnostics);
-                return None;
-            }
-            let resolved = match target {
-                Some(t) => match self.resolve(t) {
-                    _ if self.cycle => return None,
-                    Some(s) => Some(s.value),
-                    None => Some(KEYS[t].default.value()),
-                },
-                None => None,
-            };
-            return match resolved {
-                Some(value) => Some(Setting { value, origin }),
-                None => {
-                    if outermost {
-                        self.diagnostics.push(VerlDiagnostic::Unresolved {
-                            key: key.path,
-                            text: scalar.text.clone(),
-                            default: key.default.value().to_string(),
-                            span: to_source_span(&scalar.span),
-                        });
-                    }
-                    None
-                }
-            };
+            return self.interpolation(scalar, inner, origin);
         }
         if key.nullable && is_null(&scalar.text, scalar.quoted(), !from_command_line) {
             // verl reads this null as "not set" (see `Key::nullable`): the default stands.
@@ -164,18 +102,107 @@ impl<'a> Walk<'a> {
         match interpret(&scalar.text, scalar.quoted(), key.kind, !from_command_line) {
             Some(value) => Some(Setting { value, origin }),
             None => {
-                if outermost {
+                if self.path.len() == 1 {
                     let found = match scalar.text.chars().take(40).collect::<String>() {
                         text if text.is_empty() => Found::EmptyString,
                         text if scalar.quoted() => Found::String(text),
                         text => Found::Plain(text),
                     };
-                    self.diagnostics
-                        .push(wrong_type(id, found, scalar.string, origin));
+                    self.diagnostics.push(wrong_type(id, found, origin));
                 }
                 None
             }
         }
+    }
+
+    /// `${KEY}` (or `${oc.select:KEY,FALLBACK}`, verl's own default of the rollout's
+    /// `n_gpus_per_node`): KEY followed, when it is a key of the same kind; any other
+    /// interpolation is not read.
+    fn interpolation(
+        &mut self,
+        scalar: &RawScalar,
+        inner: &str,
+        origin: Origin,
+    ) -> Option<Setting> {
+        let kind = KEYS[self.path[self.path.len() - 1]].kind;
+        let inner = inner
+            .trim()
+            .strip_prefix("oc.select:")
+            .map_or(inner, |select| select.split(',').next().unwrap_or(select));
+        let Some(target) = key_id(inner.trim()).filter(|&t| KEYS[t].kind == kind) else {
+            self.not_read(scalar, Unread::Interpolation);
+            return None;
+        };
+        if let Some(at) = self.path.iter().position(|&k| k == target) {
+            self.cycle = true;
+            note_cycle(
+                &self.path[at..],
+                self.raw,
+                self.yaml_origin,
+                self.diagnostics,
+            );
+            return None;
+        }
+        let value = match self.resolve(target) {
+            _ if self.cycle => return None,
+            // What the target's value is not known, nor is this one's.
+            None if self.unread.contains(&target) => {
+                self.unread.extend(self.path.iter().copied());
+                return None;
+            }
+            Some(s) => s.value,
+            None => KEYS[target].default.value(),
+        };
+        Some(Setting { value, origin })
+    }
+
+    /// A value not read: said of the key the walk started from, which is not read either.
+    fn not_read(&mut self, scalar: &RawScalar, form: Unread) {
+        self.unread.extend(self.path.iter().copied());
+        if self.path.len() == 1 {
+            let key = KEYS[self.path[0]].path;
+            self.diagnostics.push(VerlDiagnostic::Unresolved {
+                key,
+                text: scalar.text.chars().take(60).collect(),
+                form,
+                part: part(self.path[0]),
+                span: to_source_span(&scalar.span),
+            });
+        }
+    }
+
+    /// A shell's variable or expansion left in a pasted line: not read.
+    fn shell(&mut self, scalar: &RawScalar, expansion: ShellExpansion<'_>) {
+        self.unread.extend(self.path.iter().copied());
+        if self.path.len() > 1 {
+            return;
+        }
+        let (key, text, span) = (KEYS[self.path[0]].path, scalar.text.clone(), &scalar.span);
+        let part = part(self.path[0]);
+        self.diagnostics.push(match expansion {
+            ShellExpansion::Variable(variable) => VerlDiagnostic::ShellVariable {
+                key,
+                text,
+                variable: variable.to_owned(),
+                part,
+                span: to_source_span(span),
+            },
+            ShellExpansion::Computed(kind) => VerlDiagnostic::ShellExpansion {
+                key,
+                text,
+                kind,
+                part,
+                span: to_source_span(span),
+            },
+        });
+    }
+}
+
+/// What is not judged when `id`'s value is not read.
+fn part(id: KeyId) -> NotJudgedPart {
+    match sizes_pools(id) {
+        true => NotJudgedPart::Pools,
+        false => NotJudgedPart::Rollout,
     }
 }
 
@@ -232,33 +259,16 @@ fn note_cycle(
     });
 }
 
-/// `wrong_type` for a key's value, with the fix that fits where it was set: a string that
-/// reads as the type loses what made it a string, `string` (its quotes, its `!!str` tag,
-/// its `str()` cast; a config given as data: `${oc.decode:...}`), an `${oc.env:...}` is
-/// wrapped in `${oc.decode:...}`, else a value of the type.
-pub(super) fn wrong_type(
-    id: KeyId,
-    found: Found,
-    string: Option<StringMark>,
-    origin: Origin,
-) -> VerlDiagnostic {
+/// `wrong_type` for a key's value, with the fix that fits where it was set: a quoted
+/// string that reads as the type loses its quotes, else a value of the type.
+pub(super) fn wrong_type(id: KeyId, found: Found, origin: Origin) -> VerlDiagnostic {
     let key = &KEYS[id];
     let in_yaml = !matches!(origin, Origin::CommandLine(_));
     let reads_as_kind = |text: &str| interpret(text, false, key.kind, in_yaml).is_some();
     let (how, value) = match (&found, &origin) {
-        (Found::String(text), Origin::Config(_)) if reads_as_kind(text) => {
-            (TypeFixHow::Decode, text.clone())
+        (Found::String(text), Origin::Yaml(_) | Origin::CommandLine(_)) if reads_as_kind(text) => {
+            (TypeFixHow::Unquote, text.clone())
         }
-        // Escapes (`1\,2`) are no mark to drop: the value itself is what to change.
-        (Found::String(text), _) if reads_as_kind(text) && string != Some(StringMark::Escapes) => {
-            let how = match string {
-                Some(StringMark::StrTag) => TypeFixHow::DropStrTag,
-                Some(StringMark::StrCast) => TypeFixHow::DropStrCast,
-                _ => TypeFixHow::Unquote,
-            };
-            (how, text.clone())
-        }
-        (Found::EnvString(text), _) => (TypeFixHow::DecodeEnv, format!("${{oc.decode:{text}}}")),
         _ => (TypeFixHow::SetValue, String::new()),
     };
     // An empty value has no width to label: the `=` before it (on the command line) or

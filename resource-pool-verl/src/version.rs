@@ -39,6 +39,28 @@ pub fn is_approximate(version: &str, release: &str) -> bool {
     }
 }
 
+/// The rules for a launch line's `--verl-version`: [`rules_for`]'s, except that a verl
+/// older than every release known is no error but the third value (the launch is then
+/// not judged: [`VerlOptions::older_release`](crate::VerlOptions::older_release)).
+pub fn rules_for_launch(
+    version: Option<&str>,
+) -> Result<(ReleaseRules, Option<ReleaseRead>, Option<String>), UnknownVersion> {
+    match rules_for(version) {
+        Ok((rules, read)) => Ok((rules, read, None)),
+        Err(_) if version.is_some_and(is_older_than_known) => {
+            Ok((ReleaseRules::newest(), None, version.map(str::to_owned)))
+        }
+        Err(unknown) => Err(unknown),
+    }
+}
+
+/// Whether `version` is a PEP 440 version older than every release known (a fork of verl
+/// 0.1-0.4): not an error for a launch line, whose launch is then not judged.
+pub fn is_older_than_known(version: &str) -> bool {
+    let oldest = key_set().version_names().filter_map(Pep440::parse).min();
+    matches!((Pep440::parse(version), oldest), (Some(v), Some(o)) if v < o)
+}
+
 /// The release of the key set a `--verl-version` (or Python's `verl_version=`) is judged
 /// as (itself, or the newest release not newer than it: `0.9.2.dev0` as 0.9.1), or the
 /// error for one that is no PEP 440 version or older than every release.

@@ -11,7 +11,7 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -273,6 +273,57 @@ impl CommandRunner for ProcessRunner {
             .chain(args.iter().copied())
             .collect::<Vec<_>>()
             .join(" ");
+        let Some(mut child) = self.spawn(program, args)? else {
+            return Ok(None);
+        };
+        let limit = self.max_output_bytes;
+        let stdout_rx = read_stdout(&mut child, limit);
+        let stderr_rx = read_stderr_start(&mut child);
+        let deadline = Instant::now() + self.timeout;
+        let timeout = || LocalToolError::Timeout {
+            command: command.clone(),
+            seconds: self.timeout.as_secs().max(1),
+        };
+        // Wait for stdout to close (or to overflow), then for the exit; kill at the deadline.
+        // Reader threads of a killed child whose grandchildren hold the pipe are left to end
+        // on their own: this never waits on them past the deadline.
+        let Some(stdout) = wait_for_stdout(&mut child, &stdout_rx, deadline) else {
+            return Err(timeout());
+        };
+        if stdout.len() as u64 > limit {
+            kill(&mut child);
+            return Err(LocalToolError::Output {
+                command: command.clone(),
+                what: format!("more than {limit} bytes"),
+            });
+        }
+        let status = match wait_for_exit(&mut child, deadline) {
+            Ok(Some(status)) => status,
+            Ok(None) => return Err(timeout()),
+            Err(e) => {
+                return Err(LocalToolError::Spawn {
+                    program: program.to_owned(),
+                    reason: e.to_string(),
+                });
+            }
+        };
+        if !status.success() {
+            return Err(failed(command, status, &stderr_rx, deadline));
+        }
+        match String::from_utf8(stdout) {
+            Ok(text) => Ok(Some(text)),
+            Err(_) => Err(LocalToolError::Output {
+                command,
+                what: "bytes that are not UTF-8".into(),
+            }),
+        }
+    }
+}
+
+impl ProcessRunner {
+    /// Starts `program` with piped output and no input, on this runner's `PATH`; `None`
+    /// when it is not installed.
+    fn spawn(&self, program: &str, args: &[&str]) -> Result<Option<Child>, LocalToolError> {
         let mut builder = Command::new(program);
         builder
             .args(args)
@@ -282,109 +333,110 @@ impl CommandRunner for ProcessRunner {
         if let Some(path) = &self.path {
             builder.env("PATH", path);
         }
-        let mut child = match builder.spawn() {
-            Ok(child) => child,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(LocalToolError::Spawn {
-                    program: program.to_owned(),
-                    reason: e.to_string(),
-                });
-            }
-        };
-        let limit = self.max_output_bytes;
-        let (stdout_tx, stdout_rx) = mpsc::channel();
-        if let Some(stdout) = child.stdout.take() {
-            std::thread::spawn(move || {
-                let _ = stdout_tx.send(read_bounded(stdout, limit));
-            });
-        }
-        let (stderr_tx, stderr_rx) = mpsc::channel();
-        if let Some(stderr) = child.stderr.take() {
-            std::thread::spawn(move || {
-                // Keep the start, drain the rest: a chatty tool must not block on a full pipe.
-                let mut stderr = stderr;
-                let start = read_bounded(&mut stderr, 64 * 1024);
-                let _ = std::io::copy(&mut stderr, &mut std::io::sink());
-                let _ = stderr_tx.send(start);
-            });
-        }
-        let deadline = Instant::now() + self.timeout;
-        let timeout = || LocalToolError::Timeout {
-            command: command.clone(),
-            seconds: self.timeout.as_secs().max(1),
-        };
-        let too_much = || LocalToolError::Output {
-            command: command.clone(),
-            what: format!("more than {limit} bytes"),
-        };
-        // Wait for stdout to close (or to overflow), then for the exit; kill at the deadline.
-        // Reader threads of a killed child whose grandchildren hold the pipe are left to end
-        // on their own: this never waits on them past the deadline.
-        let stdout = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match stdout_rx.recv_timeout(left.min(Duration::from_millis(20))) {
-                Ok(result) => break result.unwrap_or_default(),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break Vec::new(),
-                Err(mpsc::RecvTimeoutError::Timeout) if left.is_zero() => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(timeout());
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-        };
-        if stdout.len() as u64 > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(too_much());
-        }
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() >= deadline => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(timeout());
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(e) => {
-                    return Err(LocalToolError::Spawn {
-                        program: program.to_owned(),
-                        reason: e.to_string(),
-                    });
-                }
-            }
-        };
-        if !status.success() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let stderr = stderr_rx
-                .recv_timeout(left)
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default();
-            let stderr: String = String::from_utf8_lossy(&stderr)
-                .trim()
-                .chars()
-                .take(Self::MAX_STDERR_CHARS)
-                .collect();
-            let status = match status.code() {
-                Some(code) => format!("exit status {code}"),
-                None => status.to_string(),
-            };
-            return Err(LocalToolError::Failed {
-                command,
-                status,
-                stderr,
-            });
-        }
-        match String::from_utf8(stdout) {
-            Ok(text) => Ok(Some(text)),
-            Err(_) => Err(LocalToolError::Output {
-                command,
-                what: "bytes that are not UTF-8".into(),
+        match builder.spawn() {
+            Ok(child) => Ok(Some(child)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(LocalToolError::Spawn {
+                program: program.to_owned(),
+                reason: e.to_string(),
             }),
         }
+    }
+}
+
+/// What a reader thread sends when its pipe closes: the bytes read, or why it failed.
+type PipeBytes = mpsc::Receiver<std::io::Result<Vec<u8>>>;
+
+/// Reads the child's stdout on a thread of its own, to at most `limit` bytes (plus one).
+fn read_stdout(child: &mut Child, limit: u64) -> PipeBytes {
+    let (stdout_tx, stdout_rx) = mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            let _ = stdout_tx.send(read_bounded(stdout, limit));
+        });
+    }
+    stdout_rx
+}
+
+/// Reads the start of the child's stderr on a thread of its own, for a failure's message.
+fn read_stderr_start(child: &mut Child) -> PipeBytes {
+    let (stderr_tx, stderr_rx) = mpsc::channel();
+    if let Some(stderr) = child.stderr.take() {
+        std::thread::spawn(move || {
+            // Keep the start, drain the rest: a chatty tool must not block on a full pipe.
+            let mut stderr = stderr;
+            let start = read_bounded(&mut stderr, 64 * 1024);
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+            let _ = stderr_tx.send(start);
+        });
+    }
+    stderr_rx
+}
+
+/// What the child printed on stdout, once the pipe closes (or overflows); `None`, the
+/// child killed, when the deadline passes first.
+fn wait_for_stdout(child: &mut Child, stdout_rx: &PipeBytes, deadline: Instant) -> Option<Vec<u8>> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match stdout_rx.recv_timeout(left.min(Duration::from_millis(20))) {
+            Ok(result) => return Some(result.unwrap_or_default()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Some(Vec::new()),
+            Err(mpsc::RecvTimeoutError::Timeout) if left.is_zero() => {
+                kill(child);
+                return None;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+/// The child's exit status; `None`, the child killed, when the deadline passes first.
+fn wait_for_exit(child: &mut Child, deadline: Instant) -> std::io::Result<Option<ExitStatus>> {
+    loop {
+        match child.try_wait()? {
+            Some(status) => return Ok(Some(status)),
+            None if Instant::now() >= deadline => {
+                kill(child);
+                return Ok(None);
+            }
+            None => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+}
+
+/// Kills the child and reaps it; it is given up on, so neither can fail usefully.
+fn kill(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The error of a tool that exited with `status`: with the start of its stderr, if the
+/// reader sends it before the deadline.
+fn failed(
+    command: String,
+    status: ExitStatus,
+    stderr_rx: &PipeBytes,
+    deadline: Instant,
+) -> LocalToolError {
+    let left = deadline.saturating_duration_since(Instant::now());
+    let stderr = stderr_rx
+        .recv_timeout(left)
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let stderr: String = String::from_utf8_lossy(&stderr)
+        .trim()
+        .chars()
+        .take(ProcessRunner::MAX_STDERR_CHARS)
+        .collect();
+    let status = match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => status.to_string(),
+    };
+    LocalToolError::Failed {
+        command,
+        status,
+        stderr,
     }
 }
 

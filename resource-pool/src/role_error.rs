@@ -9,12 +9,14 @@ use crate::source::did_you_mean;
 /// enum returns, with the closest role when one is close enough to be a typo.
 ///
 /// ```
+/// # #[cfg(feature = "verl")] {
 /// use resource_pool::verl;
 ///
 /// let err = "critc".parse::<verl::Role>().unwrap_err();
 /// assert_eq!(err.input(), "critc");
 /// assert_eq!(err.suggestion(), Some("critic"));
 /// assert!(err.to_string().starts_with("unknown role `critc`; did you mean `critic`?"));
+/// # }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseRoleError {

@@ -108,15 +108,31 @@ pub fn default_layout(
 ///
 /// The pools' own errors ([`ManagerError`]), which [`load_verl`] already reports.
 pub fn manager_from_layout(layout: &VerlLayout) -> Result<ResourcePoolManager<Role>, ManagerError> {
+    manager_from_parts(&layout.pools, &layout.mapping)
+}
+
+/// A manager of `pools` with `mapping` (verl's role names to pool names): every role
+/// verl's mapping lacks goes to `global_pool` (the first pool when there is none), as the
+/// manager maps every role; only the mapped roles' pools get worker groups in the check.
+///
+/// # Errors
+///
+/// The pools' own errors ([`ManagerError`]).
+pub fn manager_from_parts<P: AsRef<str>>(
+    pools: &[ResourcePool],
+    mapping: &[(&'static str, P)],
+) -> Result<ResourcePoolManager<Role>, ManagerError> {
+    let filler = match pools.iter().any(|p| p.name == GLOBAL_POOL) {
+        true => GLOBAL_POOL,
+        false => pools.first().map_or(GLOBAL_POOL, |p| p.name.as_str()),
+    };
     let mapping = Role::ALL.iter().map(|&role| {
-        let pool = layout
-            .mapping
-            .iter()
+        let pool = (mapping.iter())
             .find(|(name, _)| *name == role.name())
-            .map_or(GLOBAL_POOL, |(_, pool)| pool);
+            .map_or(filler, |(_, pool)| pool.as_ref());
         (role, pool)
     });
-    ResourcePoolManager::new(layout.pools.clone(), mapping)
+    ResourcePoolManager::new(pools.to_vec(), mapping)
 }
 
 #[cfg(test)]

@@ -232,7 +232,7 @@ fn output_matches(expected: &[String], actual: &[&str]) -> bool {
 fn every_example_in_the_pages_prints_what_the_page_says() {
     let scratch = std::env::temp_dir().join(format!("rp-docs-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
-    // plan.md writes `target/plan.svg`, as a reader's checkout has a `target/`; a build
+    // output.md writes `target/plan.svg`, as a reader's checkout has a `target/`; a build
     // whose CARGO_TARGET_DIR is elsewhere has none here (ignored by git either way).
     std::fs::create_dir_all("target").expect("target dir");
     let mut failures = Vec::new();

@@ -672,11 +672,12 @@ fn deep_nesting_is_a_syntax_error_not_a_stack_overflow() {
 }
 
 #[test]
-fn yaml_anchors_that_multiply_stop_at_their_bound() {
-    use resource_pool_verl::yaml::{MAX_ANCHORED_ITEMS, MAX_MERGED_PAIRS, read_yaml};
+fn verl_yaml_anchors_that_multiply_are_read_in_bounded_time() {
+    use resource_pool_verl::yaml::read_yaml;
     // Each level holds the one before twice: 2^60 values if expanded, by aliases
     // (`{a: *l0, b: *l0}`, the "billion laughs") or by merges (`{a: {<<: *l0}, ...}`,
-    // `{<<: [*l0, *l0]}`).
+    // `{<<: [*l0, *l0]}`). The verl reader expands none: what an alias of a mapping or a
+    // merge brings is not read.
     let laughs = |twice: &dyn Fn(usize) -> String| {
         let mut text = "l0: &l0 {nnodes: 1, n_gpus_per_node: 2}\n".to_owned();
         for i in 1..=60 {
@@ -686,83 +687,27 @@ fn yaml_anchors_that_multiply_stop_at_their_bound() {
     };
     let aliases = laughs(&|p| format!("{{a: *l{p}, b: *l{p}}}"));
     let merges = laughs(&|p| format!("{{a: {{<<: *l{p}}}, b: {{<<: *l{p}}}}}"));
-    // A mapping merging the one before twice: PyYAML copies its pairs twice per level.
     let lists = laughs(&|p| format!("{{<<: [*l{p}, *l{p}], x: {p}}}"));
     for (what, text) in [("aliases", aliases), ("merges", merges), ("lists", lists)] {
         let started = Instant::now();
         let (read, peak) = peak_bytes(|| read_yaml(&text));
-        let error = read.expect_err(what);
-        assert!(
-            error.message.contains(&MAX_ANCHORED_ITEMS.to_string())
-                || error.message.contains(&MAX_MERGED_PAIRS.to_string()),
-            "{what}: {error:?}"
-        );
+        read.expect(what);
         assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
         assert!(started.elapsed() < Duration::from_secs(10), "{what}");
     }
-}
-
-#[test]
-fn a_wide_anchored_mapping_is_merged_and_aliased_in_bounded_time() {
-    use resource_pool_verl::yaml::read_yaml;
-    // 20,000 keys, kept once and merged once: within the bound on anchored items, and
-    // read with one pass per mapping (a pass per key would be 800 million steps).
+    // A wide anchored mapping aliased 100,000 times.
     let keys: Vec<String> = (0..20_000).map(|i| format!("k{i}: {i}")).collect();
-    let text = format!(
-        "wide: &w {{{}, nnodes: 3}}\ntrainer:\n  <<: [*w, {{nnodes: 5}}]\n",
-        keys.join(", ")
-    );
-    let started = Instant::now();
-    let read = read_yaml(&text).expect("within the bounds");
-    let nnodes = read
-        .values
-        .values()
-        .find(|v| v.text == "3")
-        .expect("the first mapping's");
-    assert_eq!(&text[nnodes.span.clone()], "3");
-    assert_eq!(read.merge_order.len(), 1);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
-    );
-    // The same mapping aliased 100,000 times: copies count against the bound too.
     let aliases: Vec<String> = (0..100_000).map(|i| format!("a{i}: *w")).collect();
     let text = format!("wide: &w {{{}}}\n{}\n", keys.join(", "), aliases.join("\n"));
     let started = Instant::now();
-    assert!(read_yaml(&text).is_err());
+    let (read, peak) = peak_bytes(|| read_yaml(&text));
+    read.expect("wide");
+    assert!(peak < 64 << 20, "wide: peak {peak} bytes");
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "{:?}",
         started.elapsed()
     );
-}
-
-#[test]
-fn long_and_deep_interpolations_and_tabs_are_judged_in_bounded_time_and_memory() {
-    use resource_pool_verl::yaml::read_yaml;
-    // A value of a million characters for OmegaConf's interpolation grammar (half a
-    // million tokens), quoted with tabs in it; nesting a hundred thousand deep, of
-    // interpolations and of lists: none of them overflows the stack.
-    let long = format!(
-        "data:\n  x: \"${{oc.select:{}a}}\t\"\n  y: 1\t\n",
-        "a,".repeat(500_000)
-    );
-    let deep = format!("data:\n  x: '{}'\n", "${".repeat(100_000));
-    let lists = format!("data:\n  x: '${{f:{}}}'\n", "[".repeat(100_000));
-    for (what, text, loads) in [
-        ("long", &long, false),
-        ("deep", &deep, false),
-        ("lists", &lists, true),
-    ] {
-        let started = Instant::now();
-        let (read, peak) = peak_bytes(|| read_yaml(text));
-        // `long` stops at its trailing tab, `deep` is never closed, `lists` is nested
-        // past the grammar's bound: not judged, so it loads.
-        assert_eq!(read.is_ok(), loads, "{what}: {:?}", read.err());
-        assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
-        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
-    }
 }
 
 #[test]
@@ -805,39 +750,6 @@ fn shell_command_strings_are_read_in_bounded_time() {
         let started = Instant::now();
         let (launch, peak) = peak_bytes(|| parse_launch(&words));
         assert_eq!(launch.overrides.len(), want_overrides, "{what}");
-        assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
-        assert!(started.elapsed() < Duration::from_secs(10), "{what}");
-    }
-}
-
-#[test]
-fn long_lists_and_dicts_of_interpolations_are_judged_in_bounded_time() {
-    use resource_pool_verl::hydra::parse_overrides;
-    // OmegaConf's grammar judges each string of a list or dict: a hundred thousand
-    // items, a dict of 50,000 keys each given three times (the last value kept), many
-    // small dicts with a key given twice, and nesting a hundred thousand deep.
-    let items = format!("x=[{}${{a b}}]", "${a.b},".repeat(100_000));
-    let keys: String = (0..100_000)
-        .map(|i| format!("k{}: [${{x y}}], ", i % 50_000))
-        .collect();
-    let keys = format!(
-        "x={{{keys}{}}}",
-        (0..50_000)
-            .map(|i| format!("k{i}: 1"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let dicts = format!("x=[{}1]", "{k: ${a}, k: 1}, ".repeat(50_000));
-    let deep = format!("x={}{}", "[".repeat(100_000), "]".repeat(100_000));
-    for (what, word, refused) in [
-        ("items", &items, true),
-        ("keys", &keys, false),
-        ("dicts", &dicts, false),
-        ("deep", &deep, false),
-    ] {
-        let started = Instant::now();
-        let ((_, errors), peak) = peak_bytes(|| parse_overrides(std::slice::from_ref(word)));
-        assert_eq!(!errors.is_empty(), refused, "{what}: {errors:?}");
         assert!(peak < 64 << 20, "{what}: peak {peak} bytes");
         assert!(started.elapsed() < Duration::from_secs(10), "{what}");
     }

@@ -143,7 +143,8 @@ fn verl_reads_kuberay_too() {
     );
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stdout));
     // verl 0.9.1's TransferQueue pins a storage unit to every alive node, the head of no
-    // CPUs (`num-cpus: "0"`) too: it waits forever before any pool.
+    // CPUs (`num-cpus: "0"`) too: Ray refuses that unit at once, and verl stops before any
+    // pool.
     let v09 = run(
         &[
             "verl",
@@ -162,7 +163,7 @@ fn verl_reads_kuberay_too() {
     );
     assert_eq!(v09.status.code(), Some(1), "{}", text(&v09.stdout));
     let value = common::json(&v09);
-    assert_eq!(value["verl"]["outcome"], "driver_waits", "{value}");
+    assert_eq!(value["verl"]["outcome"], "driver_fails", "{value}");
 }
 
 #[test]

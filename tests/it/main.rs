@@ -24,4 +24,6 @@ mod ray_live;
 mod schema;
 mod suggest_cli;
 mod verl_cli;
+mod verl_corpus;
+mod verl_python;
 mod verl_versions;

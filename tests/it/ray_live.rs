@@ -1,8 +1,9 @@
 //! Against a real Ray cluster on loopback (`tests/ray/cluster.sh up`; the whole run, once
 //! per verified Ray version: `scripts/ray-tests.sh`).
 //!
-//! Runs when `RESOURCE_POOL_RAY_URL` names the dashboard; skipped otherwise, unless
-//! `RESOURCE_POOL_REQUIRE_RAY=1`, which makes a missing URL a failure.
+//! Ignored unless asked for (`cargo test --test it -- --ignored ray_live::`, which
+//! `scripts/ray-tests.sh` runs with the cluster up): they need `RESOURCE_POOL_RAY_URL`, the
+//! dashboard, and fail without it.
 //! `RESOURCE_POOL_RAY_VERSION` (set by the script) is the version the dashboard must report.
 //!
 //! - The inventory read by [`RaySource`] equals Ray's own view (GCS, through the Python
@@ -44,18 +45,12 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The dashboard URL, or `None` to skip; panics when Ray is required and missing.
-fn live_url() -> Option<String> {
+/// The dashboard URL; a failure without one (the tests are ignored unless a cluster is up).
+fn live_url() -> String {
     match std::env::var("RESOURCE_POOL_RAY_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
+        Ok(url) if !url.is_empty() => url,
         _ => {
-            if std::env::var("RESOURCE_POOL_REQUIRE_RAY").as_deref() == Ok("1") {
-                panic!(
-                    "RESOURCE_POOL_REQUIRE_RAY=1 but RESOURCE_POOL_RAY_URL is not set: start the cluster with scripts/ray-tests.sh"
-                );
-            }
-            eprintln!("skipped: RESOURCE_POOL_RAY_URL is not set (run scripts/ray-tests.sh)");
-            None
+            panic!("RESOURCE_POOL_RAY_URL is not set: start the cluster with scripts/ray-tests.sh")
         }
     }
 }
@@ -656,8 +651,9 @@ fn run_scenario(url: &str, harness: &mut Harness, scenario: &Scenario) -> String
 }
 
 #[test]
+#[ignore = "needs a Ray cluster: scripts/ray-tests.sh"]
 fn live_cluster() {
-    let Some(url) = live_url() else { return };
+    let url = live_url();
     let start = Instant::now();
     let mut harness = Harness::start();
 
@@ -806,8 +802,9 @@ fn live_cluster() {
 }
 
 #[test]
+#[ignore = "needs a Ray cluster: scripts/ray-tests.sh"]
 fn wrong_ports_fail_clearly_within_the_budget() {
-    let Some(url) = live_url() else { return };
+    let url = live_url();
     // A port nothing listens on, next to the dashboard's.
     let port: u16 = url
         .rsplit(':')

@@ -21,16 +21,41 @@ const LINE: &[&str] = &[
 ];
 
 fn at(version: &str) -> (Option<i32>, serde_json::Value) {
+    at_with(version, LINE)
+}
+
+fn at_with(version: &str, line: &[&str]) -> (Option<i32>, serde_json::Value) {
     let mut args = vec!["--verl-version", version, "--cluster", THREE, "--"];
-    args.extend_from_slice(LINE);
+    args.extend_from_slice(line);
     json_of(&args)
 }
 
 #[test]
 fn verl_050_builds_global_pool_alone_and_says_the_keys_it_lacks() {
+    // Its config lacks the keys that ask for a reward or teacher pool: Hydra stops on
+    // each (one error each), and verl builds nothing.
     let (code, value) = at("0.5.0");
+    assert_eq!(code, Some(1), "{value}");
+    assert_eq!(value["pools"], serde_json::Value::Null, "{value}");
+    let unknown = codes(&value)
+        .iter()
+        .filter(|c| **c == "resource_pool::verl::unknown_key")
+        .count();
+    assert_eq!(unknown, 6, "{value}");
+    // Added (`+`), Hydra takes them, and verl 0.5.0 reads none: global_pool alone, whose
+    // bundles hold 1 CPU each (hard-coded in create_resource_pool).
+    let added: Vec<String> = LINE
+        .iter()
+        .map(
+            |w| match w.starts_with("reward.") || w.starts_with("distillation.") {
+                true => format!("+{w}"),
+                false => (*w).to_owned(),
+            },
+        )
+        .collect();
+    let added: Vec<&str> = added.iter().map(String::as_str).collect();
+    let (code, value) = at_with("0.5.0", &added);
     assert_eq!(code, Some(0), "{value}");
-    // 0.5.0's bundles hold 1 CPU each (hard-coded in create_resource_pool).
     assert_eq!(
         value["pools"],
         serde_json::json!([{"name": "global_pool", "process_on_nodes": [8, 8],
@@ -40,11 +65,6 @@ fn verl_050_builds_global_pool_alone_and_says_the_keys_it_lacks() {
         value["mapping"],
         serde_json::json!({"actor_rollout": "global_pool", "critic": "global_pool"})
     );
-    let unknown = codes(&value)
-        .iter()
-        .filter(|c| **c == "resource_pool::verl::unknown_key")
-        .count();
-    assert_eq!(unknown, 6, "{value}");
 }
 
 #[test]
@@ -93,8 +113,14 @@ fn a_build_from_source_or_a_newer_release_is_judged_as_the_newest_release_before
         );
         assert!(!codes(&value_of_release).contains(&"resource_pool::verl::version_approximated"));
     }
-    // Not a version, or older than every release: refused, as before.
-    for version in ["0.4.0", "latest", "0.9.x"] {
+    // Older than every release: not judged, one notice that says so.
+    let (code, value) = at("0.4.0");
+    assert_eq!(
+        (code, codes(&value)),
+        (Some(0), vec!["resource_pool::verl::not_judged"])
+    );
+    // Not a version: refused.
+    for version in ["latest", "0.9.x"] {
         let (code, value) = at(version);
         assert_eq!(
             (code, codes(&value)),

@@ -139,23 +139,27 @@ SCRIPT = r"""
 def test_a_scripts_line_split_by_shlex_says_what_the_shell_fills_in():
     import shlex
 
+    # The config the shell names is not seen: one notice, and nothing judged after it.
     report = rp.verl.check(shlex.split(SCRIPT), cluster=THREE_NODES)
+    data = {d["code"]: d.get("data") for d in report.diagnostics}
+    assert set(data) == {"resource_pool::verl::shell_syntax", "resource_pool::verl::not_judged"}, data
+    why = data["resource_pool::verl::not_judged"]["why"]
+    assert (why["what"], why["flag"], why["value"]) == ("config", "--config-path", "$CONFIG_PATH")
+    assert report.as_dict()["pools"] is None
+    # Without it, each value the shell fills in is said once, and the pools are not claimed.
+    words = [w for w in shlex.split(SCRIPT) if not w.startswith("--config-path")]
+    report = rp.verl.check(words, cluster=THREE_NODES)
     data = {d["code"]: d.get("data") for d in report.diagnostics}
     assert data["resource_pool::verl::shell_words"] == {"word": "${DATA[@]}"}
     assert data["resource_pool::verl::shell_variable"]["variable"] == "nnodes"
     assert data["resource_pool::verl::shell_expansion"]["kind"] == "arithmetic"
-    assert data["resource_pool::verl::config_unread"]["why"] == "shell_variable"
-    assert "resource_pool::verl::shell_syntax" in data
-    # Nothing else: the line is read as bash would run it, verl's defaults standing in.
-    assert set(data) <= {
+    assert set(data) == {
         "resource_pool::verl::shell_words",
         "resource_pool::verl::shell_variable",
         "resource_pool::verl::shell_expansion",
-        "resource_pool::verl::config_unread",
         "resource_pool::verl::shell_syntax",
-        "resource_pool::verl::device_detected",
     }, data
-    assert report.as_dict()["pools"][0]["process_on_nodes"] == [8]
+    assert report.as_dict()["pools"] is None
 
 
 SLURM_LINE = r"""
@@ -176,13 +180,14 @@ def test_a_slurm_line_that_runs_verl_in_a_container_reads_through_both_launchers
     for line in [SLURM_LINE, DOCKER_SHELL_LINE]:
         report = rp.verl.check(shlex.split(line), cluster=THREE_NODES)
         codes = {d["code"] for d in report.diagnostics}
-        assert not codes & {"resource_pool::verl::unknown_launcher", "resource_pool::verl::override_syntax"}, codes
+        assert not codes & {"resource_pool::verl::not_judged", "resource_pool::verl::override_syntax"}, codes
         assert report.as_dict()["pools"][0]["process_on_nodes"] == [8, 8]
-    # A program that is no launcher names those that are, as data.
+    # A program the reader does not read is not judged: one notice naming it.
     unknown = rp.verl.check(["torchrun", "-m", "verl.trainer.main_ppo"], cluster=THREE_NODES)
-    (diagnostic,) = [d for d in unknown.diagnostics if d["code"] == "resource_pool::verl::unknown_launcher"]
-    assert diagnostic["data"]["word"] == "torchrun"
-    assert "apptainer exec [options] IMAGE COMMAND" in diagnostic["data"]["launchers"]
+    (diagnostic,) = unknown.diagnostics
+    assert diagnostic["code"] == "resource_pool::verl::not_judged"
+    assert diagnostic["data"]["why"] == {"what": "program", "word": "torchrun"}
+    assert unknown.as_dict()["pools"] is None
 
 
 QA_LINE = [
@@ -191,6 +196,8 @@ QA_LINE = [
     "reward.reward_model.n_gpus_per_node=4", "reward.reward_model.nnodes=1",
     "distillation.enabled=True", "distillation.nnodes=1",
 ]
+# The same keys added (`+`), as a line for a release whose config lacks them adds them.
+QA_LINE_ADDED = [w if "=" not in w or w.startswith("trainer.") else "+" + w for w in QA_LINE]
 
 
 def test_verl_version_builds_that_releases_pools_as_the_cli_does():
@@ -198,10 +205,13 @@ def test_verl_version_builds_that_releases_pools_as_the_cli_does():
     args = ["verl", "--verl-version", "0.5.0", "--cluster", THREE_NODES, "--format", "json", "--", *QA_LINE]
     cli = run_cli(args, merged=False)
     assert report.as_dict() == json.loads(cli.stdout)
-    # verl 0.5.0 has no reward or teacher pool; its config lacks the keys that ask for them.
-    assert [p["name"] for p in report.as_dict()["pools"]] == ["global_pool"]
+    # verl 0.5.0's config lacks the keys that ask for a reward or teacher pool: Hydra stops.
     codes = [d["code"] for d in report.diagnostics]
     assert codes.count("resource_pool::verl::unknown_key") == 6, codes
+    assert report.as_dict()["pools"] is None
+    # Added, Hydra takes them, and verl 0.5.0 builds global_pool alone.
+    added = rp.verl.check(QA_LINE_ADDED, cluster=THREE_NODES, verl_version="0.5.0")
+    assert [p["name"] for p in added.as_dict()["pools"]] == ["global_pool"]
     newest = rp.verl.check(QA_LINE, cluster=THREE_NODES, verl_version="0.9.1")
     assert [p["name"] for p in newest.as_dict()["pools"]] == ["global_pool", "reward_pool", "teacher_pool"]
 
@@ -246,7 +256,7 @@ def test_pools_and_mapping_are_in_as_dict_when_verl_would_stop():
     assert not str(report).startswith("verl builds:")
 
 
-RECORDED = ROOT / "tests" / "data" / "ray-2.60"
+RECORDED = ROOT / "resource-pool-inventory" / "tests" / "data" / "ray-2.60"
 
 
 @pytest.fixture

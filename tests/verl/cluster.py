@@ -142,7 +142,8 @@ def _stop(pids):
     if not pids:
         return
     _signal(pids, signal.SIGTERM)
-    deadline = time.monotonic() + 6
+    # A throw-away cluster: what has not exited after 3 s is killed.
+    deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
         left = [p for p in pids if _alive(p)]
         if not left:
@@ -237,10 +238,13 @@ def start_nodes():
             args.insert(2, f"--address={head}:{GCS_PORT}")
         what = "head" if i == 0 else "worker"
         log(f"starting {what} {node['ip']}: GPU {node.get('num_gpus', 0)}, CPU {node.get('num_cpus', 1)}, {node.get('resources') or {}}")
-        t = time.monotonic()
         out = Path(RAY_TMP) / f"node{i}.out"
-        with open(out, "w") as f:
-            rc = subprocess.run(args, stdout=f, stderr=subprocess.STDOUT, env=ENV).returncode
+        f = open(out, "w")
+        # One after another: two `ray start` side by side in one temp dir race for its
+        # socket and file names (tried: a worker then times out registering with the GCS).
+        t = time.monotonic()
+        rc = subprocess.run(args, stdout=f, stderr=subprocess.STDOUT, env=ENV).returncode
+        f.close()
         if rc != 0:
             sys.stderr.write(out.read_text())
             sys.exit(1)

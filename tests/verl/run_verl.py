@@ -71,9 +71,14 @@ CANON = {
 CANON_OF = {v: k for k, v in CANON.items()}
 INTERNAL = ("node:", "memory", "object_store_memory")
 
-# What every real launch line sets and verl's config validation insists on (micro batch
-# sizes); added to every case where the release's config has the key. Pool-neutral.
+# What every real launch line sets and verl's config validation insists on (batch and micro
+# batch sizes); added to every case where the release's config has the key. Pool-neutral.
 BASE_OVERRIDES = [
+    # Batch sizes every world size of the cases divides (1, 2, 3, 4, 6, 8, 12, 16, 24 GPUs:
+    # verl's validate_config asserts train_batch_size * rollout.n % n_gpus == 0, and the
+    # defaults 1024/256 fail on 3 nodes of 8), so a layout is never refused for its data.
+    "data.train_batch_size=1680",
+    "actor_rollout_ref.actor.ppo_mini_batch_size=240",
     "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4",
     "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4",
     "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4",
@@ -89,6 +94,7 @@ MODEL_PATH_KEYS = [
     "reward_model.model.input_tokenizer",
     "reward.reward_model.model_path",
     "reward.reward_model.model.path",
+    "distillation.teacher_models.teacher_model.model_path",
 ]
 
 
@@ -251,11 +257,17 @@ class Harness:
             original_get = ray.get
 
             def bounded_get(refs, *a, **k):
-                k.setdefault("timeout", h.hang_s)
-                try:
+                if "timeout" in k:
                     return original_get(refs, *a, **k)
-                except ray.exceptions.GetTimeoutError:
-                    raise h._hang(request) from None
+                # The hang timeout, cut short once a group is INFEASIBLE (decided against the
+                # nodes' totals, which nothing in a case changes: it waits forever).
+                deadline = time.monotonic() + h.hang_s
+                while True:
+                    try:
+                        return original_get(refs, *a, timeout=min(0.25, max(0.01, deadline - time.monotonic())), **k)
+                    except ray.exceptions.GetTimeoutError:
+                        if time.monotonic() >= deadline or h.infeasible(request["pgs"]):
+                            raise h._hang(request) from None
 
             ray.get = bounded_get
             try:
@@ -409,6 +421,14 @@ class Harness:
         nodes = set((table.get("bundles_to_node_id") or {}).values())
         return state, stats.get("scheduling_state"), nodes
 
+    def infeasible(self, pgs):
+        """Whether a group of these is INFEASIBLE (twice in a row, 50 ms apart)."""
+        for _ in range(2):
+            if not any(self.pg_state(pg)[1] == "INFEASIBLE" for pg in pgs):
+                return False
+            time.sleep(0.05)
+        return True
+
     def _hang(self, request):
         ips = self.node_ips()
         for idx, pg in enumerate(request["pgs"]):
@@ -432,12 +452,17 @@ class Harness:
         self.case["side"].append({"what": what, "options": _jsonable(opts), "node": ip})
         return ip
 
-    def hold_pinned(self, what, ip, resources):
+    def hold_pinned(self, what, ip, resources, timeout=None):
         bundle = dict(resources)
         bundle[f"node:{ip}"] = 0.001
         pg = self.placement_group([bundle], strategy="STRICT_PACK")
         self.case["pgs"].append(pg)
-        ready, _ = self.ray.wait([pg.ready()], timeout=self.args.hold_timeout)
+        ref = pg.ready()
+        deadline = time.monotonic() + (timeout or self.args.hold_timeout)
+        while True:
+            ready, _ = self.ray.wait([ref], timeout=min(0.25, max(0.01, deadline - time.monotonic())))
+            if ready or time.monotonic() >= deadline or self.infeasible([pg]):
+                break
         if not ready:
             state, sched, _ = self.pg_state(pg)
             raise Hang(f"<{what}>", None, sched or state, f"{what} on {ip} ({resources}) could not be held")
@@ -469,13 +494,39 @@ class Harness:
         unit = dict(SimpleStorageUnit._default_options)
         res = {"CPU": unit.get("num_cpus", 1)}
         res.update(unit.get("resources") or {})
-        nodes = []
-        for i, s in enumerate(strategies):
-            ip = ips[s.node_id]
-            self.hold_pinned(f"TransferQueueStorageUnit#{i}", ip, res)
-            nodes.append(ip)
+        # Where each unit goes, recorded before any is held (the record says on which node a
+        # unit that cannot start was pinned); verl's own wait on a unit (tq.init ->
+        # process_zmq_server_info, a ray.get per unit in rank order, transfer_queue/utils/
+        # zmq_utils.py:674) has no bound: like verl's pg.ready(), it gets the hang timeout.
+        nodes = [ips[s.node_id] for s in strategies]
         self.case["side"].append({"what": "TransferQueueStorageUnit", "options": _jsonable(unit), "nodes": nodes})
+        for i, ip in enumerate(nodes):
+            try:
+                self.hold_pinned(f"TransferQueueStorageUnit#{i}", ip, res, timeout=self.hang_s)
+            except Hang:
+                self._tq_unit_for_real(i, unit, strategies[i])
+                raise
         return final
+
+    def _tq_unit_for_real(self, i, unit, strategy):
+        """A unit whose pinned stand-in could not be placed, as Ray treats the real one: an
+        actor with SimpleStorageUnit's options and TransferQueue's own hard node affinity
+        (soft=False). Ray 2.60 queues it while its node is busy (verl waits forever: the Hang
+        raised by the caller stands), but fails it at once with ActorUnschedulableError when
+        the node can never fit it (a 0-CPU node): tq.init then raises, and verl's start-up
+        with it. Measured with TransferQueue 0.1.11's own tq.init on both (README)."""
+        opts = {k: v for k, v in unit.items() if k in self.RESOURCE_OPTIONS}
+        opts["scheduling_strategy"] = strategy
+        actor = self.Idle.options(**opts).remote()
+        self.case["actors"].append(actor)
+        try:
+            self.ray.get(actor.node.remote(), timeout=self.hang_s)
+        except self.ray.exceptions.GetTimeoutError:
+            return  # pending: a hang, as the stand-in said
+        except self.ray.exceptions.RayError as error:
+            self.case["side"].append({"what": f"TransferQueueStorageUnit#{i}", "options": _jsonable(opts), "error": type(error).__name__})
+            error.rp_where = "transfer_queue/utils/zmq_utils.py:674 (tq.init, main_ppo.py:149)"
+            raise error from None
 
     # ---- cluster state ------------------------------------------------------------------------
     def wait_idle(self, timeout=20):
@@ -514,6 +565,12 @@ class Harness:
         return self.wait_idle()
 
     # ---- config -------------------------------------------------------------------------------
+    def probe(self):
+        """The release's config with no override: which keys it has (composed once)."""
+        if getattr(self, "_probe", None) is None:
+            self._probe = self.compose(config_name="ppo_trainer")
+        return self._probe
+
     def has_key(self, cfg, dotted):
         from omegaconf import OmegaConf
 
@@ -522,7 +579,7 @@ class Harness:
     def layout_overrides(self, case, roles):
         """Config switches so that the trainer's own flags (use_critic, use_rm, reference policy)
         agree with the roles of the case's mapping."""
-        probe = self.compose(config_name="ppo_trainer")
+        probe = self.probe()
         out = []
         names = {CANON_OF.get(r.name, r.name) for r in roles}
         if self.has_key(probe, "critic.enable"):
@@ -545,6 +602,13 @@ class Harness:
             out.append(f"{prefix}.enable_resource_pool={separate}")
             if separate and spec.get(pool_of["rm"]):
                 out += [f"{prefix}.nnodes={len(spec[pool_of['rm']])}", f"{prefix}.n_gpus_per_node={spec[pool_of['rm']][0]}"]
+        # The teacher (0.8+): distillation on, its pool's size as the teacher pool's, as main_ppo
+        # builds `teacher_pool = [distillation.n_gpus_per_node] * distillation.nnodes`.
+        if self.has_key(probe, "distillation.enabled"):
+            teacher = "teacher" in names
+            out.append(f"distillation.enabled={teacher}")
+            if teacher and spec.get(pool_of["teacher"]):
+                out += [f"distillation.nnodes={len(spec[pool_of['teacher']])}", f"distillation.n_gpus_per_node={spec[pool_of['teacher']][0]}"]
         if case.get("device"):
             out.append(f"trainer.device={case['device']}")
         return out
@@ -556,7 +620,7 @@ class Harness:
         out = []
         for o in overrides:
             if o.startswith("?"):
-                probe = probe or self.compose(config_name="ppo_trainer")
+                probe = probe or self.probe()
                 key = o[1:].split("=", 1)[0].lstrip("+~")
                 if not self.has_key(probe, key):
                     result.setdefault("dropped_overrides", []).append(o[1:])
@@ -567,7 +631,7 @@ class Harness:
 
     def base_overrides(self):
         if not hasattr(self, "_base_overrides"):
-            probe = self.compose(config_name="ppo_trainer")
+            probe = self.probe()
             out = [o for o in BASE_OVERRIDES if self.has_key(probe, o.split("=")[0])]
             # The weightless model directory for every model path the config has.
             from tiny_model import make_tiny_model
@@ -655,7 +719,7 @@ class Harness:
         except Exception as error:
             result["outcome"] = "error"
             result["message"] = f"{type(error).__name__}: {error}"
-            result["where"] = _where(error)
+            result["where"] = getattr(error, "rp_where", None) or _where(error)
         finally:
             self._collect(result)
             busy = self.cleanup()

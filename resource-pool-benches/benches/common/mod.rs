@@ -10,7 +10,6 @@
 pub mod ray_bodies;
 pub mod tight;
 
-use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -389,18 +388,7 @@ pub fn write_data(dir: &Path) -> io::Result<PathBuf> {
         for sc in scenarios(n, &clusters[1].1) {
             let config = format!("{}-{n}.config.toml", sc.name.replace('/', "-"));
             write_if_changed(&dir.join(&config), &sc.layout.to_toml())?;
-            let mut e = String::new();
-            let _ = write!(
-                e,
-                "{{\"size\": {n}, \"scenario\": {}, \"cluster\": {}, \"config\": {}, \
-                 \"nodes\": {n}, \"slots\": {}, \"expect\": {}}}",
-                json_string(sc.name),
-                json_string(&format!("{}-{n}.cluster.toml", sc.cluster)),
-                json_string(&config),
-                sc.layout.slot_count(),
-                json_string(sc.expect.label()),
-            );
-            entries.push(e);
+            entries.push(manifest_entry(n, &sc, &config));
         }
     }
     let manifest = dir.join("manifest.json");
@@ -409,6 +397,19 @@ pub fn write_data(dir: &Path) -> io::Result<PathBuf> {
         write_ray_data(&dir.join(format!("ray-{nodes}")), nodes, dead, groups)?;
     }
     Ok(manifest)
+}
+
+/// The manifest's object for scenario `sc` at `n` nodes, whose config file is `config`.
+fn manifest_entry(n: usize, sc: &Scenario, config: &str) -> String {
+    format!(
+        "{{\"size\": {n}, \"scenario\": {}, \"cluster\": {}, \"config\": {}, \
+         \"nodes\": {n}, \"slots\": {}, \"expect\": {}}}",
+        json_string(sc.name),
+        json_string(&format!("{}-{n}.cluster.toml", sc.cluster)),
+        json_string(config),
+        sc.layout.slot_count(),
+        json_string(sc.expect.label()),
+    )
 }
 
 /// The live clusters served to `resource-pool check --ray` by `scripts/bench`: nodes, of

@@ -59,6 +59,7 @@ fn camel(name: &str) -> String {
     out
 }
 
+/// A list endpoint's answer: `items` (joined already) with their count, none truncated.
 fn list_envelope(total: usize, items: &str) -> String {
     format!(
         "{{\"result\": true, \"msg\": \"\", \"data\": {{\"result\": {{\"total\": {total}, \
@@ -67,66 +68,98 @@ fn list_envelope(total: usize, items: &str) -> String {
     )
 }
 
+/// Every node's memory, in bytes.
+const MEMORY: f64 = 1_099_511_627_776.0;
+/// Every node's object store, in bytes.
+const STORE: f64 = 200_000_000_000.0;
+
 /// The answers for a cluster of `nodes` nodes (the last `dead` dead) and `groups` placed
 /// groups (at most one per alive node).
 pub fn ray_bodies(nodes: usize, dead: usize, groups: usize) -> RayBodies {
     let alive = nodes - dead;
     let groups = groups.min(alive);
-    let memory = 1_099_511_627_776.0_f64;
-    let store = 200_000_000_000.0_f64;
+    RayBodies {
+        nodes: nodes_body(nodes, alive),
+        cluster_status: cluster_status_body(alive, groups),
+        placement_groups: placement_groups_body(groups),
+    }
+}
 
+/// `/api/v0/nodes?detail=1`: every node, those from `alive` on dead.
+fn nodes_body(nodes: usize, alive: usize) -> String {
     let mut items = String::new();
     for i in 0..nodes {
-        let id = node_id(i);
-        let ip = ip(i);
-        let is_dead = i >= alive;
         if i > 0 {
             items.push_str(", ");
         }
-        let head = if i == 0 {
-            "\"node:__internal_head__\": 1.0, "
-        } else {
-            ""
-        };
-        let _ = write!(
-            items,
-            "{{\"node_id\": \"{id}\", \"node_ip\": \"{ip}\", \"is_head_node\": {}, \
-             \"state\": \"{}\", \"state_message\": {}, \"node_name\": \"{ip}\", \
-             \"resources_total\": {{\"object_store_memory\": {store:.1}, \"memory\": {memory:.1}, \
-             {head}\"node:{ip}\": 1.0, \"CPU\": 96.0, \"GPU\": 8.0, \"accelerator_type:H100\": 1.0}}, \
-             \"labels\": {{\"ray.io/node-id\": \"{id}\"}}, \"start_time_ms\": {}, \"end_time_ms\": {}}}",
-            i == 0,
-            if is_dead { "DEAD" } else { "ALIVE" },
-            if is_dead {
-                "\"Expected termination: received SIGTERM\""
-            } else {
-                "null"
-            },
-            1_796_221_039_830u64 + i as u64,
-            if is_dead { 1_796_221_339_830u64 } else { 0 },
-        );
+        write_node(&mut items, i, i >= alive);
     }
-    let nodes_body = list_envelope(nodes, &items);
+    list_envelope(nodes, &items)
+}
 
-    // The cluster status: the alive nodes' usage, each held group's resources on its node.
-    let mut usage_by_node = String::new();
-    let mut active = String::new();
-    let mut mapping = String::new();
-    let mut node_types = String::new();
-    for i in 0..alive {
+/// Node `i` of the node list (the head node first).
+fn write_node(items: &mut String, i: usize, is_dead: bool) {
+    let id = node_id(i);
+    let ip = ip(i);
+    let head = if i == 0 {
+        "\"node:__internal_head__\": 1.0, "
+    } else {
+        ""
+    };
+    let _ = write!(
+        items,
+        "{{\"node_id\": \"{id}\", \"node_ip\": \"{ip}\", \"is_head_node\": {}, \
+         \"state\": \"{}\", \"state_message\": {}, \"node_name\": \"{ip}\", \
+         \"resources_total\": {{\"object_store_memory\": {STORE:.1}, \"memory\": {MEMORY:.1}, \
+         {head}\"node:{ip}\": 1.0, \"CPU\": 96.0, \"GPU\": 8.0, \"accelerator_type:H100\": 1.0}}, \
+         \"labels\": {{\"ray.io/node-id\": \"{id}\"}}, \"start_time_ms\": {}, \"end_time_ms\": {}}}",
+        i == 0,
+        if is_dead { "DEAD" } else { "ALIVE" },
+        if is_dead {
+            "\"Expected termination: received SIGTERM\""
+        } else {
+            "null"
+        },
+        1_796_221_039_830u64 + i as u64,
+        if is_dead { 1_796_221_339_830u64 } else { 0 },
+    );
+}
+
+/// The per-node parts of the cluster status, each a comma-separated list over the alive
+/// nodes.
+#[derive(Default)]
+struct StatusLists {
+    usage_by_node: String,
+    active: String,
+    mapping: String,
+    node_types: String,
+}
+
+impl StatusLists {
+    /// The alive nodes' usage, each held group's resources on its node (group `i` on node
+    /// `i`, for the first `groups`).
+    fn new(alive: usize, groups: usize) -> StatusLists {
+        let mut lists = StatusLists::default();
+        for i in 0..alive {
+            if i > 0 {
+                lists.usage_by_node.push_str(", ");
+                lists.active.push_str(", ");
+                lists.mapping.push_str(", ");
+                lists.node_types.push_str(", ");
+            }
+            lists.push_node(i, i < groups);
+        }
+        lists
+    }
+
+    /// Alive node `i`, which a group holds whole when `held`.
+    fn push_node(&mut self, i: usize, held: bool) {
         let id = node_id(i);
         let ip = ip(i);
-        let held = i < groups;
         let (gpu, cpu) = if held { (8.0, 24.0) } else { (0.0, 0.0) };
-        if i > 0 {
-            usage_by_node.push_str(", ");
-            active.push_str(", ");
-            mapping.push_str(", ");
-            node_types.push_str(", ");
-        }
         let mut usage = format!(
             "\"CPU\": [{cpu:.1}, 96.0], \"GPU\": [{gpu:.1}, 8.0], \"acceleratorType:H100\": [0.0, 1.0], \
-             \"memory\": [0.0, {memory:.1}], \"objectStoreMemory\": [0.0, {store:.1}], \"node:{ip}\": [0.0, 1.0]"
+             \"memory\": [0.0, {MEMORY:.1}], \"objectStoreMemory\": [0.0, {STORE:.1}], \"node:{ip}\": [0.0, 1.0]"
         );
         if held {
             let pg = group_id(i);
@@ -137,21 +170,32 @@ pub fn ray_bodies(nodes: usize, dead: usize, groups: usize) -> RayBodies {
                 }
             }
         }
-        let _ = write!(usage_by_node, "\"{id}\": {{{usage}}}");
-        let _ = write!(active, "\"{}\": 1", camel(&format!("node_{id}")));
-        let _ = write!(mapping, "\"{id}\": \"node_{id}\"");
+        let _ = write!(self.usage_by_node, "\"{id}\": {{{usage}}}");
+        let _ = write!(self.active, "\"{}\": 1", camel(&format!("node_{id}")));
+        let _ = write!(self.mapping, "\"{id}\": \"node_{id}\"");
         let _ = write!(
-            node_types,
-            "[{{\"CPU\": 96.0, \"GPU\": 8.0, \"accelerator_type:H100\": 1.0, \"memory\": {memory:.1}, \
-             \"object_store_memory\": {store:.1}, \"node:{ip}\": 1.0}}, 1]"
+            self.node_types,
+            "[{{\"CPU\": 96.0, \"GPU\": 8.0, \"accelerator_type:H100\": 1.0, \"memory\": {MEMORY:.1}, \
+             \"object_store_memory\": {STORE:.1}, \"node:{ip}\": 1.0}}, 1]"
         );
     }
+}
+
+/// `/api/cluster_status`: the autoscaler's report over the `alive` nodes, the first
+/// `groups` of them held whole.
+fn cluster_status_body(alive: usize, groups: usize) -> String {
+    let StatusLists {
+        usage_by_node,
+        active,
+        mapping,
+        node_types,
+    } = StatusLists::new(alive, groups);
     let used_gpu = 8 * groups;
     let used_cpu = 24 * groups;
     let heartbeats: Vec<String> = (0..alive.min(5))
         .map(|i| format!("'{}': 0.00{i}8", node_id(i)))
         .collect();
-    let cluster_status = format!(
+    format!(
         "{{\"result\": true, \"msg\": \"Got cluster status.\", \"data\": {{\
          \"autoscalingStatus\": \"Cluster status: {alive} nodes\\n - MostDelayedHeartbeats: {{{}}}\\n \
          - NodeIdleSeconds: Min=0 Mean=72 Max=108\\n - ResourceUsage: {used_cpu}.0/{}.0 CPU, {used_gpu}.0/{}.0 GPU\\n \
@@ -170,8 +214,12 @@ pub fn ray_bodies(nodes: usize, dead: usize, groups: usize) -> RayBodies {
         8 * alive,
         96 * alive,
         8 * alive,
-    );
+    )
+}
 
+/// `/api/v0/placement_groups?detail=1`: `groups` groups of 8 bundles, group `g` on node
+/// `g`.
+fn placement_groups_body(groups: usize) -> String {
     let mut group_items = String::new();
     for g in 0..groups {
         let pg = group_id(g);
@@ -199,9 +247,5 @@ pub fn ray_bodies(nodes: usize, dead: usize, groups: usize) -> RayBodies {
             bundles.join(", ")
         );
     }
-    RayBodies {
-        nodes: nodes_body,
-        cluster_status,
-        placement_groups: list_envelope(groups, &group_items),
-    }
+    list_envelope(groups, &group_items)
 }

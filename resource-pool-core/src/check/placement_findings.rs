@@ -6,7 +6,9 @@ use super::diagnostics::{PoolNeed, SearchLimit, SlotAdvice, SlotList, SlotRef};
 use super::wording::ClusterWording;
 use super::{CheckDiagnostic, SlotSpans};
 use crate::model::{Cluster, NodeSlot, ResourcePool, names};
-use crate::placement::{BudgetLimit, Infeasible, InfeasibleReason, Undecided, UnfitSlots};
+use crate::placement::{
+    BudgetLimit, Infeasible, InfeasibleReason, NotTogether, ShortTotal, Undecided, UnfitSlots,
+};
 use crate::source::to_source_span;
 use crate::words::{noun, verb};
 
@@ -192,39 +194,15 @@ pub(super) fn infeasible(
     cluster: &Cluster,
     spans: &dyn SlotSpans,
 ) -> Vec<CheckDiagnostic> {
-    let idle = found.idle;
+    let layout = InfeasibleLayout {
+        found,
+        slots,
+        pools,
+        cluster,
+        spans,
+    };
     let mut out = Vec::new();
-    let mut named: Vec<usize> = Vec::new();
-    for reason in &found.reasons {
-        let InfeasibleReason::SlotFitsNoNode(unfit) = reason else {
-            continue;
-        };
-        let Some(slot) = slots.get(unfit.slots[0]) else {
-            continue;
-        };
-        let pool = &pools[slot.pool];
-        let Some(asked) = pool.spec.accelerator_type.as_deref() else {
-            continue;
-        };
-        let lacks_it = unfit
-            .nearest
-            .as_ref()
-            .is_some_and(|n| n.lacks.iter().any(|l| l.resource == asked));
-        if !lacks_it || named.contains(&slot.pool) {
-            continue;
-        }
-        if let Some((declared, nodes)) = type_spelling(asked, cluster) {
-            named.push(slot.pool);
-            out.push(CheckDiagnostic::from(AcceleratorTypeName {
-                pool: pool.name.clone(),
-                asked: asked.to_owned(),
-                declared,
-                nodes,
-                alive: cluster.alive().count(),
-                span: spans.pool_span(slot.pool).map(|s| to_source_span(&s)),
-            }));
-        }
-    }
+    let named = layout.misspelt_types(&mut out);
     // A slot whose nearest node lacks only the misspelt type, and the type's total, are
     // said by the diagnostic above alone.
     let named_type = |pool: usize| {
@@ -254,67 +232,133 @@ pub(super) fn infeasible(
             }
             InfeasibleReason::NotTogether(_) => true,
         })
-        .map(|reason| match reason {
-            InfeasibleReason::SlotFitsNoNode(unfit) => {
-                let first = slots.get(unfit.slots[0]);
-                CheckDiagnostic::SlotFitsNoNode {
-                    pool: first.map_or(String::new(), |s| pools[s.pool].name.clone()),
-                    slots: unfit
-                        .slots
-                        .iter()
-                        .filter_map(|&i| slots.get(i))
-                        .map(|s| s.slot)
-                        .collect(),
-                    demand: unfit.demand.clone(),
-                    nearest: unfit.nearest.clone(),
-                    idle,
-                    listed_by: ClusterWording::default(),
-                    written: spans.wording(),
-                    advice: unfit_advice(unfit, slots, pools, cluster),
-                    span: first
-                        .and_then(|s| spans.slot_span(s.pool, s.slot))
-                        .map(|s| to_source_span(&s)),
-                }
-            }
-            InfeasibleReason::ResourceRunsOut(short) => {
-                let needs = pool_needs(&short.resource, slots, pools);
-                CheckDiagnostic::ResourceRunsOut {
-                    resource: short.resource.clone(),
-                    needed: short.needed,
-                    free: short.free,
-                    idle,
-                    listed_by: ClusterWording::default(),
-                    written: spans.wording(),
-                    spans: needs
-                        .iter()
-                        .filter_map(|(pool, need)| {
-                            let span = spans.pool_span(*pool)?;
-                            Some(LabeledSpan::new_with_span(
-                                Some(format!("asks for {} {}", need.needed, short.resource)),
-                                to_source_span(&span),
-                            ))
-                        })
-                        .collect(),
-                    pools: needs.into_iter().map(|(_, need)| need).collect(),
-                }
-            }
-            InfeasibleReason::NotTogether(together) => {
-                let first = together.left_out.first().and_then(|&i| slots.get(i));
-                CheckDiagnostic::NotTogether {
-                    fits: together.fits.len(),
-                    total: together.fits.len() + together.left_out.len(),
-                    idle,
-                    listed_by: ClusterWording::default(),
-                    written: spans.wording(),
-                    left_out: slot_list(&together.left_out, slots, pools),
-                    span: first
-                        .and_then(|s| spans.slot_span(s.pool, s.slot))
-                        .map(|s| to_source_span(&s)),
-                }
-            }
-        });
+        .map(|reason| layout.reason(reason));
     out.extend(rest);
     out
+}
+
+/// An infeasible layout, with what its diagnostics are worded from.
+struct InfeasibleLayout<'a> {
+    found: &'a Infeasible,
+    slots: &'a [NodeSlot],
+    pools: &'a [ResourcePool],
+    cluster: &'a Cluster,
+    spans: &'a dyn SlotSpans,
+}
+
+impl InfeasibleLayout<'_> {
+    /// One [`AcceleratorTypeName`] per pool whose slot fits no node for lack of its
+    /// `accelerator_type`, which the nodes spell otherwise; returns those pools.
+    fn misspelt_types(&self, out: &mut Vec<CheckDiagnostic>) -> Vec<usize> {
+        let mut named: Vec<usize> = Vec::new();
+        for reason in &self.found.reasons {
+            let InfeasibleReason::SlotFitsNoNode(unfit) = reason else {
+                continue;
+            };
+            let Some(slot) = self.slots.get(unfit.slots[0]) else {
+                continue;
+            };
+            let pool = &self.pools[slot.pool];
+            let Some(asked) = pool.spec.accelerator_type.as_deref() else {
+                continue;
+            };
+            let lacks_it = unfit
+                .nearest
+                .as_ref()
+                .is_some_and(|n| n.lacks.iter().any(|l| l.resource == asked));
+            if !lacks_it || named.contains(&slot.pool) {
+                continue;
+            }
+            if let Some((declared, nodes)) = type_spelling(asked, self.cluster) {
+                named.push(slot.pool);
+                out.push(CheckDiagnostic::from(AcceleratorTypeName {
+                    pool: pool.name.clone(),
+                    asked: asked.to_owned(),
+                    declared,
+                    nodes,
+                    alive: self.cluster.alive().count(),
+                    span: self.spans.pool_span(slot.pool).map(|s| to_source_span(&s)),
+                }));
+            }
+        }
+        named
+    }
+
+    /// The diagnostic of one reason the layout is infeasible.
+    fn reason(&self, reason: &InfeasibleReason) -> CheckDiagnostic {
+        match reason {
+            InfeasibleReason::SlotFitsNoNode(unfit) => self.slot_fits_no_node(unfit),
+            InfeasibleReason::ResourceRunsOut(short) => self.resource_runs_out(short),
+            InfeasibleReason::NotTogether(together) => self.not_together(together),
+        }
+    }
+
+    /// Node-slots that no node could host even when empty, with advice on each lack.
+    fn slot_fits_no_node(&self, unfit: &UnfitSlots) -> CheckDiagnostic {
+        let (slots, pools, spans) = (self.slots, self.pools, self.spans);
+        let first = slots.get(unfit.slots[0]);
+        CheckDiagnostic::SlotFitsNoNode {
+            pool: first.map_or(String::new(), |s| pools[s.pool].name.clone()),
+            slots: unfit
+                .slots
+                .iter()
+                .filter_map(|&i| slots.get(i))
+                .map(|s| s.slot)
+                .collect(),
+            demand: unfit.demand.clone(),
+            nearest: unfit.nearest.clone(),
+            idle: self.found.idle,
+            listed_by: ClusterWording::default(),
+            written: spans.wording(),
+            advice: unfit_advice(unfit, slots, pools, self.cluster),
+            span: first
+                .and_then(|s| spans.slot_span(s.pool, s.slot))
+                .map(|s| to_source_span(&s)),
+        }
+    }
+
+    /// A resource the pools together need more of than the cluster has free, labelled on
+    /// each pool that asks for it.
+    fn resource_runs_out(&self, short: &ShortTotal) -> CheckDiagnostic {
+        let spans = self.spans;
+        let needs = pool_needs(&short.resource, self.slots, self.pools);
+        CheckDiagnostic::ResourceRunsOut {
+            resource: short.resource.clone(),
+            needed: short.needed,
+            free: short.free,
+            idle: self.found.idle,
+            listed_by: ClusterWording::default(),
+            written: spans.wording(),
+            spans: needs
+                .iter()
+                .filter_map(|(pool, need)| {
+                    let span = spans.pool_span(*pool)?;
+                    Some(LabeledSpan::new_with_span(
+                        Some(format!("asks for {} {}", need.needed, short.resource)),
+                        to_source_span(&span),
+                    ))
+                })
+                .collect(),
+            pools: needs.into_iter().map(|(_, need)| need).collect(),
+        }
+    }
+
+    /// Node-slots that each fit somewhere but not all together, spanned on the first left
+    /// out.
+    fn not_together(&self, together: &NotTogether) -> CheckDiagnostic {
+        let first = together.left_out.first().and_then(|&i| self.slots.get(i));
+        CheckDiagnostic::NotTogether {
+            fits: together.fits.len(),
+            total: together.fits.len() + together.left_out.len(),
+            idle: self.found.idle,
+            listed_by: ClusterWording::default(),
+            written: self.spans.wording(),
+            left_out: slot_list(&together.left_out, self.slots, self.pools),
+            span: first
+                .and_then(|s| self.spans.slot_span(s.pool, s.slot))
+                .map(|s| to_source_span(&s)),
+        }
+    }
 }
 
 /// What each pool that asks for `resource` needs of it over its node-slots, in creation

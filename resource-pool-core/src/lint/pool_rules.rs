@@ -3,7 +3,7 @@
 use crate::config::{ConfigDiagnostic, PoolDefaults, PoolDoc, SlotSource};
 use crate::file_keys::VERL_SET_RESOURCES;
 use crate::model::{Accelerator, names};
-use crate::source::{Span, did_you_mean, to_source_span};
+use crate::source::{Span, Spanned, did_you_mean, to_source_span};
 
 /// Limits on what a config may ask for, so that a typo cannot make us allocate without
 /// bound.
@@ -70,38 +70,76 @@ pub fn lint_pool(
     slots: &mut SlotTally,
     out: &mut Vec<ConfigDiagnostic>,
 ) {
-    let name = &pool.name.value;
     let start = out.len();
     lint_slot_forms(pool, defaults, out);
-    let count = match pool.slot_source(defaults) {
+    let count = lint_slots(pool, defaults, out);
+    slots.count_pool(pool, count, limits, out);
+    lint_colocate(pool, defaults, worker_groups, out);
+    lint_accelerator(pool, out);
+    lint_bundle_resources(pool, out);
+    if out[start..].iter().all(|d| !d.is_error())
+        && let Some(spec) = pool.build(defaults)
+        // The largest slot overflows first: demand grows with the bundles.
+        && let Some(&largest) = spec.process_on_nodes.iter().max()
+        && spec.slot_demand(largest).is_err()
+    {
+        out.push(ConfigDiagnostic::DemandOverflow {
+            pool: pool.name.value.clone(),
+            span: to_source_span(&pool.name.span),
+        });
+    }
+}
+
+impl SlotTally {
+    /// Counts a pool's `count` node-slots; reports the pools' passing the limit, once,
+    /// when this pool makes them pass it.
+    fn count_pool(
+        &mut self,
+        pool: &PoolDoc,
+        count: u64,
+        limits: &ConfigLimits,
+        out: &mut Vec<ConfigDiagnostic>,
+    ) {
+        let before = self.total;
+        self.total = before.saturating_add(count);
+        if self
+            .largest
+            .as_ref()
+            .is_none_or(|(_, most, _)| count > *most)
+        {
+            let span = pool
+                .nnodes
+                .as_ref()
+                .map(|n| n.span.clone())
+                .or_else(|| pool.process_on_nodes.as_ref().map(|p| p.span.clone()))
+                .unwrap_or_else(|| pool.name.span.clone());
+            self.largest = Some((pool.name.value.clone(), count, Some(span)));
+        }
+        // Reported once, when the pools pass the limit (every later pool is over it only
+        // because of the earlier ones), on the largest pool: the value most likely mistyped.
+        if before <= limits.max_slots
+            && self.total > limits.max_slots
+            && let Some((largest, most, span)) = &self.largest
+        {
+            let span = span.clone().unwrap_or_else(|| pool.name.span.clone());
+            out.push(ConfigDiagnostic::TooManySlots {
+                pool: largest.clone(),
+                count: *most,
+                total: self.total,
+                limit: limits.max_slots,
+                span: to_source_span(&span),
+            });
+        }
+    }
+}
+
+/// The pool's node-slots, in whichever form it gives them, each checked (none empty or
+/// zero, all of one size); returns how many there are.
+fn lint_slots(pool: &PoolDoc, defaults: &PoolDefaults, out: &mut Vec<ConfigDiagnostic>) -> u64 {
+    let name = &pool.name.value;
+    match pool.slot_source(defaults) {
         SlotSource::List(items) => {
-            if let Some(list) = &pool.process_on_nodes
-                && list.value.is_empty()
-                && !pool.unreadable
-            {
-                out.push(ConfigDiagnostic::EmptySlots {
-                    pool: name.clone(),
-                    span: to_source_span(&list.span),
-                });
-            }
-            for item in items.iter().filter(|i| i.value == 0) {
-                out.push(ConfigDiagnostic::ZeroSlot {
-                    pool: name.clone(),
-                    span: to_source_span(&item.span),
-                });
-            }
-            if let Some(first) = items.first()
-                && let Some(other) = items
-                    .iter()
-                    .find(|i| i.value != first.value && i.value != 0)
-                && first.value != 0
-            {
-                out.push(ConfigDiagnostic::UnevenSlots {
-                    pool: name.clone(),
-                    first: first.value,
-                    span: to_source_span(&other.span),
-                });
-            }
+            lint_slot_list(pool, items, out);
             items.len() as u64
         }
         SlotSource::Repeat { size, count, span } => {
@@ -123,38 +161,44 @@ pub fn lint_pool(
         }
         SlotSource::Defaults(fixed) => fixed.len() as u64,
         SlotSource::Missing => 0,
-    };
-    let before = slots.total;
-    slots.total = before.saturating_add(count);
-    if slots
-        .largest
-        .as_ref()
-        .is_none_or(|(_, most, _)| count > *most)
-    {
-        let span = pool
-            .nnodes
-            .as_ref()
-            .map(|n| n.span.clone())
-            .or_else(|| pool.process_on_nodes.as_ref().map(|p| p.span.clone()))
-            .unwrap_or_else(|| pool.name.span.clone());
-        slots.largest = Some((name.clone(), count, Some(span)));
     }
-    // Reported once, when the pools pass the limit (every later pool is over it only
-    // because of the earlier ones), on the largest pool: the value most likely mistyped.
-    if before <= limits.max_slots
-        && slots.total > limits.max_slots
-        && let Some((largest, most, span)) = &slots.largest
+}
+
+/// `process_on_nodes = [...]`: not empty, no slot of zero, every slot the first's size.
+fn lint_slot_list(pool: &PoolDoc, items: &[Spanned<u32>], out: &mut Vec<ConfigDiagnostic>) {
+    let name = &pool.name.value;
+    if let Some(list) = &pool.process_on_nodes
+        && list.value.is_empty()
+        && !pool.unreadable
     {
-        let span = span.clone().unwrap_or_else(|| pool.name.span.clone());
-        out.push(ConfigDiagnostic::TooManySlots {
-            pool: largest.clone(),
-            count: *most,
-            total: slots.total,
-            limit: limits.max_slots,
-            span: to_source_span(&span),
+        out.push(ConfigDiagnostic::EmptySlots {
+            pool: name.clone(),
+            span: to_source_span(&list.span),
         });
     }
-    lint_colocate(pool, defaults, worker_groups, out);
+    for item in items.iter().filter(|i| i.value == 0) {
+        out.push(ConfigDiagnostic::ZeroSlot {
+            pool: name.clone(),
+            span: to_source_span(&item.span),
+        });
+    }
+    if let Some(first) = items.first()
+        && let Some(other) = items
+            .iter()
+            .find(|i| i.value != first.value && i.value != 0)
+        && first.value != 0
+    {
+        out.push(ConfigDiagnostic::UnevenSlots {
+            pool: name.clone(),
+            first: first.value,
+            span: to_source_span(&other.span),
+        });
+    }
+}
+
+/// `accelerator` one of Ray's names (with the nearest as a hint), and `accelerator_type`
+/// not empty.
+fn lint_accelerator(pool: &PoolDoc, out: &mut Vec<ConfigDiagnostic>) {
     if let Some(acc) = &pool.accelerator
         && acc.value.parse::<Accelerator>().is_err()
     {
@@ -176,20 +220,8 @@ pub fn lint_pool(
         && kind.value.is_empty()
     {
         out.push(ConfigDiagnostic::EmptyAcceleratorType {
-            pool: name.clone(),
+            pool: pool.name.value.clone(),
             span: to_source_span(&kind.span),
-        });
-    }
-    lint_bundle_resources(pool, out);
-    if out[start..].iter().all(|d| !d.is_error())
-        && let Some(spec) = pool.build(defaults)
-        // The largest slot overflows first: demand grows with the bundles.
-        && let Some(&largest) = spec.process_on_nodes.iter().max()
-        && spec.slot_demand(largest).is_err()
-    {
-        out.push(ConfigDiagnostic::DemandOverflow {
-            pool: name.clone(),
-            span: to_source_span(&pool.name.span),
         });
     }
 }

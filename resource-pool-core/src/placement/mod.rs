@@ -410,92 +410,23 @@ fn check_problem(
     options: &PlacementOptions,
     mut budget: Budget,
 ) -> PlacementReport {
-    let decision = decide(&problem, slots.len(), &mut budget);
-    let (outcome, decided_by) = match decision {
-        Decision::Found(moves, by) => {
-            match plan::replay(&problem, &moves, slots.len()).map(|nodes| Witness { nodes }) {
-                Some(w) => {
-                    // Validated in debug builds (and by the tests); validation re-reads every
-                    // slot and node, which would double the cost of the check in release.
-                    debug_assert_eq!(w.validate(slots, cluster), Ok(()));
-                    (PlacementOutcome::Feasible(w), by)
-                }
-                _ => {
-                    debug_assert!(false, "the search built an invalid witness");
-                    (
-                        PlacementOutcome::Undecided(Undecided {
-                            limit: BudgetLimit::Steps,
-                            fits: Vec::new(),
-                        }),
-                        DecidedBy::Undecided,
-                    )
-                }
-            }
-        }
+    let input = CheckInput {
+        problem: &problem,
+        slots,
+        cluster,
+        options,
+    };
+    let (outcome, decided_by) = match decide(&problem, slots.len(), &mut budget) {
+        Decision::Found(moves, by) => input.found(&moves, by),
         Decision::Impossible(by) => {
-            let mut reasons: Vec<InfeasibleReason> = explain::unfit_slots(&problem, slots, cluster)
-                .into_iter()
-                .map(InfeasibleReason::SlotFitsNoNode)
-                .collect();
-            reasons.extend(
-                explain::short_totals(&problem)
-                    .into_iter()
-                    .map(InfeasibleReason::ResourceRunsOut),
-            );
-            if reasons.is_empty() {
-                let (fits, _) = largest_part(&problem, part_time(&budget, options));
-                let left_out = (0..slots.len())
-                    .filter(|i| fits.binary_search(i).is_err())
-                    .collect();
-                reasons.push(InfeasibleReason::NotTogether(NotTogether {
-                    fits,
-                    left_out,
-                }));
-            }
-            let nothing_held = cluster
-                .alive()
-                .all(|n| n.total.as_ref() == Some(&n.available));
-            let idle = if options.check_idle && cluster.has_totals() && nothing_held {
-                // The idle cluster is this one: the same proof holds.
-                Some(IdleFit::Never)
-            } else if options.check_idle && cluster.has_totals() {
-                cluster.idle().map(|idle| {
-                    let idle_problem = Problem::build(slots, &idle);
-                    let left = options.budget.saturating_sub(budget.elapsed());
-                    let steps = options.max_steps.saturating_sub(budget.steps);
-                    let mut idle_budget = Budget::new(steps, left);
-                    let verdict = decide(&idle_problem, slots.len(), &mut idle_budget);
-                    budget.steps = budget.steps.saturating_add(idle_budget.steps);
-                    match verdict {
-                        Decision::Found(..) => IdleFit::BusyNow,
-                        Decision::Impossible(_) => IdleFit::Never,
-                        Decision::OutOfBudget(_) => IdleFit::Unknown,
-                    }
-                })
-            } else {
-                None
-            };
+            let reasons = input.infeasible_reasons(&budget);
+            let idle = input.idle_fit(&mut budget);
             (
                 PlacementOutcome::Infeasible(Infeasible { reasons, idle }),
                 by,
             )
         }
-        Decision::OutOfBudget(limit) => {
-            let (fits, complete) = largest_part(&problem, part_time(&budget, options));
-            let witness = complete
-                .and_then(|moves| plan::replay(&problem, &moves, slots.len()))
-                .map(|nodes| Witness { nodes })
-                .filter(|w| w.validate(slots, cluster).is_ok());
-            match witness {
-                // The explanation's greedy placed everything: a placement, not a guess
-                // (validated, as it runs only when the budget ran out).
-                Some(w) => (PlacementOutcome::Feasible(w), DecidedBy::Heuristic),
-                None => (
-                    PlacementOutcome::Undecided(Undecided { limit, fits }),
-                    DecidedBy::Undecided,
-                ),
-            }
-        }
+        Decision::OutOfBudget(limit) => input.out_of_budget(limit, &budget),
     };
     PlacementReport {
         outcome,
@@ -506,6 +437,112 @@ fn check_problem(
             slot_types: problem.types.len(),
             decided_by,
         },
+    }
+}
+
+/// What the check's outcome is worded from: the problem and the input it was read from.
+struct CheckInput<'a> {
+    problem: &'a Problem,
+    slots: &'a [NodeSlot],
+    cluster: &'a Cluster,
+    options: &'a PlacementOptions,
+}
+
+impl CheckInput<'_> {
+    /// The search found a placement (`moves`): its witness.
+    fn found(&self, moves: &[Move], by: DecidedBy) -> (PlacementOutcome, DecidedBy) {
+        match plan::replay(self.problem, moves, self.slots.len()).map(|nodes| Witness { nodes }) {
+            Some(w) => {
+                // Validated in debug builds (and by the tests); validation re-reads every
+                // slot and node, which would double the cost of the check in release.
+                debug_assert_eq!(w.validate(self.slots, self.cluster), Ok(()));
+                (PlacementOutcome::Feasible(w), by)
+            }
+            _ => {
+                debug_assert!(false, "the search built an invalid witness");
+                (
+                    PlacementOutcome::Undecided(Undecided {
+                        limit: BudgetLimit::Steps,
+                        fits: Vec::new(),
+                    }),
+                    DecidedBy::Undecided,
+                )
+            }
+        }
+    }
+
+    /// Why no placement exists: slots that fit no node, resources that run out in total,
+    /// or, when neither, the largest part that fits and the slots left out of it.
+    fn infeasible_reasons(&self, budget: &Budget) -> Vec<InfeasibleReason> {
+        let (problem, slots) = (self.problem, self.slots);
+        let mut reasons: Vec<InfeasibleReason> = explain::unfit_slots(problem, slots, self.cluster)
+            .into_iter()
+            .map(InfeasibleReason::SlotFitsNoNode)
+            .collect();
+        reasons.extend(
+            explain::short_totals(problem)
+                .into_iter()
+                .map(InfeasibleReason::ResourceRunsOut),
+        );
+        if reasons.is_empty() {
+            let (fits, _) = largest_part(problem, part_time(budget, self.options));
+            let left_out = (0..slots.len())
+                .filter(|i| fits.binary_search(i).is_err())
+                .collect();
+            reasons.push(InfeasibleReason::NotTogether(NotTogether {
+                fits,
+                left_out,
+            }));
+        }
+        reasons
+    }
+
+    /// Whether the layout would fit the cluster idle (when asked and the totals are
+    /// known), decided within what is left of `budget`, which it spends.
+    fn idle_fit(&self, budget: &mut Budget) -> Option<IdleFit> {
+        let (cluster, options) = (self.cluster, self.options);
+        let nothing_held = cluster
+            .alive()
+            .all(|n| n.total.as_ref() == Some(&n.available));
+        if options.check_idle && cluster.has_totals() && nothing_held {
+            // The idle cluster is this one: the same proof holds.
+            Some(IdleFit::Never)
+        } else if options.check_idle && cluster.has_totals() {
+            cluster.idle().map(|idle| {
+                let idle_problem = Problem::build(self.slots, &idle);
+                let left = options.budget.saturating_sub(budget.elapsed());
+                let steps = options.max_steps.saturating_sub(budget.steps);
+                let mut idle_budget = Budget::new(steps, left);
+                let verdict = decide(&idle_problem, self.slots.len(), &mut idle_budget);
+                budget.steps = budget.steps.saturating_add(idle_budget.steps);
+                match verdict {
+                    Decision::Found(..) => IdleFit::BusyNow,
+                    Decision::Impossible(_) => IdleFit::Never,
+                    Decision::OutOfBudget(_) => IdleFit::Unknown,
+                }
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The search ran out of `limit`: the largest part a greedy fits, which is a
+    /// placement when it holds every slot.
+    fn out_of_budget(&self, limit: BudgetLimit, budget: &Budget) -> (PlacementOutcome, DecidedBy) {
+        let (fits, complete) = largest_part(self.problem, part_time(budget, self.options));
+        let witness = complete
+            .and_then(|moves| plan::replay(self.problem, &moves, self.slots.len()))
+            .map(|nodes| Witness { nodes })
+            .filter(|w| w.validate(self.slots, self.cluster).is_ok());
+        match witness {
+            // The explanation's greedy placed everything: a placement, not a guess
+            // (validated, as it runs only when the budget ran out).
+            Some(w) => (PlacementOutcome::Feasible(w), DecidedBy::Heuristic),
+            None => (
+                PlacementOutcome::Undecided(Undecided { limit, fits }),
+                DecidedBy::Undecided,
+            ),
+        }
     }
 }
 

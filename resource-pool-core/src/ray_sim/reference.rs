@@ -188,6 +188,8 @@ impl<'a> Sim<'a> {
         outcome
     }
 
+    /// [`Sim::run`], following ties or not as told: every branch depth first, each
+    /// identical state once.
     fn run_with(
         &self,
         order: &[usize],
@@ -220,26 +222,12 @@ impl<'a> Sim<'a> {
                     break;
                 }
                 let d = self.demand(s);
-                scores.clear();
-                let mut best = f64::NEG_INFINITY;
-                for (cap, _) in &w.classes {
-                    let sc = if fits(d, cap) {
-                        score(d, cap)
-                    } else {
-                        f64::NEG_INFINITY
-                    };
-                    best = best.max(sc);
-                    scores.push(sc);
-                }
-                if best == f64::NEG_INFINITY {
+                let Some(ties) = best_classes(&w.classes, d, &mut scores) else {
                     w.decisions.push(PENDING);
                     w.blocked.get_or_insert(pool);
                     w.pos += 1;
                     continue;
-                }
-                let ties: Vec<usize> = (0..scores.len())
-                    .filter(|&i| scores[i] > f64::NEG_INFINITY && tied(scores[i], best))
-                    .collect();
+                };
                 let chosen = ties[0];
                 let follow = follow_ties && ties.len() > 1;
                 if follow {
@@ -281,23 +269,7 @@ impl<'a> Sim<'a> {
                 break;
             }
         }
-        let verdict = match (&places, &hangs) {
-            (Some(_), Some(_)) => RayVerdict::DependsOnTies,
-            _ if cut => RayVerdict::Undecided,
-            (Some(_), None) => RayVerdict::Places,
-            _ => RayVerdict::Hangs,
-        };
-        let (representative, alternative) = match (hangs, places) {
-            (Some(h), p) => (h, p),
-            (None, Some(p)) => (p, None),
-            (None, None) => (Vec::new(), None),
-        };
-        Outcome {
-            verdict,
-            representative,
-            alternative,
-            branches,
-        }
+        outcome(places, hangs, cut, branches)
     }
 
     /// Turns decisions into fates on real nodes (lowest index first among equal nodes).
@@ -380,6 +352,61 @@ impl<'a> Sim<'a> {
                 .map(|(g, s)| g.unwrap_or(GroupFate::NotCreated { blocked_by: s.pool }))
                 .collect(),
         }
+    }
+}
+
+/// The classes tied for the best score for a group of `demand` (`scores` is a buffer);
+/// `None` when none fits it.
+fn best_classes(
+    classes: &[(Vec<u64>, u64)],
+    demand: &[u64],
+    scores: &mut Vec<f64>,
+) -> Option<Vec<usize>> {
+    scores.clear();
+    let mut best = f64::NEG_INFINITY;
+    for (cap, _) in classes {
+        let sc = if fits(demand, cap) {
+            score(demand, cap)
+        } else {
+            f64::NEG_INFINITY
+        };
+        best = best.max(sc);
+        scores.push(sc);
+    }
+    if best == f64::NEG_INFINITY {
+        return None;
+    }
+    Some(
+        (0..scores.len())
+            .filter(|&i| scores[i] > f64::NEG_INFINITY && tied(scores[i], best))
+            .collect(),
+    )
+}
+
+/// The verdict of a search that found a placing branch (`places`), a hanging one
+/// (`hangs`), or was `cut` short, with the branch to show first.
+fn outcome(
+    places: Option<Vec<u32>>,
+    hangs: Option<Vec<u32>>,
+    cut: bool,
+    branches: usize,
+) -> Outcome {
+    let verdict = match (&places, &hangs) {
+        (Some(_), Some(_)) => RayVerdict::DependsOnTies,
+        _ if cut => RayVerdict::Undecided,
+        (Some(_), None) => RayVerdict::Places,
+        _ => RayVerdict::Hangs,
+    };
+    let (representative, alternative) = match (hangs, places) {
+        (Some(h), p) => (h, p),
+        (None, Some(p)) => (p, None),
+        (None, None) => (Vec::new(), None),
+    };
+    Outcome {
+        verdict,
+        representative,
+        alternative,
+        branches,
     }
 }
 

@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 use super::fix::CapTable;
 use super::sim::{Decisions, PENDING, Sim};
 use super::*;
-use crate::placement::{Run, VecIndex, nearest, push_run, split_groups};
+use crate::placement::{Instance, Run, VecIndex, nearest, push_run, split_groups};
 
 /// The nodes that have one capacity free, lowest index first.
 #[derive(Debug, Default)]
@@ -111,111 +111,162 @@ impl<'a> NodeSet<'a> {
 /// (lowest index first among equal nodes).
 pub(super) fn replay(sim: &Sim<'_>, decisions: &Decisions, caps: &CapTable) -> RayBranch {
     let instance = sim.instance;
-    // A set per shape, then one per capacity groups leave behind; found by capacity.
     let (mut initial, starts) = instance.runs_by_shape();
-    let shapes = instance.shape_counts.len();
-    let mut sets: Vec<NodeSet<'_>> = split_groups(&mut initial, &starts)
-        .into_iter()
-        .map(NodeSet::new)
-        .collect();
-    // Each set's capacity: the shapes' (distinct), then each capacity left behind.
-    let mut set_caps: Vec<Cow<'_, [u64]>> = Vec::with_capacity(shapes);
-    let mut index = VecIndex::default();
-    for s in 0..shapes {
-        let cap = instance.shape_cap(s);
-        index.add(VecIndex::hash(cap));
-        set_caps.push(Cow::Borrowed(cap));
-    }
-    let mut groups: Vec<GroupFate> = Vec::with_capacity(sim.slots.len());
-    let mut blocked: Option<PoolId> = None;
+    let mut replay = Replay::new(instance, &mut initial, &starts, sim.slots.len());
     let mut runs = instance.slot_runs.iter().peekable();
-    let mut moved: Vec<Run> = Vec::new();
-    let mut to: Vec<u64> = vec![0; instance.names.len()];
     for &(id, count) in decisions.runs() {
         let mut left = count;
         while left > 0 {
-            let pos = groups.len();
+            let pos = replay.groups.len();
             while runs.next_if(|r| r.slots.end <= pos).is_some() {}
             let Some(&&run) = runs.peek() else {
                 break;
             };
             let chunk = left.min(run.slots.end - pos);
             left -= chunk;
-            let d = sim.demand(run.ty);
-            let cannot_happen = GroupFate::NotCreated {
-                blocked_by: run.pool,
-            };
             if id == PENDING {
-                blocked.get_or_insert(run.pool);
-                let candidates = set_caps
-                    .iter()
-                    .zip(&sets)
-                    .filter_map(|(cap, set)| set.first().map(|n| (n, cap.as_ref())));
-                let fate = GroupFate::Pending(Arc::new(Pending {
-                    state: if sim.never[run.ty] {
-                        PendingState::Infeasible
-                    } else {
-                        PendingState::NoResources
-                    },
-                    nearest: nearest(&instance.names, d, candidates, sim.cluster),
-                }));
-                groups.extend(std::iter::repeat_n(fate, chunk));
+                replay.pending(sim, run.ty, run.pool, chunk);
                 continue;
             }
-            // Decisions come from the same classes: a capacity unknown or short of nodes
-            // cannot happen.
-            let Some(cap) = caps.get(id) else {
-                groups.extend(std::iter::repeat_n(cannot_happen, chunk));
-                continue;
-            };
-            for ((t, a), x) in to.iter_mut().zip(cap).zip(d) {
-                *t = a.saturating_sub(*x);
-            }
-            if to == *cap {
-                // Nothing moves (a zero demand): every group goes to the lowest node.
-                let set = index.find(cap, |i| &set_caps[i]).ok();
-                let fate = match set.and_then(|i| sets[i].first()) {
-                    Some(node) => GroupFate::Placed { node },
-                    None => cannot_happen,
-                };
-                groups.extend(std::iter::repeat_n(fate, chunk));
-                continue;
-            }
-            moved.clear();
-            let taken = index
-                .find(cap, |i| &set_caps[i])
-                .map_or(0, |i| sets[i].take(chunk, &mut moved));
-            groups.extend(
-                moved
-                    .iter()
-                    .flat_map(|r| r.start..r.end)
-                    .map(|node| GroupFate::Placed { node }),
-            );
-            groups.extend(std::iter::repeat_n(cannot_happen, chunk - taken));
-            let target = match index.find(&to, |i| &set_caps[i]) {
-                Ok(i) => i,
-                Err(hash) => {
-                    set_caps.push(Cow::Owned(to.clone()));
-                    sets.push(NodeSet::default());
-                    index.add(hash)
-                }
-            };
-            for &r in &moved {
-                sets[target].insert(r);
+            match caps.get(id) {
+                Some(cap) => replay.place(cap, sim.demand(run.ty), run.pool, chunk),
+                // Decisions come from the same classes: a capacity unknown cannot happen.
+                None => replay.not_created(run.pool, chunk),
             }
         }
     }
     // The groups after the decisions were never created.
     for run in &instance.slot_runs {
-        let from = groups.len().max(run.slots.start);
+        let from = replay.groups.len().max(run.slots.start);
         if from < run.slots.end {
-            let fate = GroupFate::NotCreated {
-                blocked_by: blocked.unwrap_or(run.pool),
-            };
-            groups.extend(std::iter::repeat_n(fate, run.slots.end - from));
+            let blocked_by = replay.blocked.unwrap_or(run.pool);
+            replay.not_created(blocked_by, run.slots.end - from);
         }
     }
-    RayBranch { groups }
+    RayBranch {
+        groups: replay.groups,
+    }
+}
+
+/// A replay under way: the nodes by the capacity they have free, the fates of the groups
+/// so far, and buffers each chunk of groups reuses.
+struct Replay<'a> {
+    /// One set per capacity: the shapes' (distinct), then each capacity left behind.
+    sets: Vec<NodeSet<'a>>,
+    /// Each set's capacity.
+    set_caps: Vec<Cow<'a, [u64]>>,
+    /// Finds a set by its capacity.
+    index: VecIndex,
+    groups: Vec<GroupFate>,
+    /// The pool whose creation a pending group blocks, from the first such group on.
+    blocked: Option<PoolId>,
+    /// The nodes a chunk of groups moved from one capacity to another.
+    moved: Vec<Run>,
+    /// The capacity a chunk of groups leaves behind.
+    to: Vec<u64>,
+}
+
+impl<'a> Replay<'a> {
+    /// Nothing replayed yet: a set per shape of `instance`, whose nodes are `initial`
+    /// (split at `starts`), and room for `groups` fates.
+    fn new(
+        instance: &'a Instance,
+        initial: &'a mut [Run],
+        starts: &[usize],
+        groups: usize,
+    ) -> Replay<'a> {
+        let shapes = instance.shape_counts.len();
+        let sets = split_groups(initial, starts)
+            .into_iter()
+            .map(NodeSet::new)
+            .collect();
+        let mut set_caps: Vec<Cow<'_, [u64]>> = Vec::with_capacity(shapes);
+        let mut index = VecIndex::default();
+        for s in 0..shapes {
+            let cap = instance.shape_cap(s);
+            index.add(VecIndex::hash(cap));
+            set_caps.push(Cow::Borrowed(cap));
+        }
+        Replay {
+            sets,
+            set_caps,
+            index,
+            groups: Vec::with_capacity(groups),
+            blocked: None,
+            moved: Vec::new(),
+            to: vec![0; instance.names.len()],
+        }
+    }
+
+    /// `chunk` groups of slot type `ty` (of `pool`) that fit no node: pending, each with
+    /// the node nearest to fitting it; the first blocks its pool's creation.
+    fn pending(&mut self, sim: &Sim<'_>, ty: usize, pool: PoolId, chunk: usize) {
+        self.blocked.get_or_insert(pool);
+        let candidates = self
+            .set_caps
+            .iter()
+            .zip(&self.sets)
+            .filter_map(|(cap, set)| set.first().map(|n| (n, cap.as_ref())));
+        let fate = GroupFate::Pending(Arc::new(Pending {
+            state: if sim.never[ty] {
+                PendingState::Infeasible
+            } else {
+                PendingState::NoResources
+            },
+            nearest: nearest(&sim.instance.names, sim.demand(ty), candidates, sim.cluster),
+        }));
+        self.groups.extend(std::iter::repeat_n(fate, chunk));
+    }
+
+    /// `chunk` groups of demand `d` (of `pool`) placed on the lowest nodes with capacity
+    /// `cap` free, which move to the capacity they leave behind.
+    fn place(&mut self, cap: &[u64], d: &[u64], pool: PoolId, chunk: usize) {
+        let cannot_happen = GroupFate::NotCreated { blocked_by: pool };
+        for ((t, a), x) in self.to.iter_mut().zip(cap).zip(d) {
+            *t = a.saturating_sub(*x);
+        }
+        if self.to == *cap {
+            // Nothing moves (a zero demand): every group goes to the lowest node.
+            let set = self.index.find(cap, |i| &self.set_caps[i]).ok();
+            let fate = match set.and_then(|i| self.sets[i].first()) {
+                Some(node) => GroupFate::Placed { node },
+                None => cannot_happen,
+            };
+            self.groups.extend(std::iter::repeat_n(fate, chunk));
+            return;
+        }
+        self.moved.clear();
+        let taken = self
+            .index
+            .find(cap, |i| &self.set_caps[i])
+            .map_or(0, |i| self.sets[i].take(chunk, &mut self.moved));
+        self.groups.extend(
+            self.moved
+                .iter()
+                .flat_map(|r| r.start..r.end)
+                .map(|node| GroupFate::Placed { node }),
+        );
+        // Decisions come from the same classes: a capacity short of nodes cannot happen.
+        self.groups
+            .extend(std::iter::repeat_n(cannot_happen, chunk - taken));
+        let target = match self.index.find(&self.to, |i| &self.set_caps[i]) {
+            Ok(i) => i,
+            Err(hash) => {
+                self.set_caps.push(Cow::Owned(self.to.clone()));
+                self.sets.push(NodeSet::default());
+                self.index.add(hash)
+            }
+        };
+        for &r in &self.moved {
+            self.sets[target].insert(r);
+        }
+    }
+
+    /// `count` groups never created, as `blocked_by`'s creation blocks them.
+    fn not_created(&mut self, blocked_by: PoolId, count: usize) {
+        let fate = GroupFate::NotCreated { blocked_by };
+        self.groups.extend(std::iter::repeat_n(fate, count));
+    }
 }
 
 #[cfg(test)]

@@ -262,6 +262,8 @@ impl<'a> Sim<'a> {
         self.run_segments(&self.segments(order), max_branches, caps, follow_ties)
     }
 
+    /// Explores the branches of `segments` depth first, each identical state once, until
+    /// both a placing and a hanging branch are found, or the bounds cut the search.
     fn run_segments(
         &self,
         segments: &[Segment],
@@ -269,94 +271,33 @@ impl<'a> Sim<'a> {
         caps: &mut CapTable,
         follow_ties: bool,
     ) -> Outcome {
-        let total = segments.last().map_or(0, |s| s.end);
-        let mut stack = vec![Work {
-            pos: 0,
-            seg: 0,
-            classes: self.init.clone(),
-            decisions: Decisions::default(),
-            blocked: None,
-        }];
-        let mut seen: HashSet<Box<[u64]>, FxBuild> = HashSet::default();
+        let mut search = Search {
+            sim: self,
+            segments,
+            total: segments.last().map_or(0, |s| s.end),
+            caps,
+            follow_ties,
+            stack: vec![Work {
+                pos: 0,
+                seg: 0,
+                classes: self.init.clone(),
+                decisions: Decisions::default(),
+                blocked: None,
+            }],
+            seen: HashSet::default(),
+            scores: Vec::new(),
+            ties: Vec::new(),
+        };
         let mut places: Option<Decisions> = None;
         let mut hangs: Option<Decisions> = None;
         let mut branches = 0usize;
         let mut cut = false;
-        let mut scores: Vec<f64> = Vec::new();
-        let mut ties: Vec<usize> = Vec::new();
-        while let Some(mut w) = stack.pop() {
+        while let Some(mut w) = search.stack.pop() {
             if branches > 0 && (branches >= max_branches.max(1) || Instant::now() > self.deadline) {
                 cut = true;
                 break;
             }
-            let mut abandoned = false;
-            while w.pos < total {
-                while segments[w.seg].end <= w.pos {
-                    w.seg += 1;
-                }
-                let seg = segments[w.seg];
-                if w.blocked.is_some_and(|b| b != seg.pool) {
-                    break;
-                }
-                let d = self.demand(seg.ty);
-                let left = seg.end - w.pos;
-                scores.clear();
-                let mut best = f64::NEG_INFINITY;
-                for (cap, _) in &w.classes {
-                    let sc = if fits(d, cap) {
-                        score(d, cap)
-                    } else {
-                        f64::NEG_INFINITY
-                    };
-                    best = best.max(sc);
-                    scores.push(sc);
-                }
-                if best == f64::NEG_INFINITY {
-                    // Nothing changes while groups pend: the rest of the segment pends too.
-                    w.decisions.push(PENDING, left);
-                    w.blocked.get_or_insert(seg.pool);
-                    w.pos += left;
-                    continue;
-                }
-                ties.clear();
-                ties.extend(
-                    (0..scores.len())
-                        .filter(|&i| scores[i] > f64::NEG_INFINITY && tied(scores[i], best)),
-                );
-                let chosen = ties[0];
-                if !(follow_ties && ties.len() > 1) {
-                    let id = caps.id(&w.classes[chosen].0);
-                    let placed = place(&mut w.classes, chosen, d, left);
-                    w.decisions.push(id, placed);
-                    w.pos += placed;
-                    continue;
-                }
-                for &alt in &ties[1..] {
-                    let mut classes = w.classes.clone();
-                    let id = caps.id(&classes[alt].0);
-                    place(&mut classes, alt, d, 1);
-                    if seen.insert(state_key(w.pos + 1, w.blocked, &classes)) {
-                        let mut decisions = w.decisions.clone();
-                        decisions.push(id, 1);
-                        stack.push(Work {
-                            pos: w.pos + 1,
-                            seg: w.seg,
-                            classes,
-                            decisions,
-                            blocked: w.blocked,
-                        });
-                    }
-                }
-                let id = caps.id(&w.classes[chosen].0);
-                place(&mut w.classes, chosen, d, 1);
-                w.decisions.push(id, 1);
-                w.pos += 1;
-                if !seen.insert(state_key(w.pos, w.blocked, &w.classes)) {
-                    abandoned = true;
-                    break;
-                }
-            }
-            if abandoned {
+            if !search.follow(&mut w) {
                 continue;
             }
             branches += 1;
@@ -385,6 +326,113 @@ impl<'a> Sim<'a> {
             representative,
             alternative,
             branches,
+        }
+    }
+}
+
+/// One search over the branches of an order: what it reads, the branches left to
+/// explore, the states seen, and the buffers each group's choice reuses.
+struct Search<'s, 'a> {
+    sim: &'s Sim<'a>,
+    segments: &'s [Segment],
+    /// The groups of the order.
+    total: usize,
+    caps: &'s mut CapTable,
+    follow_ties: bool,
+    stack: Vec<Work>,
+    seen: HashSet<Box<[u64]>, FxBuild>,
+    /// Each class's score for the group at hand (`NEG_INFINITY` where it does not fit).
+    scores: Vec<f64>,
+    /// The classes tied for the best score, in class order.
+    ties: Vec<usize>,
+}
+
+impl Search<'_, '_> {
+    /// Follows the branch `w` to its end (every group placed or pending, or its pool's
+    /// creation blocked), pushing the other side of each tie followed; `false` when it
+    /// reaches a state already seen, and is abandoned.
+    fn follow(&mut self, w: &mut Work) -> bool {
+        let segments = self.segments;
+        while w.pos < self.total {
+            while segments[w.seg].end <= w.pos {
+                w.seg += 1;
+            }
+            let seg = segments[w.seg];
+            if w.blocked.is_some_and(|b| b != seg.pool) {
+                break;
+            }
+            let d = self.sim.demand(seg.ty);
+            let left = seg.end - w.pos;
+            if !self.tie_best(&w.classes, d) {
+                // Nothing changes while groups pend: the rest of the segment pends too.
+                w.decisions.push(PENDING, left);
+                w.blocked.get_or_insert(seg.pool);
+                w.pos += left;
+                continue;
+            }
+            let chosen = self.ties[0];
+            if !(self.follow_ties && self.ties.len() > 1) {
+                let id = self.caps.id(&w.classes[chosen].0);
+                let placed = place(&mut w.classes, chosen, d, left);
+                w.decisions.push(id, placed);
+                w.pos += placed;
+                continue;
+            }
+            self.push_alternatives(w, d);
+            let id = self.caps.id(&w.classes[chosen].0);
+            place(&mut w.classes, chosen, d, 1);
+            w.decisions.push(id, 1);
+            w.pos += 1;
+            if !self.seen.insert(state_key(w.pos, w.blocked, &w.classes)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Scores every class for a group of `demand` and collects the best into `ties`;
+    /// `false` when no class fits it.
+    fn tie_best(&mut self, classes: &[(Vec<u64>, u64)], demand: &[u64]) -> bool {
+        self.scores.clear();
+        let mut best = f64::NEG_INFINITY;
+        for (cap, _) in classes {
+            let sc = if fits(demand, cap) {
+                score(demand, cap)
+            } else {
+                f64::NEG_INFINITY
+            };
+            best = best.max(sc);
+            self.scores.push(sc);
+        }
+        if best == f64::NEG_INFINITY {
+            return false;
+        }
+        let scores = &self.scores;
+        self.ties.clear();
+        self.ties.extend(
+            (0..scores.len()).filter(|&i| scores[i] > f64::NEG_INFINITY && tied(scores[i], best)),
+        );
+        true
+    }
+
+    /// Pushes the branches where the group at `w.pos` goes to a tied class other than the
+    /// first, each whose state is new.
+    fn push_alternatives(&mut self, w: &Work, demand: &[u64]) {
+        for &alt in &self.ties[1..] {
+            let mut classes = w.classes.clone();
+            let id = self.caps.id(&classes[alt].0);
+            place(&mut classes, alt, demand, 1);
+            if self.seen.insert(state_key(w.pos + 1, w.blocked, &classes)) {
+                let mut decisions = w.decisions.clone();
+                decisions.push(id, 1);
+                self.stack.push(Work {
+                    pos: w.pos + 1,
+                    seg: w.seg,
+                    classes,
+                    decisions,
+                    blocked: w.blocked,
+                });
+            }
         }
     }
 }

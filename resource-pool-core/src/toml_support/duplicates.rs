@@ -129,42 +129,13 @@ fn written_keys(text: &str) -> Vec<Written> {
     let mut error: Option<toml_parser::ParseError> = None;
     parse_document(&tokens, &mut events, &mut error);
 
-    let mut out = Vec::new();
-    // The path of the table the last header opened, and of each array of tables' count.
-    let mut section: Vec<Part> = Vec::new();
-    let mut section_index = 0usize;
-    let mut arrays: Vec<(Vec<Part>, usize)> = Vec::new();
-    let mut header: Option<bool> = None;
-    let mut open: Vec<Open> = Vec::new();
-    // The dotted parts of the key being read, and the path of the value that follows `=`.
-    let mut parts: Vec<Part> = Vec::new();
-    let mut value: Option<Vec<Part>> = None;
+    let mut walk = KeyWalk::default();
     for event in &events {
         match event.kind() {
             EventKind::StdTableOpen | EventKind::ArrayTableOpen => {
-                header = Some(event.kind() == EventKind::ArrayTableOpen);
-                section_index += 1;
-                open.clear();
-                parts.clear();
-                value = None;
+                walk.open_header(event.kind() == EventKind::ArrayTableOpen);
             }
-            EventKind::StdTableClose | EventKind::ArrayTableClose => {
-                section = std::mem::take(&mut parts);
-                if header == Some(true) {
-                    let count = match arrays.iter_mut().find(|(p, _)| *p == section) {
-                        Some((_, n)) => {
-                            *n += 1;
-                            *n - 1
-                        }
-                        None => {
-                            arrays.push((section.clone(), 1));
-                            0
-                        }
-                    };
-                    section.push(Part::Index(count));
-                }
-                header = None;
-            }
+            EventKind::StdTableClose | EventKind::ArrayTableClose => walk.close_header(),
             EventKind::SimpleKey => {
                 let Some(raw) = source.get(event) else {
                     continue;
@@ -172,57 +143,123 @@ fn written_keys(text: &str) -> Vec<Written> {
                 let mut name = Cow::Borrowed("");
                 let mut ignored: Option<toml_parser::ParseError> = None;
                 raw.decode_key(&mut name, &mut ignored);
-                parts.push(Part::Key(name.into_owned()));
-                let mut path = match (header, open.last()) {
-                    (Some(_), _) => Vec::new(),
-                    (None, Some(Open::Table(p))) => p.clone(),
-                    (None, _) => section.clone(),
-                };
-                path.extend(parts.iter().cloned());
-                out.push(Written {
-                    path,
-                    span: event.span().start()..event.span().end(),
-                    in_header: header.is_some(),
-                    section: section_index,
-                });
+                walk.key(name.into_owned(), event.span().start()..event.span().end());
             }
-            EventKind::KeyValSep => {
-                let mut path = match open.last() {
-                    Some(Open::Table(p)) => p.clone(),
-                    _ => section.clone(),
-                };
-                path.append(&mut parts);
-                value = Some(path);
-            }
+            EventKind::KeyValSep => walk.key_value_separator(),
             EventKind::InlineTableOpen | EventKind::ArrayOpen => {
-                let path = value.take().or_else(|| match open.last() {
-                    Some(Open::Array(p, i)) => {
-                        let mut p = p.clone();
-                        p.push(Part::Index(*i));
-                        Some(p)
-                    }
-                    _ => None,
-                });
-                let path = path.unwrap_or_default();
-                open.push(if event.kind() == EventKind::ArrayOpen {
-                    Open::Array(path, 0)
-                } else {
-                    Open::Table(path)
-                });
+                walk.open_value(event.kind() == EventKind::ArrayOpen);
             }
             EventKind::InlineTableClose | EventKind::ArrayClose => {
-                open.pop();
+                walk.open.pop();
             }
             EventKind::ValueSep => {
-                if let Some(Open::Array(_, i)) = open.last_mut() {
+                if let Some(Open::Array(_, i)) = walk.open.last_mut() {
                     *i += 1;
                 }
             }
-            EventKind::Scalar => value = None,
+            EventKind::Scalar => walk.value = None,
             _ => {}
         }
     }
-    out
+    walk.out
+}
+
+/// Where the walk over a document's events stands, and the keys it has found.
+#[derive(Default)]
+struct KeyWalk {
+    out: Vec<Written>,
+    /// The path of the table the last header opened.
+    section: Vec<Part>,
+    /// The headers seen so far: the section's number.
+    section_index: usize,
+    /// Each array of tables' path and count of tables.
+    arrays: Vec<(Vec<Part>, usize)>,
+    /// Inside a header: whether it opens an array of tables.
+    header: Option<bool>,
+    open: Vec<Open>,
+    /// The dotted parts of the key being read.
+    parts: Vec<Part>,
+    /// The path of the value that follows `=`.
+    value: Option<Vec<Part>>,
+}
+
+impl KeyWalk {
+    /// `[` or `[[` of a header: a new section begins.
+    fn open_header(&mut self, array: bool) {
+        self.header = Some(array);
+        self.section_index += 1;
+        self.open.clear();
+        self.parts.clear();
+        self.value = None;
+    }
+
+    /// `]` or `]]` of a header: its key is the section's path, with the table's index
+    /// in an array of tables.
+    fn close_header(&mut self) {
+        self.section = std::mem::take(&mut self.parts);
+        if self.header == Some(true) {
+            let section = &self.section;
+            let count = match self.arrays.iter_mut().find(|(p, _)| p == section) {
+                Some((_, n)) => {
+                    *n += 1;
+                    *n - 1
+                }
+                None => {
+                    self.arrays.push((section.clone(), 1));
+                    0
+                }
+            };
+            self.section.push(Part::Index(count));
+        }
+        self.header = None;
+    }
+
+    /// One part of a (dotted) key, written at `span`: a key of its own, under the open
+    /// inline table or the section (from the root, in a header).
+    fn key(&mut self, name: String, span: Range<usize>) {
+        self.parts.push(Part::Key(name));
+        let mut path = match (self.header, self.open.last()) {
+            (Some(_), _) => Vec::new(),
+            (None, Some(Open::Table(p))) => p.clone(),
+            (None, _) => self.section.clone(),
+        };
+        path.extend(self.parts.iter().cloned());
+        self.out.push(Written {
+            path,
+            span,
+            in_header: self.header.is_some(),
+            section: self.section_index,
+        });
+    }
+
+    /// `=`: the key read is the path of the value that follows.
+    fn key_value_separator(&mut self) {
+        let mut path = match self.open.last() {
+            Some(Open::Table(p)) => p.clone(),
+            _ => self.section.clone(),
+        };
+        path.append(&mut self.parts);
+        self.value = Some(path);
+    }
+
+    /// `{` or `[` of a value: an inline table or an array opens, at the path of the key
+    /// before it or of the array element it is.
+    fn open_value(&mut self, array: bool) {
+        let path = self.value.take().or_else(|| match self.open.last() {
+            Some(Open::Array(p, i)) => {
+                let mut p = p.clone();
+                p.push(Part::Index(*i));
+                Some(p)
+            }
+            _ => None,
+        });
+        let path = path.unwrap_or_default();
+        self.open.push(if array {
+            Open::Array(path, 0)
+        } else {
+            Open::Table(path)
+        });
+    }
 }
 
 #[cfg(test)]

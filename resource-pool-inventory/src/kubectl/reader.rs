@@ -189,6 +189,8 @@ impl<'t> Reader<'t> {
         out
     }
 
+    /// A node of `kubectl get nodes -o json`: its resources, kept labels, address, and
+    /// why it is unusable, if it is; `None` (reported) without an object or a name.
     pub(super) fn node<'d>(&mut self, path: &[Step<'d>], item: &'d Value) -> Option<KubeNode> {
         if !item.is_object() {
             self.shape(path, "a node that is not an object".into());
@@ -204,7 +206,19 @@ impl<'t> Reader<'t> {
         };
         let capacity = list(self, "capacity");
         let allocatable = list(self, "allocatable");
+        let labels = self.kept_labels(path, item);
+        Some(KubeNode {
+            name: name.to_owned(),
+            address: internal_ip(item),
+            capacity,
+            allocatable,
+            labels,
+            unusable: unusable(item, name),
+        })
+    }
 
+    /// The node's labels that the check reads ([`KEPT_LABELS`]).
+    fn kept_labels<'d>(&mut self, path: &[Step<'d>], item: &'d Value) -> BTreeMap<String, String> {
         let mut labels = BTreeMap::new();
         let labels_path = with(path, &[Step::Key("metadata"), Step::Key("labels")]);
         if let Some(map) = self.object(
@@ -218,77 +232,7 @@ impl<'t> Reader<'t> {
                 }
             }
         }
-
-        let address = item
-            .pointer("/status/addresses")
-            .and_then(Value::as_array)
-            .and_then(|addresses| {
-                addresses
-                    .iter()
-                    .find(|a| a.get("type").and_then(Value::as_str) == Some("InternalIP"))
-            })
-            .and_then(|a| a.get("address"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-
-        let mut problems = Vec::new();
-        let mut remedies = Vec::new();
-        let ready = item
-            .pointer("/status/conditions")
-            .and_then(Value::as_array)
-            .and_then(|conditions| {
-                conditions
-                    .iter()
-                    .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
-            });
-        match ready {
-            None => {
-                problems.push("no Ready condition".to_owned());
-                remedies.push(format!(
-                    "`kubectl describe node {name}` shows its kubelet's state"
-                ));
-            }
-            Some(condition) => {
-                let status = condition
-                    .get("status")
-                    .and_then(Value::as_str)
-                    .unwrap_or("Unknown");
-                if status != "True" {
-                    let text = |key: &str| {
-                        condition
-                            .get(key)
-                            .and_then(Value::as_str)
-                            .filter(|s| !s.is_empty())
-                    };
-                    let mut problem = format!("Ready={status}");
-                    match (text("reason"), text("message")) {
-                        (Some(r), Some(m)) => problem.push_str(&format!(": {r}: {m}")),
-                        (Some(x), None) | (None, Some(x)) => problem.push_str(&format!(": {x}")),
-                        (None, None) => {}
-                    }
-                    problems.push(problem);
-                    remedies.push(format!(
-                        "`kubectl describe node {name}` shows why it is not Ready"
-                    ));
-                }
-            }
-        }
-        if item.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
-            problems.push("cordoned (spec.unschedulable)".to_owned());
-            remedies.push(format!("`kubectl uncordon {name}` if the job may use it"));
-        }
-        let unusable = (!problems.is_empty()).then(|| Unusable {
-            reason: problems.join("; "),
-            remedy: remedies.join("; "),
-        });
-        Some(KubeNode {
-            name: name.to_owned(),
-            address,
-            capacity,
-            allocatable,
-            labels,
-            unusable,
-        })
+        labels
     }
 
     pub(super) fn pod<'d>(&mut self, path: &[Step<'d>], item: &'d Value) -> Option<PodRequest> {
@@ -402,4 +346,82 @@ fn has_request_for(container: &Value, name: &str) -> bool {
         .pointer("/resources/requests")
         .and_then(Value::as_object)
         .is_some_and(|map| map.keys().any(|k| model_name(k) == Some(name)))
+}
+
+/// The node's `InternalIP` address.
+fn internal_ip(item: &Value) -> Option<String> {
+    item.pointer("/status/addresses")
+        .and_then(Value::as_array)
+        .and_then(|addresses| {
+            addresses
+                .iter()
+                .find(|a| a.get("type").and_then(Value::as_str) == Some("InternalIP"))
+        })
+        .and_then(|a| a.get("address"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Why the node `name` takes no pods (not Ready, cordoned), with what to do about it;
+/// `None` when it does.
+fn unusable(item: &Value, name: &str) -> Option<Unusable> {
+    let mut problems = Vec::new();
+    let mut remedies = Vec::new();
+    let ready = item
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|conditions| {
+            conditions
+                .iter()
+                .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
+        });
+    match ready {
+        None => {
+            problems.push("no Ready condition".to_owned());
+            remedies.push(format!(
+                "`kubectl describe node {name}` shows its kubelet's state"
+            ));
+        }
+        Some(condition) => {
+            if let Some(problem) = not_ready(condition) {
+                problems.push(problem);
+                remedies.push(format!(
+                    "`kubectl describe node {name}` shows why it is not Ready"
+                ));
+            }
+        }
+    }
+    if item.pointer("/spec/unschedulable").and_then(Value::as_bool) == Some(true) {
+        problems.push("cordoned (spec.unschedulable)".to_owned());
+        remedies.push(format!("`kubectl uncordon {name}` if the job may use it"));
+    }
+    (!problems.is_empty()).then(|| Unusable {
+        reason: problems.join("; "),
+        remedy: remedies.join("; "),
+    })
+}
+
+/// The problem a Ready condition states (`Ready=False: reason: message`); `None` when its
+/// status is `True`.
+fn not_ready(condition: &Value) -> Option<String> {
+    let status = condition
+        .get("status")
+        .and_then(Value::as_str)
+        .unwrap_or("Unknown");
+    if status == "True" {
+        return None;
+    }
+    let text = |key: &str| {
+        condition
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let mut problem = format!("Ready={status}");
+    match (text("reason"), text("message")) {
+        (Some(r), Some(m)) => problem.push_str(&format!(": {r}: {m}")),
+        (Some(x), None) | (None, Some(x)) => problem.push_str(&format!(": {x}")),
+        (None, None) => {}
+    }
+    Some(problem)
 }

@@ -82,6 +82,27 @@ impl Reader {
 
     /// The one RayCluster of the documents.
     pub(super) fn cluster(&mut self, documents: &[Node]) -> Option<RayClusterSpec> {
+        let found = self.cluster_specs(documents);
+        let (item, spec) = self.the_one_cluster(documents, &found)?;
+        let name = item
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Node::text)
+            .unwrap_or("raycluster")
+            .to_owned();
+        let mut groups = Vec::new();
+        self.head_group(spec, &mut groups);
+        let workers_span = self.worker_groups(spec, &mut groups);
+        Some(RayClusterSpec {
+            name,
+            groups,
+            workers_span,
+        })
+    }
+
+    /// Every item of a cluster kind (RayCluster, RayJob, RayService; in a `List` too),
+    /// with its cluster spec; an item of such a kind without one is a `shape` error.
+    fn cluster_specs<'n>(&mut self, documents: &'n [Node]) -> Vec<(&'n Node, &'n Node)> {
         let mut found: Vec<(&Node, &Node)> = Vec::new();
         for document in documents {
             let items: Vec<&Node> = match (kind(document), document.get("items")) {
@@ -107,18 +128,28 @@ impl Reader {
                 }
             }
         }
-        let whole = documents.first().map_or(0..0, |d| d.span.clone());
-        let (item, spec) = match found.as_slice() {
+        found
+    }
+
+    /// The only cluster `found`; none (reported, unless an item was already) or several
+    /// (reported at the second, naming them all) is a `shape` error.
+    fn the_one_cluster<'n>(
+        &mut self,
+        documents: &[Node],
+        found: &[(&'n Node, &'n Node)],
+    ) -> Option<(&'n Node, &'n Node)> {
+        match found {
             [] => {
                 if self.errors.is_empty() {
+                    let whole = documents.first().map_or(0..0, |d| d.span.clone());
                     self.shape(
                         &whole,
                         "no document of `kind: RayCluster` (or RayJob, RayService)",
                     );
                 }
-                return None;
+                None
             }
-            [one] => *one,
+            [one] => Some(*one),
             [_, second, ..] => {
                 let names: Vec<String> = found
                     .iter()
@@ -133,16 +164,13 @@ impl Reader {
                     names.join(", ")
                 );
                 self.shape(&second.0.span, detail);
-                return None;
+                None
             }
-        };
-        let name = item
-            .get("metadata")
-            .and_then(|m| m.get("name"))
-            .and_then(Node::text)
-            .unwrap_or("raycluster")
-            .to_owned();
-        let mut groups = Vec::new();
+        }
+    }
+
+    /// The head group of `spec`, into `groups`; missing or not a mapping is an error.
+    fn head_group(&mut self, spec: &Node, groups: &mut Vec<RayGroup>) {
         match spec.get("headGroupSpec") {
             Some(head) if matches!(head.value, Value::Map(_)) => {
                 groups.extend(self.group(head, "headgroup".to_owned(), true));
@@ -153,47 +181,48 @@ impl Reader {
             ),
             None => self.shape(&spec.span, "no `headGroupSpec`"),
         }
-        let mut workers_span = spec.span.clone();
-        match spec.get("workerGroupSpecs") {
-            None => {}
-            Some(node) if node.is_null() => {}
+    }
+
+    /// The worker groups of `spec`, into `groups`, each named once; returns the span of
+    /// their list (of the spec, without one).
+    fn worker_groups(&mut self, spec: &Node, groups: &mut Vec<RayGroup>) -> Range<usize> {
+        let (items, list_span) = match spec.get("workerGroupSpecs") {
+            None => return spec.span.clone(),
+            Some(node) if node.is_null() => return spec.span.clone(),
             Some(Node {
                 value: Value::Seq(items),
                 span: at,
-            }) => {
-                workers_span = at.clone();
-                let mut first_use: BTreeMap<&str, Range<usize>> = BTreeMap::new();
-                for item in items {
-                    let Some(name_node) = item.get("groupName") else {
-                        self.shape(&item.span, "a worker group without `groupName`");
-                        continue;
-                    };
-                    let Some(group_name) = name_node.text() else {
-                        self.shape(&name_node.span, "`groupName` is not a string");
-                        continue;
-                    };
-                    if let Some(first) = first_use.get(group_name) {
-                        self.errors.push(KubeRayError::DuplicateGroup {
-                            group: group_name.to_owned(),
-                            span: span(&name_node.span),
-                            first: span(first),
-                        });
-                        continue;
-                    }
-                    first_use.insert(group_name, name_node.span.clone());
-                    groups.extend(self.group(item, group_name.to_owned(), false));
-                }
+            }) => (items, at),
+            Some(other) => {
+                self.shape(
+                    &other.span,
+                    format!("`workerGroupSpecs` is {}, not a list", other.kind()),
+                );
+                return spec.span.clone();
             }
-            Some(other) => self.shape(
-                &other.span,
-                format!("`workerGroupSpecs` is {}, not a list", other.kind()),
-            ),
+        };
+        let mut first_use: BTreeMap<&str, Range<usize>> = BTreeMap::new();
+        for item in items {
+            let Some(name_node) = item.get("groupName") else {
+                self.shape(&item.span, "a worker group without `groupName`");
+                continue;
+            };
+            let Some(group_name) = name_node.text() else {
+                self.shape(&name_node.span, "`groupName` is not a string");
+                continue;
+            };
+            if let Some(first) = first_use.get(group_name) {
+                self.errors.push(KubeRayError::DuplicateGroup {
+                    group: group_name.to_owned(),
+                    span: span(&name_node.span),
+                    first: span(first),
+                });
+                continue;
+            }
+            first_use.insert(group_name, name_node.span.clone());
+            groups.extend(self.group(item, group_name.to_owned(), false));
         }
-        Some(RayClusterSpec {
-            name,
-            groups,
-            workers_span,
-        })
+        list_span.clone()
     }
 
     fn group(&mut self, spec: &Node, name: String, head: bool) -> Option<RayGroup> {

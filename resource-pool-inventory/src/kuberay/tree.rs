@@ -10,6 +10,7 @@
 //! each scalar of the input once, plus what anchors and aliases copy, at most
 //! [`MAX_COPIED_NODES`] nodes, so its size is linear in the input's.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -184,94 +185,12 @@ impl Builder {
             let chars = span.start.index()..span.end.index();
             match event {
                 Event::Scalar(value, style, anchor, tag) => {
-                    if let Some(why) = tag
-                        .as_deref()
-                        .and_then(core_type)
-                        .and_then(|core| tag_refusal(&core, &value))
-                    {
-                        return Err((
-                            format!(
-                                "a tagged scalar its text does not fit (Kubernetes' YAML reader refuses this one: \"{why}\")"
-                            ),
-                            chars.start,
-                        ));
-                    }
-                    let plain = matches!(style, ScalarStyle::Plain);
-                    let merge = value == "<<" && is_merge_key(plain, tag.as_deref());
-                    let plain = typed_by_text(plain, tag.as_deref());
-                    let node = Node {
-                        value: Value::Scalar {
-                            text: value.into_owned(),
-                            plain,
-                        },
-                        span: chars,
-                    };
-                    if anchor > 0 {
-                        self.keep(anchor, &node)?;
-                    }
-                    self.scalar(node, merge)?;
+                    self.scalar_event(value, style, anchor, tag.as_deref(), chars)?;
                 }
                 Event::Alias(anchor) => self.alias(anchor, chars)?,
-                Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
-                    if self.stack.len() >= MAX_DEPTH {
-                        return Err((
-                            format!("nested deeper than {MAX_DEPTH} levels"),
-                            chars.start,
-                        ));
-                    }
-                    let is_map = matches!(event, Event::MappingStart(..));
-                    match self.stack.last_mut() {
-                        Some(Open::Map { key: None, .. }) => {
-                            return Err((INVALID_MAP_KEY.to_owned(), chars.start));
-                        }
-                        _ if is_map => self.stack.push(Open::Map {
-                            start: chars.start,
-                            anchor,
-                            members: Vec::new(),
-                            key: None,
-                            merged: Vec::new(),
-                        }),
-                        _ => self.stack.push(Open::Seq {
-                            start: chars.start,
-                            anchor,
-                            items: Vec::new(),
-                        }),
-                    }
-                }
-                Event::MappingEnd | Event::SequenceEnd => {
-                    let (anchor, node) = match self.stack.pop() {
-                        Some(Open::Map {
-                            start,
-                            anchor,
-                            mut members,
-                            merged,
-                            ..
-                        }) => {
-                            keep_last_of(&mut members, &merged);
-                            let node = Node {
-                                value: Value::Map(members),
-                                span: start..chars.end,
-                            };
-                            (anchor, node)
-                        }
-                        Some(Open::Seq {
-                            start,
-                            anchor,
-                            items,
-                        }) => {
-                            let node = Node {
-                                value: Value::Seq(items),
-                                span: start..chars.end,
-                            };
-                            (anchor, node)
-                        }
-                        None => continue,
-                    };
-                    if anchor > 0 {
-                        self.keep(anchor, &node)?;
-                    }
-                    self.value(node)?;
-                }
+                Event::MappingStart(anchor, _) => self.open(anchor, true, chars.start)?,
+                Event::SequenceStart(anchor, _) => self.open(anchor, false, chars.start)?,
+                Event::MappingEnd | Event::SequenceEnd => self.close(chars.end)?,
                 Event::DocumentStart(_)
                 | Event::DocumentEnd
                 | Event::Nothing
@@ -282,6 +201,106 @@ impl Builder {
         let mut documents = self.documents;
         to_bytes(text, shifts, &mut documents);
         Ok(documents)
+    }
+
+    /// A scalar at `chars`: refused when its tag's type does not fit its text, else a node
+    /// (kept for its aliases when anchored), or a merge key.
+    fn scalar_event(
+        &mut self,
+        value: Cow<'_, str>,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&Tag>,
+        chars: Range<usize>,
+    ) -> Result<(), Failure> {
+        if let Some(why) = tag
+            .and_then(core_type)
+            .and_then(|core| tag_refusal(&core, &value))
+        {
+            return Err((
+                format!(
+                    "a tagged scalar its text does not fit (Kubernetes' YAML reader refuses this one: \"{why}\")"
+                ),
+                chars.start,
+            ));
+        }
+        let plain = matches!(style, ScalarStyle::Plain);
+        let merge = value == "<<" && is_merge_key(plain, tag);
+        let plain = typed_by_text(plain, tag);
+        let node = Node {
+            value: Value::Scalar {
+                text: value.into_owned(),
+                plain,
+            },
+            span: chars,
+        };
+        if anchor > 0 {
+            self.keep(anchor, &node)?;
+        }
+        self.scalar(node, merge)
+    }
+
+    /// Opens a mapping (`is_map`) or a list at char `start`: refused past [`MAX_DEPTH`],
+    /// and as a mapping's key.
+    fn open(&mut self, anchor: usize, is_map: bool, start: usize) -> Result<(), Failure> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err((format!("nested deeper than {MAX_DEPTH} levels"), start));
+        }
+        match self.stack.last_mut() {
+            Some(Open::Map { key: None, .. }) => {
+                return Err((INVALID_MAP_KEY.to_owned(), start));
+            }
+            _ if is_map => self.stack.push(Open::Map {
+                start,
+                anchor,
+                members: Vec::new(),
+                key: None,
+                merged: Vec::new(),
+            }),
+            _ => self.stack.push(Open::Seq {
+                start,
+                anchor,
+                items: Vec::new(),
+            }),
+        }
+        Ok(())
+    }
+
+    /// Closes the innermost mapping or list at char `end`: its node (kept for its aliases
+    /// when anchored) becomes a value where it stands.
+    fn close(&mut self, end: usize) -> Result<(), Failure> {
+        let (anchor, node) = match self.stack.pop() {
+            Some(Open::Map {
+                start,
+                anchor,
+                mut members,
+                merged,
+                ..
+            }) => {
+                keep_last_of(&mut members, &merged);
+                let node = Node {
+                    value: Value::Map(members),
+                    span: start..end,
+                };
+                (anchor, node)
+            }
+            Some(Open::Seq {
+                start,
+                anchor,
+                items,
+            }) => {
+                let node = Node {
+                    value: Value::Seq(items),
+                    span: start..end,
+                };
+                (anchor, node)
+            }
+            None => return Ok(()),
+        };
+        if anchor > 0 {
+            self.keep(anchor, &node)?;
+        }
+        self.value(node)
     }
 
     /// Keeps a copy of an anchored value for its aliases.

@@ -41,6 +41,49 @@ pub fn assemble(
     usage: ClusterUsage,
     groups: GroupsPage,
 ) -> Result<Inventory, RayJsonError> {
+    check_complete(&nodes, &groups)?;
+    check_node_ids(&nodes)?;
+
+    let mut notes = Vec::new();
+    if let Some(warning) = &nodes.partial_warning {
+        notes.push(InventoryNote::PartialData {
+            endpoint: Endpoint::Nodes.to_string(),
+            warning: warning.clone(),
+        });
+    }
+    let reserved = reserved_by_node(&groups);
+    if usage.by_node.is_none() {
+        notes.push(InventoryNote::UsageFromPlacementGroups {
+            reason: "clusterStatus is null, as under autoscaler v2".to_owned(),
+        });
+    }
+
+    let mut cluster = Vec::with_capacity(nodes.nodes.len());
+    for node in &nodes.nodes {
+        let node = if node.is_alive() {
+            live_node(node, &usage, &reserved, &mut notes)
+        } else {
+            dead_node(node, &mut notes)
+        };
+        cluster.push(node);
+    }
+    cluster.sort_by_cached_key(node_order);
+
+    group_notes(&nodes, &groups, &mut notes);
+    if !has_accelerators(&cluster) {
+        notes.push(InventoryNote::NoAccelerators {
+            listed_by: crate::SourceKind::Ray,
+        });
+    }
+
+    Ok(Inventory {
+        cluster: Cluster::new(cluster),
+        notes,
+    })
+}
+
+/// Refuses a truncated page: one whose `total` is larger than what it returned.
+fn check_complete(nodes: &NodesPage, groups: &GroupsPage) -> Result<(), RayJsonError> {
     for (endpoint, total, returned) in [
         (Endpoint::Nodes, nodes.total, nodes.nodes.len()),
         (Endpoint::PlacementGroups, groups.total, groups.groups.len()),
@@ -53,6 +96,11 @@ pub fn assemble(
             });
         }
     }
+    Ok(())
+}
+
+/// Refuses a node without an id, or listed twice.
+fn check_node_ids(nodes: &NodesPage) -> Result<(), RayJsonError> {
     let mut seen = std::collections::BTreeSet::new();
     for node in &nodes.nodes {
         // Ray names every node by a hex id; an empty one would make a node the cluster
@@ -70,17 +118,12 @@ pub fn assemble(
             });
         }
     }
+    Ok(())
+}
 
-    let mut notes = Vec::new();
-    if let Some(warning) = &nodes.partial_warning {
-        notes.push(InventoryNote::PartialData {
-            endpoint: Endpoint::Nodes.to_string(),
-            warning: warning.clone(),
-        });
-    }
-
-    // What live groups reserve, per node id and resource (summed, saturating), then as
-    // one list per node.
+/// What live groups reserve, per node id and resource (summed, saturating), then as one
+/// list per node.
+fn reserved_by_node(groups: &GroupsPage) -> HashMap<&str, Resources> {
     let mut sums: HashMap<&str, BTreeMap<&str, Amount>> = HashMap::new();
     for group in groups.groups.iter().filter(|g| g.is_live()) {
         for bundle in &group.bundles {
@@ -93,84 +136,86 @@ pub fn assemble(
             }
         }
     }
-    let reserved: HashMap<&str, Resources> = sums
-        .into_iter()
+    sums.into_iter()
         .map(|(node, sum)| (node, sum.into_iter().collect()))
-        .collect();
+        .collect()
+}
 
-    if usage.by_node.is_none() {
-        notes.push(InventoryNote::UsageFromPlacementGroups {
-            reason: "clusterStatus is null, as under autoscaler v2".to_owned(),
-        });
+/// A dead node, with nothing free (Ray reports no usage for one), and its note.
+fn dead_node(node: &RayNode, notes: &mut Vec<InventoryNote>) -> Node {
+    let reason = match (&node.state_message, node.state.as_str()) {
+        (Some(m), "DEAD") => Some(m.clone()),
+        (Some(m), state) => Some(format!("state {state}: {m}")),
+        (None, "DEAD") => None,
+        (None, state) => Some(format!("state {state}")),
+    };
+    notes.push(InventoryNote::DeadNode {
+        node: node.node_ref(),
+        reason,
+        remedy: crate::RAY_DEAD_NODE_REMEDY.to_owned(),
+    });
+    Node {
+        id: node.id.clone(),
+        address: node.address.clone(),
+        alive: false,
+        available: Resources::new(),
+        total: Some(node.total.clone()),
+        labels: node.labels.clone(),
+        head: node.head,
     }
+}
 
+/// A live node, available as its reported usage says, capped by what groups reserve on
+/// it; from the groups alone, with a note, when its usage is missing.
+fn live_node(
+    node: &RayNode,
+    usage: &ClusterUsage,
+    reserved: &HashMap<&str, Resources>,
+    notes: &mut Vec<InventoryNote>,
+) -> Node {
+    let empty = Resources::new();
+    let held = reserved.get(node.id.as_str()).unwrap_or(&empty);
+    let by_groups = node.total.saturating_sub(held);
+    let node_usage = usage.by_node.as_ref().map(|by| by.get(&node.id));
+    let available = match node_usage {
+        None => by_groups,
+        Some(None) => {
+            notes.push(InventoryNote::UsageFromPlacementGroups {
+                reason: format!(
+                    "no usage was reported for node {}, which may have just joined",
+                    node.node_ref()
+                ),
+            });
+            by_groups
+        }
+        Some(Some(reported)) => {
+            let (available, ambiguous) = from_usage(&node.total, reported, &by_groups);
+            if !ambiguous.is_empty() {
+                notes.push(InventoryNote::AmbiguousResourceNames {
+                    node: node.node_ref(),
+                    names: ambiguous,
+                });
+            }
+            available
+        }
+    };
+    Node {
+        id: node.id.clone(),
+        address: node.address.clone(),
+        alive: true,
+        available,
+        total: Some(node.total.clone()),
+        labels: node.labels.clone(),
+        head: node.head,
+    }
+}
+
+/// The notes on live groups: what each holds on each live node, and the demand of each
+/// still waiting to be placed.
+fn group_notes(nodes: &NodesPage, groups: &GroupsPage, notes: &mut Vec<InventoryNote>) {
     // Every lookup by node id goes through this map, built once: groups × bundles × their
     // resources would scan the node list otherwise.
     let by_id: HashMap<&str, &RayNode> = nodes.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
-    let mut cluster = Vec::with_capacity(nodes.nodes.len());
-    for node in &nodes.nodes {
-        if !node.is_alive() {
-            let reason = match (&node.state_message, node.state.as_str()) {
-                (Some(m), "DEAD") => Some(m.clone()),
-                (Some(m), state) => Some(format!("state {state}: {m}")),
-                (None, "DEAD") => None,
-                (None, state) => Some(format!("state {state}")),
-            };
-            notes.push(InventoryNote::DeadNode {
-                node: node.node_ref(),
-                reason,
-                remedy: crate::RAY_DEAD_NODE_REMEDY.to_owned(),
-            });
-            // Ray reports no usage for a dead node: nothing on it is free.
-            cluster.push(Node {
-                id: node.id.clone(),
-                address: node.address.clone(),
-                alive: false,
-                available: Resources::new(),
-                total: Some(node.total.clone()),
-                labels: node.labels.clone(),
-                head: node.head,
-            });
-            continue;
-        }
-        let empty = Resources::new();
-        let held = reserved.get(node.id.as_str()).unwrap_or(&empty);
-        let by_groups = node.total.saturating_sub(held);
-        let node_usage = usage.by_node.as_ref().map(|by| by.get(&node.id));
-        let available = match node_usage {
-            None => by_groups,
-            Some(None) => {
-                notes.push(InventoryNote::UsageFromPlacementGroups {
-                    reason: format!(
-                        "no usage was reported for node {}, which may have just joined",
-                        node.node_ref()
-                    ),
-                });
-                by_groups
-            }
-            Some(Some(reported)) => {
-                let (available, ambiguous) = from_usage(&node.total, reported, &by_groups);
-                if !ambiguous.is_empty() {
-                    notes.push(InventoryNote::AmbiguousResourceNames {
-                        node: node.node_ref(),
-                        names: ambiguous,
-                    });
-                }
-                available
-            }
-        };
-        cluster.push(Node {
-            id: node.id.clone(),
-            address: node.address.clone(),
-            alive: true,
-            available,
-            total: Some(node.total.clone()),
-            labels: node.labels.clone(),
-            head: node.head,
-        });
-    }
-    cluster.sort_by_cached_key(node_order);
-
     let alive_node = |id: &str| by_id.get(id).copied().filter(|n| n.is_alive());
     for group in groups.groups.iter().filter(|g| g.is_live()) {
         let mut per_node: BTreeMap<&str, Resources> = BTreeMap::new();
@@ -204,21 +249,14 @@ pub fn assemble(
             });
         }
     }
+}
 
-    let has_accelerators = cluster.iter().filter(|n| n.alive).any(|n| {
+/// Whether a live node has any GPU or NPU.
+fn has_accelerators(cluster: &[Node]) -> bool {
+    cluster.iter().filter(|n| n.alive).any(|n| {
         n.total
             .as_ref()
             .is_some_and(|t| !t.get(names::GPU).is_zero() || !t.get(names::NPU).is_zero())
-    });
-    if !has_accelerators {
-        notes.push(InventoryNote::NoAccelerators {
-            listed_by: crate::SourceKind::Ray,
-        });
-    }
-
-    Ok(Inventory {
-        cluster: Cluster::new(cluster),
-        notes,
     })
 }
 

@@ -1,15 +1,13 @@
 //! The launch line's words as they reach resource-pool, before they are read: words that
-//! are not UTF-8 (the OS gives bytes), and what the shell leaves in a line held as words
+//! are not UTF-8 (the OS gives bytes) read lossily, and what the shell leaves in a line held as words
 //! (`shlex.split(script)`, `sys.argv`): whitespace-only words from `\`-continuations, and a
 //! tail of shell syntax (`"$@"`, `2>&1`, `> log`, `| tee log`) that is no word of verl's.
 
 use std::borrow::Cow;
 use std::ffi::OsString;
 
-use super::super::keys::key_id;
 use super::super::shell_expansion::{parens_left_open, unclosed_expansion};
-use super::{Launch, LaunchProblem, SubmitEnv, read_launch};
-use resource_pool_core::source::Span;
+use super::Launch;
 
 /// Whether a word is whitespace only (or empty): a `\`-continuation's line break as
 /// `shlex.split` leaves it, never a word of verl's.
@@ -72,125 +70,36 @@ pub(super) fn shell_cut(words: &[String]) -> usize {
         .unwrap_or(words.len())
 }
 
-/// Reads the pasted words as the OS gives them (`resource-pool verl`'s arguments). A word
-/// that is not UTF-8 is read with its bad bytes as `�` when nothing read depends on it (an
-/// override of a key that does not size the pools: a data path); one that is read (the
-/// entry point, a Hydra flag's value, `ray job submit`'s address, a pool key's override)
-/// is a [`LaunchProblem::NotUnicode`] on it.
+/// Reads the pasted words as the OS gives them (`resource-pool verl`'s arguments), a word
+/// that is not UTF-8 with its bad bytes as `�`: a value the reader reads that holds one is
+/// no value of verl's either, and is said so where it is read.
 pub fn parse_launch_os(words: &[OsString]) -> Launch {
-    let mut bad = Vec::new();
-    let mut text: Vec<String> = Vec::with_capacity(words.len());
-    for word in words {
-        let lossy = word.to_string_lossy();
-        if is_blank(&lossy) {
-            continue;
-        }
-        if word.to_str().is_none() {
-            bad.push(text.len());
-        }
-        text.push(lossy.into_owned());
-    }
-    let mut launch = read_launch(&text);
-    // A shell's command string read in its place leaves a line of other words, which the
-    // words' spans below no longer point into: its bad bytes stay `�`.
-    if bad.is_empty() || launch.line != text.join(" ") {
-        return launch;
-    }
-    let read = read_spans(&launch);
-    let mut start = 0;
-    let mut starts = Vec::with_capacity(text.len());
-    for w in &text {
-        starts.push(start);
-        start += w.len() + 1;
-    }
-    for i in bad {
-        let span = starts[i]..starts[i] + text[i].len();
-        if read
-            .iter()
-            .any(|r| r.start < span.end && span.start < r.end.max(r.start + 1))
-        {
-            launch.problems.push(LaunchProblem::NotUnicode(span));
-        }
-    }
-    launch
-}
-
-/// The spans of what the check reads of a launch: the entry point, Hydra's flags' values,
-/// `ray job submit`'s address and the variables that set it, the overrides of pool keys.
-fn read_spans(launch: &Launch) -> Vec<Span> {
-    let mut spans: Vec<Span> = Vec::new();
-    spans.extend(launch.entry.iter().map(|e| e.span.clone()));
-    for flag in [&launch.config_name, &launch.config_path, &launch.config_dir]
-        .into_iter()
-        .flatten()
-    {
-        spans.push(flag.span.clone());
-    }
-    if let Some(submit) = &launch.submit {
-        spans.extend(submit.address.iter().map(|a| a.span.clone()));
-        for env in [&submit.env, &submit.api_server_env] {
-            if let SubmitEnv::Set(value) = env {
-                spans.push(value.span.clone());
-            }
-        }
-    }
-    for (text, at) in &launch.overrides {
-        let key = text.trim_start_matches(['+', '~']);
-        let key = key.split_once('=').map_or(key, |(k, _)| k);
-        if key_id(key).is_some() {
-            spans.push(*at..*at + text.len());
-        }
-    }
-    spans
+    let text: Vec<String> = words
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    super::parse_launch(&text)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::parse_launch;
+    use super::super::{LaunchProblem, parse_launch};
     use super::*;
 
     #[cfg(unix)]
-    fn os(bytes: &[u8]) -> OsString {
-        use std::os::unix::ffi::OsStringExt;
-        OsString::from_vec(bytes.to_vec())
-    }
-
-    #[cfg(unix)]
     #[test]
-    fn words_that_are_not_utf8_are_read_lossily_unless_they_are_read() {
-        let line = |last: &[u8]| {
-            let mut words: Vec<OsString> =
-                ["python3", "-m", "verl.trainer.main_ppo", "trainer.nnodes=2"]
-                    .iter()
-                    .map(OsString::from)
-                    .collect();
-            words.push(os(last));
-            parse_launch_os(&words)
-        };
-        // A data path: not read, kept as an override with `�`.
-        let l = line(b"data.train_files=/data/caf\xe9/train.parquet");
+    fn words_that_are_not_utf8_are_read_lossily() {
+        use std::os::unix::ffi::OsStringExt;
+        let mut words: Vec<OsString> = ["python3", "-m", "verl.trainer.main_ppo"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        words.push(OsString::from_vec(
+            b"data.train_files=/data/caf\xe9".to_vec(),
+        ));
+        let l = parse_launch_os(&words);
         assert!(l.problems.is_empty(), "{:?}", l.problems);
-        assert_eq!(
-            l.overrides[1].0,
-            "data.train_files=/data/caf\u{fffd}/train.parquet"
-        );
-        // A pool key's value: read, so a problem on the word.
-        let l = line(b"trainer.n_gpus_per_node=8\xff");
-        let [LaunchProblem::NotUnicode(span)] = &l.problems[..] else {
-            panic!("{:?}", l.problems)
-        };
-        assert_eq!(&l.line[span.clone()], "trainer.n_gpus_per_node=8\u{fffd}");
-        // The entry point: read.
-        let l = parse_launch_os(&[
-            OsString::from("python3"),
-            OsString::from("-m"),
-            os(b"verl.trainer.main_pp\xf6"),
-        ]);
-        assert!(
-            matches!(&l.problems[..], [LaunchProblem::NotUnicode(_)]),
-            "{:?}",
-            l.problems
-        );
+        assert_eq!(l.overrides[0].0, "data.train_files=/data/caf\u{fffd}");
     }
 
     fn words(list: &[&str]) -> Vec<String> {
@@ -291,11 +200,11 @@ mod tests {
             "trainer.nnodes=2",
         ]));
         let entry = l.entry.as_ref().expect("an entry point");
-        assert!(matches!(entry.kind, super::super::EntryKind::Understood(_)));
+        assert!(matches!(entry.kind, super::super::EntryKind::Verl(_)));
         assert!(l.problems.is_empty(), "{:?}", l.problems);
         assert_eq!(l.overrides.len(), 1);
-        // Another script is named as an entry point that is not understood.
+        // Another script is named as an entry point that is not verl's.
         let l = parse_launch(&words(&["train.py", "trainer.nnodes=2"]));
-        assert_eq!(l.entry.unwrap().kind, super::super::EntryKind::Unknown);
+        assert_eq!(l.entry.unwrap().kind, super::super::EntryKind::Unseen);
     }
 }

@@ -157,6 +157,26 @@ pub enum LaunchDiagnostic {
         node: Option<String>,
     },
 
+    /// A TransferQueue storage unit is pinned to a node that could never hold it: Ray
+    /// refuses the actor at once and `tq.init` raises, before any pool.
+    #[error(
+        "{release} stops before creating any pool: {by} is pinned to node {node}, which has no CPU at all, and Ray refuses it (`ActorUnschedulableError` in TransferQueue's `tq.init`)"
+    )]
+    #[diagnostic(
+        code(resource_pool::verl::driver_fails),
+        help(
+            "give node {node} a CPU (`ray start --num-cpus`), or leave it out of the cluster verl runs on: TransferQueue pins its storage units round-robin to every alive node"
+        )
+    )]
+    DriverFails {
+        /// The release.
+        release: VerlRelease,
+        /// What cannot start.
+        by: HeldBy,
+        /// The node it is pinned to, by id.
+        node: String,
+    },
+
     /// verl stops with `IndexError` at a pool none of whose roles makes a worker group.
     #[error(
         "{release} stops with `IndexError` at pool `{pool}`: none of its roles makes a worker group, and {release} does not skip such a pool"
@@ -235,7 +255,9 @@ impl LaunchDiagnostic {
     pub fn stops_before_ray(&self) -> bool {
         matches!(
             self,
-            LaunchDiagnostic::PreCheckRefuses { .. } | LaunchDiagnostic::DriverPends { .. }
+            LaunchDiagnostic::PreCheckRefuses { .. }
+                | LaunchDiagnostic::DriverPends { .. }
+                | LaunchDiagnostic::DriverFails { .. }
         )
     }
 }

@@ -96,13 +96,36 @@ pub struct Launch {
     /// of `creation` got their groups.
     pub stops_at: Option<PoolId>,
     /// The cluster the groups see: what verl holds before the first group taken off each
-    /// node's available and total.
+    /// node's available CPUs.
     pub cluster: Cluster,
+    /// The same once other work is gone (verl's own holds placed on it as on `cluster`),
+    /// when other work holds part of `cluster` now: what the suggestions' idle answer sees.
+    pub idle: Option<Cluster>,
     /// What verl holds before the first group, and where.
     pub holds: Vec<Hold>,
     /// What verl finds or does before Ray sees a group: its own check's refusal, a driver
     /// that cannot start, CPUs per bundle or an accelerator other than written.
     pub findings: Vec<LaunchDiagnostic>,
+}
+
+/// `cluster` with no other work on it and what `release` holds first held on it, when other
+/// work holds part of `cluster` now (or `None`).
+fn idle_cluster(
+    release: &Release,
+    cluster: &Cluster,
+    spans: &dyn SlotSpans,
+    model_holds: bool,
+) -> Option<Cluster> {
+    let busy = cluster.has_totals()
+        && cluster
+            .alive()
+            .any(|n| n.total.as_ref() != Some(&n.available));
+    let idle = cluster.idle().filter(|_| busy)?;
+    match model_holds {
+        // The findings are the cluster's now, not the idle one's.
+        true => Some(holds::hold(release, &idle, spans, &mut Vec::new()).0),
+        false => Some(idle),
+    }
 }
 
 impl Launch {
@@ -114,13 +137,43 @@ impl Launch {
         cluster: &Cluster,
         spans: &dyn SlotSpans,
     ) -> Launch {
+        Launch::plan_with(rules, layout, cluster, spans, true)
+    }
+
+    /// Plans the launch on a live cluster read after verl started (the guard): what verl
+    /// holds before its first group is held already, in what the cluster says is free.
+    pub fn plan_live(
+        rules: ReleaseRules,
+        layout: &Layout<'_>,
+        cluster: &Cluster,
+        spans: &dyn SlotSpans,
+    ) -> Launch {
+        Launch::plan_with(rules, layout, cluster, spans, false)
+    }
+
+    fn plan_with(
+        rules: ReleaseRules,
+        layout: &Layout<'_>,
+        cluster: &Cluster,
+        spans: &dyn SlotSpans,
+        model_holds: bool,
+    ) -> Launch {
         let release = rules.release;
         let mut findings = Vec::new();
         let order = order::order(release, layout);
         let ascend = is_ascend(cluster);
         let pools = built_pools(release, layout, &order, ascend, spans, &mut findings);
-        let (held_cluster, holds) = holds::hold(release, cluster, spans, &mut findings);
-        if let Some(refusal) = pre_check::refusal(release, &pools, &held_cluster, spans) {
+        let (held_cluster, holds) = match model_holds {
+            true => holds::hold(release, cluster, spans, &mut findings),
+            false => (cluster.clone(), Vec::new()),
+        };
+        let idle = idle_cluster(release, cluster, spans, model_holds);
+        // verl's own check runs once what it holds first has started: not at all when that
+        // waits or fails (0.9's `tq.init` comes before `create_resource_pool`).
+        let driver_stops = findings.iter().any(LaunchDiagnostic::stops_before_ray);
+        if let Some(refusal) =
+            pre_check::refusal(release, &pools, &held_cluster, spans).filter(|_| !driver_stops)
+        {
             findings.insert(0, refusal);
         }
         Launch {
@@ -130,6 +183,7 @@ impl Launch {
             creation: order.creation,
             stops_at: order.stops_at,
             cluster: held_cluster,
+            idle,
             holds,
             findings,
         }

@@ -1,4 +1,4 @@
-//! Which pools get placement groups, and in what order, by a release's [`GroupOrder`]:
+//! Which pools get placement groups, and in what order, by a release's [`GroupOrder`](crate::releases::GroupOrder):
 //! `init_workers` (0.9's `_setup`) makes one worker group per pool that hosts a worker
 //! group's role, in the layout's order, each waiting on its groups with no timeout; the
 //! reward model's manager and the teacher's create their pools' groups before or after.
@@ -7,7 +7,7 @@ use resource_pool_core::check::Creation;
 use resource_pool_core::model::PoolId;
 
 use super::Layout;
-use crate::releases::{EmptyPool, Release, RewardModelGroups};
+use crate::releases::{EmptyPool, ReferenceGroup, Release, RewardModelGroups};
 
 /// The roles whose pools get worker groups in every release: the actor with rollout (and
 /// reference policy), the critic, the reference policy (`init_workers`'
@@ -22,6 +22,9 @@ pub const WORKER_GROUP_ROLES: &[&str] = &[
 
 /// verl's names of the roles created by a manager of their own.
 const REWARD_MODEL: &str = "rm";
+/// The reference policy, and the separate actor 0.9.1 gives it a worker group beside.
+const REFERENCE: &str = "ref";
+const ACTOR: &str = "actor";
 const TEACHER: &str = "teacher";
 
 /// The order of a launch.
@@ -41,8 +44,13 @@ pub(super) struct Order {
 /// The order `release` creates `layout`'s pools in.
 pub(super) fn order(release: &Release, layout: &Layout<'_>) -> Order {
     let groups = release.groups;
+    let reference = match groups.reference {
+        ReferenceGroup::Mapped => true,
+        ReferenceGroup::WithSeparateActor => layout.pool_of(ACTOR).is_some(),
+        ReferenceGroup::Never => false,
+    };
     let worker_role = |role: &str| {
-        WORKER_GROUP_ROLES.contains(&role)
+        (WORKER_GROUP_ROLES.contains(&role) && (role != REFERENCE || reference))
             || (role == REWARD_MODEL && groups.reward_model == RewardModelGroups::WorkerGroup)
     };
     let hosts_worker_group = |pool: PoolId| layout.roles_of(pool).any(worker_role);

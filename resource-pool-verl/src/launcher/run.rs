@@ -26,6 +26,8 @@ pub enum Outcome {
     Refused,
     /// Its driver (or TransferQueue) waits forever for a CPU, before any pool.
     DriverWaits,
+    /// TransferQueue's start-up fails: a storage unit is pinned to a node with no CPU.
+    DriverFails,
     /// Ray places every group verl creates (and verl goes on).
     Places,
     /// A group verl waits on stays pending forever.
@@ -57,6 +59,7 @@ impl LaunchCheck {
         if let Some(first) = self.verl.iter().find(|d| d.stops_before_ray()) {
             return match first {
                 LaunchDiagnostic::PreCheckRefuses { .. } => Outcome::Refused,
+                LaunchDiagnostic::DriverFails { .. } => Outcome::DriverFails,
                 _ => Outcome::DriverWaits,
             };
         }
@@ -95,9 +98,10 @@ impl LaunchCheck {
             terms,
             launch: &self.launch,
         };
-        suggest::suggest(
+        suggest::suggest_against(
             &self.report,
             &self.launch.cluster,
+            self.launch.idle.as_ref(),
             &terms,
             &SuggestOptions::within(&self.launch.check_options(options)),
         )

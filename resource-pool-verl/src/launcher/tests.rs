@@ -207,3 +207,106 @@ fn verls_own_check_counts_every_pool() {
     ));
     assert!(launch.stops_before_ray());
 }
+
+/// A node whose total is known, with `used` of its CPUs taken.
+fn busy(id: &str, gpus: u64, cpus: u64, used: u64) -> Node {
+    let whole = |n| Amount::from_whole(n).expect("whole");
+    let total = Resources::new()
+        .with("GPU", whole(gpus))
+        .with("CPU", whole(cpus));
+    let mut node = Node::new(id, total.clone().with("CPU", whole(cpus - used)));
+    node.total = Some(total);
+    node
+}
+
+#[test]
+fn the_driver_stays_on_the_head_until_it_is_half_used() {
+    let layout = reward_pool_first();
+    let holder = |head_used| {
+        let mut cluster = Cluster::new(vec![busy("head", 8, 32, head_used), busy("w", 8, 32, 0)]);
+        cluster.nodes[0].head = true;
+        plan("0.8.0", &layout, &cluster).holds[0].node_id.clone()
+    };
+    // Ray's hybrid policy scores a node by its CPU use from half on: under half used, the
+    // owner's node wins; past it, the less used node does.
+    assert_eq!(holder(10), "head");
+    assert_eq!(holder(24), "w");
+}
+
+#[test]
+fn a_cpu_only_node_takes_the_driver_before_the_gpu_nodes() {
+    let layout = reward_pool_first();
+    let mut cluster = Cluster::new(vec![busy("head", 8, 32, 0), busy("cpu", 0, 8, 0)]);
+    cluster.nodes[0].head = true;
+    assert_eq!(plan("0.8.0", &layout, &cluster).holds[0].node_id, "cpu");
+}
+
+#[test]
+fn a_storage_unit_pinned_to_a_node_without_cpus_stops_verl_at_once() {
+    // 0.9's TransferQueue pins units round-robin by node id: "a-head" gets units 0, 3, 6.
+    let layout = manager(
+        &[("global_pool", &[8, 8, 8])],
+        &[("actor_rollout", "global_pool")],
+    );
+    let mut cluster = Cluster::new(vec![
+        busy("a-head", 0, 0, 0),
+        busy("b", 8, 32, 0),
+        busy("c", 8, 32, 0),
+    ]);
+    cluster.nodes[0].head = true;
+    let launch = plan("0.9.1", &layout, &cluster);
+    // 24 GPUs asked, 16 free: verl's own check would refuse, but tq.init fails first.
+    assert!(matches!(
+        launch.findings.as_slice(),
+        [LaunchDiagnostic::DriverFails { by: HeldBy::StorageUnit(0), node, .. }] if node == "a-head"
+    ));
+    assert!(launch.stops_before_ray());
+    // A unit whose node is only busy waits instead.
+    cluster.nodes[0] = busy("a-head", 0, 4, 4);
+    let launch = plan("0.9.1", &layout, &cluster);
+    assert!(matches!(
+        launch.findings.as_slice(),
+        [LaunchDiagnostic::DriverPends {
+            by: HeldBy::StorageUnit(0),
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn what_verl_holds_leaves_the_nodes_totals() {
+    let layout = reward_pool_first();
+    let mut cluster = big_and_small();
+    cluster.nodes[0].total = Some(cluster.nodes[0].available.clone());
+    let launch = plan("0.8.0", &layout, &cluster);
+    let big = &launch.cluster.nodes[0];
+    assert_eq!(big.available.get("CPU"), Amount::from_whole(31).unwrap());
+    // Ray judges a group infeasible against a node's total, which an actor does not lower.
+    assert_eq!(
+        big.total.as_ref().unwrap().get("CPU"),
+        Amount::from_whole(32).unwrap()
+    );
+}
+
+#[test]
+fn the_reference_policy_gets_a_group_of_its_own_by_release() {
+    let ref_pool = manager(
+        &[("global_pool", &[8]), ("ref_pool", &[4])],
+        &[("actor_rollout", "global_pool"), ("ref", "ref_pool")],
+    );
+    let with_actor = manager(
+        &[("global_pool", &[8]), ("ref_pool", &[4])],
+        &[
+            ("actor", "global_pool"),
+            ("rollout", "global_pool"),
+            ("ref", "ref_pool"),
+        ],
+    );
+    let stages = |version, layout| plan(version, layout, &big_and_small()).creation.stages;
+    assert_eq!(stages("0.8.0", &ref_pool), [vec![0, 1]]);
+    assert_eq!(stages("0.9.0", &ref_pool), [vec![0]]);
+    assert_eq!(stages("0.9.0", &with_actor), [vec![0]]);
+    // 0.9.1: beside a separate actor only (`trainer_base.py:255`).
+    assert_eq!(stages("0.9.1", &ref_pool), [vec![0]]);
+    assert_eq!(stages("0.9.1", &with_actor), [vec![0, 1]]);
+}

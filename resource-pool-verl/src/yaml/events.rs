@@ -1,576 +1,276 @@
 //! One pass over a YAML text's events: the known keys' scalars, every key path, the
-//! top-level `defaults:` list (kept in [`super::found`]), and the anchored mappings that
-//! aliases and `<<` merges bring in ([`super::anchors`]). Positions are in characters of
-//! the parsed source.
+//! top-level `defaults:` list, anchored scalars (which their aliases repeat), and where an
+//! alias of a mapping or a `<<` merge brings keys in. Positions are in characters of the
+//! parsed source.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 
-use super::anchors::{Anchors, Item, Path};
-use super::construction::Shape;
-use super::found::Found;
-use super::frames::{Frame, MAX_KNOWN_KEY, MAX_PATH, dotted, frame_path, joined};
-use super::refusals::refused_scalar;
-use super::tabs::{REFUSED_TAB, Written, first_refused_tab};
-use super::tag::{NodeKind, no_constructor, refusal, tagged_scalar};
-use super::{ReadError, StringMark};
-use crate::keys::{Kind, interpret, is_null};
-use resource_pool_inventory::yaml_text::{CORE_TAG, core_type, non_specific};
+use super::{MAX_KEYS, StringMark, Unread};
+use crate::keys::{KEYS, KeyId};
+use resource_pool_inventory::yaml_text::{core_type, non_specific};
 
-/// PyYAML's words for a mapping or list used as a key (a Python dict or list hashes not).
-const UNHASHABLE_KEY: &str = "found unhashable key: a mapping or list as a mapping's key";
+/// The longest dotted path kept, in bytes: a key path is at most this long.
+const MAX_PATH: usize = 256;
 
-/// OmegaConf's words for a null key (`~:`, `null:`, an empty key), which it refuses.
-const NULL_KEY: &str =
-    "Incompatible key type 'NoneType': a null key (`~`, `null` or empty), which OmegaConf refuses";
-
-/// PyYAML's words for the merge tag on a value (a plain `<<`, or an alias of an anchored
-/// merge key, anywhere but a key): it has no constructor for it.
-fn merge_tag_value() -> String {
-    no_constructor(&format!("{CORE_TAG}merge"))
+/// A scalar as the events give it, its position in characters.
+#[derive(Clone, Debug)]
+pub(super) struct CharScalar {
+    pub text: String,
+    pub string: Option<StringMark>,
+    pub unread: Option<Unread>,
+    pub chars: (usize, usize),
 }
 
-/// PyYAML's words for a `<<` whose value is no mapping.
-fn not_mergeable(found: &str) -> String {
-    format!("expected a mapping or list of mappings for merging (`<<`), but found {found}")
+/// What one parse found, positions in characters.
+#[derive(Default)]
+pub(super) struct Found {
+    pub values: HashMap<KeyId, CharScalar>,
+    pub not_scalar: HashMap<KeyId, (usize, usize)>,
+    /// The dotted paths of the mappings that an alias of a mapping (or a `<<` merge)
+    /// brings keys into, with where the alias or merge key stands.
+    pub brought: Vec<(String, (usize, usize))>,
+    pub keys: Vec<String>,
+    pub key_chars: Vec<(usize, usize)>,
+    pub defaults: Vec<(Option<String>, String)>,
 }
 
-/// One parse of `source`. A tab PyYAML's scanner refuses ([`super::tabs`]) is the error
-/// when it stands before any other the parse finds: PyYAML scans the whole document
-/// before it constructs a value.
-pub(super) fn read_events(source: &str) -> Result<Found, ReadError> {
-    let mut written = Vec::new();
-    let read = read_document(source, &mut written);
-    let upto = match &read {
-        Ok(_) => usize::MAX,
-        Err(error) => error.at,
-    };
-    match first_refused_tab(source, &written, upto) {
-        Some(at) => Err((REFUSED_TAB.to_owned(), at).into()),
-        None => read,
+/// A mapping or list being read.
+enum Frame {
+    Map {
+        /// The key whose value is read; `None` when it is no text (a mapping as a key).
+        key: Option<String>,
+        expecting_key: bool,
+        /// A mapping or list stands as the key: its end leaves the key's value to read.
+        key_container: bool,
+    },
+    Seq,
+}
+
+impl Frame {
+    fn map() -> Frame {
+        Frame::Map {
+            key: None,
+            expecting_key: true,
+            key_container: false,
+        }
+    }
+
+    /// The key whose value is being read here, when this frame is a mapping reading one.
+    fn value_key(&self) -> Option<&str> {
+        match self {
+            Frame::Map {
+                key: Some(k),
+                expecting_key: false,
+                ..
+            } => Some(k),
+            _ => None,
+        }
+    }
+
+    fn expects_key(&self) -> bool {
+        matches!(
+            self,
+            Frame::Map {
+                expecting_key: true,
+                ..
+            }
+        )
     }
 }
 
-/// The events of `source`, noting in `written` where quoted and block scalars start.
-fn read_document(source: &str, written: &mut Vec<(usize, Written)>) -> Result<Found, ReadError> {
-    let mut reader = Reader {
-        source,
-        stack: Vec::new(),
-        scalars: HashMap::new(),
-        anchors: Anchors::default(),
-        shape: Shape::default(),
-        node_of_anchor: HashMap::new(),
-        merge_anchors: HashSet::new(),
-        lists: HashMap::new(),
-        found: Found::default(),
-    };
-    let mut parser = Parser::new_from_str(source);
+/// The dotted path of the value the frames read, then `more`, when it runs through
+/// mappings' keys only (no list, no `<<`) and is at most [`MAX_PATH`] bytes long.
+fn dotted(frames: &[Frame], more: Option<&str>) -> Option<String> {
+    let mut path = String::new();
+    for key in frames.iter().map(Frame::value_key).chain(more.map(Some)) {
+        let key = key.filter(|k| *k != "<<")?;
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
+        if path.len() > MAX_PATH {
+            return None;
+        }
+    }
+    Some(path)
+}
+
+/// The events of `source`'s first document.
+pub(super) fn read_events(source: &str) -> Result<Found, (String, usize)> {
+    let mut reader = Reader::default();
     let mut documents = 0;
+    let mut parser = Parser::new_from_str(source);
     while let Some(event) = parser.next_event() {
-        let (event, span) = match event {
-            Ok(pair) => pair,
-            Err(error) => return Err((error.info().to_owned(), error.marker().index()).into()),
-        };
+        let (event, span) = event.map_err(|e| (e.info().to_owned(), e.marker().index()))?;
         let chars = (span.start.index(), span.end.index());
         match event {
             Event::DocumentStart(_) => {
                 documents += 1;
                 if documents > 1 {
-                    // PyYAML's `load`, which OmegaConf and Hydra read a file with, takes
-                    // one document and stops at the start of another.
-                    let message =
-                        "expected a single document in the stream, but found another document";
-                    return Err((message.to_owned(), chars.0).into());
+                    break;
                 }
             }
             Event::Scalar(value, style, anchor, tag) => {
-                let how = match style {
-                    ScalarStyle::SingleQuoted => Some(Written::SingleQuoted),
-                    ScalarStyle::DoubleQuoted => Some(Written::DoubleQuoted),
-                    // An empty block scalar has no content to start at.
-                    ScalarStyle::Literal | ScalarStyle::Folded if !value.trim().is_empty() => {
-                        Some(Written::Block)
-                    }
-                    _ => None,
-                };
-                written.extend(how.map(|how| (chars.0, how)));
-                reader.scalar(value.into_owned(), style, anchor, tag.as_deref(), chars)?
+                reader.scalar(value.into_owned(), style, anchor, tag.as_deref(), chars)
             }
-            Event::Alias(anchor) => reader.alias(anchor, chars)?,
-            Event::MappingStart(anchor, tag) => {
-                reader.start(NodeKind::Mapping, anchor, tag.as_deref(), chars)?
-            }
-            Event::SequenceStart(anchor, tag) => {
-                reader.start(NodeKind::Sequence, anchor, tag.as_deref(), chars)?
-            }
-            Event::MappingEnd | Event::SequenceEnd => reader.end(chars)?,
+            Event::Alias(anchor) => reader.alias(anchor, chars),
+            Event::MappingStart(..) => reader.start(Frame::map(), chars),
+            Event::SequenceStart(..) => reader.start(Frame::Seq, chars),
+            Event::MappingEnd | Event::SequenceEnd => reader.end(),
             Event::DocumentEnd | Event::Nothing | Event::StreamStart | Event::StreamEnd => {}
         }
-    }
-    if let Some(duplicate) = reader.shape.duplicate() {
-        return Err(duplicate.into());
     }
     Ok(reader.found)
 }
 
-struct Reader<'s> {
-    source: &'s str,
+#[derive(Default)]
+struct Reader {
     stack: Vec<Frame>,
-    /// Anchored scalars: their text and what made them strings.
-    scalars: HashMap<usize, (String, Option<StringMark>)>,
-    anchors: Anchors,
-    /// The document's mappings and lists, for OmegaConf 2.3's duplicate check.
-    shape: Shape,
-    /// Anchored mappings' and lists' nodes in `shape`.
-    node_of_anchor: HashMap<usize, usize>,
-    /// Anchored merge keys (`&m <<`), also in `scalars`: an alias of one is the merge key.
-    merge_anchors: HashSet<usize>,
-    /// Anchored lists, by node, as a `<<` would merge them (`<<: *list`): the mappings
-    /// they hold in order (kept as anchored ones are), or what else one holds first.
-    lists: HashMap<usize, Result<Vec<usize>, &'static str>>,
+    /// Anchored scalars, by anchor.
+    scalars: HashMap<usize, CharScalar>,
     found: Found,
 }
 
-impl Reader<'_> {
+impl Reader {
     fn scalar(
         &mut self,
-        value: String,
+        text: String,
         style: ScalarStyle,
         anchor: usize,
         tag: Option<&Tag>,
         chars: (usize, usize),
-    ) -> Result<(), ReadError> {
+    ) {
         // Read as plain: written so, or under the non-specific `!`, whatever its quotes.
         let plain = matches!(style, ScalarStyle::Plain) || tag.is_some_and(non_specific);
-        // PyYAML resolves a plain `<<` to the merge tag wherever it stands, and takes any
-        // key tagged `!!merge` (whatever its text) as the merge key.
-        let merge_tag = match tag {
-            Some(tag) if !non_specific(tag) => core_type(tag).as_deref() == Some("merge"),
-            _ => plain && value == "<<",
+        let tagged = tag.is_some_and(|t| !non_specific(t));
+        let merge_key =
+            (plain && text == "<<") || tag.and_then(core_type).as_deref() == Some("merge");
+        let scalar = CharScalar {
+            text,
+            string: (!plain).then_some(StringMark::Quotes),
+            unread: tagged.then_some(Unread::Tag),
+            chars,
         };
-        let is_key = self.stack.last().is_some_and(Frame::expects_key);
-        if !(is_key && merge_tag)
-            && let Some(message) = refusal(tag, NodeKind::Scalar)
-        {
-            return Err(ReadError {
-                message,
-                at: chars.0,
-                refused_tag: true,
-            });
-        }
-        if !(is_key && merge_tag)
-            && let Some(error) = refused_scalar(tag, &value, plain, is_key, chars.0)
-        {
-            return Err(error);
-        }
-        let quoted = (!plain).then_some(StringMark::Quotes);
-        if is_key && merge_tag {
-            if anchor > 0 {
-                // An alias of it is the merge key too (PyYAML reads the tag of the node).
-                self.merge_anchors.insert(anchor);
-                self.scalars.insert(anchor, (value, quoted));
-            }
-            self.merge_key();
-            return Ok(());
-        }
-        if self.stack.last().is_some_and(Frame::expects_merge) {
-            return Err((not_mergeable("a scalar"), chars.0).into());
-        }
-        if merge_tag {
-            // A plain `<<` that is no key: PyYAML has no constructor for what it resolves to.
-            return Err((merge_tag_value(), chars.0).into());
-        }
-        if is_key {
-            // A key keeps its text (its path); its tag says only what type it is.
-            let typed = tagged_scalar(tag, value.clone(), quoted);
-            if anchor > 0 {
-                self.scalars.insert(anchor, (value.clone(), quoted));
-            }
-            return self.key(value, (&typed.0, typed.1), chars);
-        }
-        let (value, quoted) = tagged_scalar(tag, value, quoted);
         if anchor > 0 {
-            self.scalars.insert(anchor, (value.clone(), quoted));
+            self.scalars.insert(anchor, scalar.clone());
         }
-        self.found.default_item(&self.stack, &value);
-        self.in_anchored_list(Err("a scalar in the list"));
-        self.value(Item::Scalar((value, quoted, chars)))
+        if self.stack.last().is_some_and(Frame::expects_key) {
+            let key = if merge_key {
+                "<<".to_owned()
+            } else {
+                scalar.text
+            };
+            self.key(Some(key), chars);
+        } else {
+            self.value(Some(scalar), chars);
+        }
     }
 
-    /// A mapping's key, `text` as written and `typed` as its tag makes it (see
-    /// [`tagged_scalar`]): kept as a path; refused when null (OmegaConf takes no `None`
-    /// key) or when the mapping has it already (OmegaConf's loader refuses such a mapping;
-    /// PyYAML alone would keep the later value).
-    fn key(
-        &mut self,
-        text: String,
-        typed: (&str, Option<StringMark>),
-        chars: (usize, usize),
-    ) -> Result<(), ReadError> {
+    /// A mapping's key (`None`: no text to make a path of); a `<<` merges what its value
+    /// names into the mapping, which is not read.
+    fn key(&mut self, key: Option<String>, chars: (usize, usize)) {
         let top = self.stack.len() - 1;
-        let (typed, quoted) = (typed.0, typed.1.is_some());
-        if is_null(typed, quoted, true) {
-            return Err((NULL_KEY.to_owned(), chars.0).into());
-        }
-        // OmegaConf's duplicate check counts the keys that are strings (`1:` twice is the
-        // later one's, as PyYAML builds it; a float key is taken for a string here).
-        let string = quoted
-            || !(interpret(typed, false, Kind::Int, true).is_some()
-                || interpret(typed, false, Kind::Bool, true).is_some());
-        self.shape
-            .key(self.stack[top].node(), &text, string, chars.0);
-        if let Some(path) = dotted(&self.stack[..top], [text.as_str()], MAX_PATH) {
-            self.found.key(path, chars);
-        }
-        if self.anchors.keeping() {
-            let stack = &self.stack;
-            let item = Item::Key(chars);
-            self.anchors
-                .keep(
-                    |frame| {
-                        let mut p = frame_path(&stack[frame..top])?;
-                        p.push(text.clone());
-                        Some(p)
-                    },
-                    &item,
-                )
-                .map_err(|message| (message, chars.0))?;
+        if key.as_deref() == Some("<<") {
+            if let Some(path) = dotted(&self.stack[..top], None) {
+                self.found.brought.push((path, chars));
+            }
+        } else if let Some(path) = dotted(&self.stack[..top], key.as_deref())
+            && self.found.keys.len() < MAX_KEYS
+        {
+            self.found.keys.push(path);
+            self.found.key_chars.push(chars);
         }
         if let Some(Frame::Map {
-            key,
+            key: slot,
             expecting_key,
-            seen,
             ..
         }) = self.stack.last_mut()
         {
-            if string {
-                if let Some(&first) = seen.get(&text) {
-                    let line = 1 + self
-                        .source
-                        .chars()
-                        .take(first)
-                        .filter(|&c| c == '\n')
-                        .count();
-                    return Err((
-                        format!("found duplicate key `{text}` (first on line {line})"),
-                        chars.0,
-                    )
-                        .into());
-                }
-                seen.insert(text.clone(), chars.0);
-            }
-            (*key, *expecting_key) = (Some(text), false);
+            (*slot, *expecting_key) = (key, false);
         }
-        Ok(())
     }
 
-    /// A value where the stack stands: kept for its known key, and in the mappings being
-    /// kept; then the enclosing mapping expects a key.
-    fn value(&mut self, item: Item) -> Result<(), ReadError> {
-        let at = match &item {
-            Item::Scalar((_, _, chars)) | Item::Container(chars) | Item::Key(chars) => chars.0,
-        };
-        if let Some(path) = dotted(&self.stack, [], MAX_KNOWN_KEY) {
-            self.found.value(&path, &item);
+    /// A value where the stack stands (`None`: a mapping or list): kept for its known key,
+    /// or as an item of the top-level `defaults:` list.
+    fn value(&mut self, scalar: Option<CharScalar>, chars: (usize, usize)) {
+        if let Some(id) = dotted(&self.stack, None).and_then(|p| known(&p)) {
+            match &scalar {
+                Some(s) => {
+                    self.found.values.insert(id, s.clone());
+                }
+                None => {
+                    self.found.not_scalar.insert(id, chars);
+                }
+            }
         }
-        let stack = &self.stack;
-        self.anchors
-            .keep(|frame| frame_path(&stack[frame..]), &item)
-            .map_err(|message| (message, at))?;
-        if matches!(item, Item::Scalar(_)) {
+        if let Some(s) = &scalar {
+            self.default_item(&s.text);
             self.after_value();
         }
-        Ok(())
     }
 
-    fn alias(&mut self, anchor: usize, chars: (usize, usize)) -> Result<(), ReadError> {
-        let node = self.node_of_anchor.get(&anchor).copied();
-        let is_list = node.is_some_and(|node| self.lists.contains_key(&node));
-        if self.stack.last().is_some_and(Frame::expects_merge) {
-            let in_list = matches!(self.stack.last(), Some(Frame::Seq { .. }));
-            // Cloned only here: an alias merges a list's mappings, elsewhere it only
-            // needs to know that the node is a list.
-            let list = node.and_then(|node| self.lists.get(&node).cloned());
-            return match (list, in_list) {
-                _ if self.scalars.contains_key(&anchor) => {
-                    Err((not_mergeable("a scalar"), chars.0).into())
-                }
-                (Some(_), true) => Err((not_mergeable("a list in the list"), chars.0).into()),
-                (Some(Err(found)), false) => Err((not_mergeable(found), chars.0).into()),
-                // An anchored list merges as if its mappings were written there as a
-                // `<<` list (PyYAML's `flatten_mapping` reads the same node).
-                (Some(Ok(mappings)), false) => {
-                    if let Some(Frame::Map { sources, .. }) = self.stack.last_mut() {
-                        sources.push(mappings);
-                    }
-                    self.merge_done();
-                    Ok(())
-                }
-                (None, _) => {
-                    if let Some(node) = node {
-                        self.link(node);
-                    }
-                    // In a list, the list's end closes the merge.
-                    if !in_list {
-                        self.merge_done();
-                    }
-                    Ok(())
-                }
-            };
-        }
-        if self.stack.last().is_some_and(Frame::expects_key) && !self.scalars.contains_key(&anchor)
-        {
-            return Err((UNHASHABLE_KEY.to_owned(), chars.0).into());
-        }
-        let item = match (node, is_list) {
-            (Some(node), false) => Ok(node),
-            _ if self.scalars.contains_key(&anchor) => Err("a scalar in the list"),
-            _ => Err("a list in the list"),
-        };
-        self.in_anchored_list(item);
-        if let Some(node) = node {
-            self.link(node);
-        }
-        if let Some((value, quoted)) = self.scalars.get(&anchor).cloned() {
-            let merge_key = self.merge_anchors.contains(&anchor);
-            return match (self.stack.last().is_some_and(Frame::expects_key), merge_key) {
-                (true, true) => {
-                    self.merge_key();
-                    Ok(())
-                }
-                (true, false) => self.key(value.clone(), (&value, quoted), chars),
-                (false, true) => Err((merge_tag_value(), chars.0).into()),
-                (false, false) => self.value(Item::Scalar((value, quoted, chars))),
-            };
-        }
-        self.value(Item::Container(chars))?;
-        if let Some(items) = node.and_then(|node| self.anchors.items(node)) {
-            // The mapping, as if written here: a copy, counted against the bound.
-            self.anchors
-                .spend(items.len())
-                .map_err(|message| (message, chars.0))?;
-            self.place(self.stack.len(), &items, chars)?;
-        }
-        self.after_value();
-        Ok(())
-    }
-
-    fn start(
-        &mut self,
-        node: NodeKind,
-        anchor: usize,
-        tag: Option<&Tag>,
-        chars: (usize, usize),
-    ) -> Result<(), ReadError> {
-        if let Some(message) = refusal(tag, node) {
-            return Err(ReadError {
-                message,
-                at: chars.0,
-                refused_tag: true,
-            });
-        }
-        let is_map = node == NodeKind::Mapping;
-        let top = self.stack.last();
-        if top.is_some_and(Frame::expects_key) {
-            return Err((UNHASHABLE_KEY.to_owned(), chars.0).into());
-        }
-        let id = self.shape.node(is_map, chars.0);
-        if anchor > 0 {
-            self.node_of_anchor.insert(anchor, id);
-        }
-        if top.is_some_and(Frame::expects_merge) {
-            let in_list = matches!(top, Some(Frame::Seq { .. }));
-            if is_map {
-                self.link(id);
-                self.stack.push(Frame::map(id));
-                self.anchors.open(self.stack.len() - 1, id);
-            } else if in_list {
-                return Err((not_mergeable("a list in the list"), chars.0).into());
-            } else {
-                // A `<<` list: its mappings are merged when it ends.
-                self.stack.push(Frame::Seq {
-                    node: id,
-                    merging: Some(Vec::new()),
-                });
+    /// An item of the top-level `defaults:` list: `name`, or `group: option` (`override
+    /// group: option`).
+    fn default_item(&mut self, text: &str) {
+        match &self.stack[..] {
+            [top, Frame::Seq] if top.value_key() == Some("defaults") => {
+                self.found.defaults.push((None, text.to_owned()));
             }
-            return Ok(());
-        }
-        self.link(id);
-        self.value(Item::Container(chars))?;
-        // A mapping in an anchored list is kept too: `<<: *list` merges it.
-        let in_list = self.in_anchored_list(if is_map {
-            Ok(id)
-        } else {
-            Err("a list in the list")
-        });
-        if is_map {
-            self.stack.push(Frame::map(id));
-            if anchor > 0 || in_list {
-                self.anchors.open(self.stack.len() - 1, id);
+            [top, Frame::Seq, item] if top.value_key() == Some("defaults") => {
+                if let Some(group) = item.value_key() {
+                    let group = group.strip_prefix("override ").unwrap_or(group);
+                    let item = (Some(group.trim().to_owned()), text.to_owned());
+                    self.found.defaults.push(item);
+                }
             }
-        } else {
-            self.stack.push(Frame::Seq {
-                node: id,
-                merging: None,
-            });
-            if anchor > 0 {
-                self.lists.insert(id, Ok(Vec::new()));
-            }
-        }
-        Ok(())
-    }
-
-    /// Notes an item of the list being read, when it is anchored: a mapping (by node), or
-    /// what else it is (`Err`), which makes the list one that `<<` cannot merge. Whether
-    /// the list is anchored.
-    fn in_anchored_list(&mut self, item: Result<usize, &'static str>) -> bool {
-        let Some(Frame::Seq { node, .. }) = self.stack.last() else {
-            return false;
-        };
-        let Some(Ok(mappings)) = self.lists.get_mut(node) else {
-            return self.lists.contains_key(node);
-        };
-        match item {
-            Ok(mapping) => mappings.push(mapping),
-            Err(found) => {
-                self.lists.insert(*node, Err(found));
-            }
-        }
-        true
-    }
-
-    /// Mapping or list `id` (new, or named by an alias) in [`Shape`], where the stack
-    /// stands: a key's value, a list's item, or what a `<<` merges.
-    fn link(&mut self, id: usize) {
-        match self.stack.last_mut() {
-            Some(Frame::Seq {
-                merging: Some(list),
-                ..
-            }) => list.push(id),
-            Some(Frame::Seq { node, .. }) => self.shape.item(*node, id),
-            Some(Frame::Map {
-                merging: true,
-                expecting_key: false,
-                sources,
-                ..
-            }) => sources.push(vec![id]),
-            Some(Frame::Map {
-                node,
-                expecting_key: false,
-                ..
-            }) => self.shape.value(*node, id),
             _ => {}
         }
     }
 
-    fn end(&mut self, chars: (usize, usize)) -> Result<(), ReadError> {
-        let Some(top) = self.stack.len().checked_sub(1) else {
-            return Ok(());
-        };
-        if let Some(Frame::Map {
-            node,
-            sources,
-            seen,
-            ..
-        }) = self.stack.last_mut()
-            && !sources.is_empty()
-        {
-            let (node, seen) = (*node, std::mem::take(seen));
-            let sources = std::mem::take(sources);
-            self.shape.merges(node, sources.clone());
-            let merged = self
-                .anchors
-                .merged(&sources, &seen)
-                .map_err(|m| (m, chars.0))?;
-            self.place(top, &merged.items, chars)?;
-            for contested in &merged.contested {
-                self.found.contested(&self.stack[..top], contested);
-            }
+    fn alias(&mut self, anchor: usize, chars: (usize, usize)) {
+        let scalar = self.scalars.get(&anchor).cloned();
+        if self.stack.last().is_some_and(Frame::expects_key) {
+            self.key(scalar.map(|s| s.text), chars);
+            return;
         }
-        self.anchors.close(top);
-        let ended = self.stack.pop();
-        match (ended, self.stack.last_mut()) {
-            // A mapping in a `<<` list: the list's end closes the merge.
-            (
-                Some(Frame::Map { .. }),
-                Some(Frame::Seq {
-                    merging: Some(_), ..
-                }),
-            ) => {}
-            // A `<<` list or mapping, read.
-            (
-                Some(Frame::Seq {
-                    merging: Some(list),
-                    ..
-                }),
-                Some(Frame::Map { sources, .. }),
-            ) => {
-                sources.push(list);
-                self.merge_done();
-            }
-            (Some(Frame::Map { .. }), Some(parent)) if parent.expects_merge() => self.merge_done(),
-            _ => self.after_value(),
-        }
-        Ok(())
-    }
-
-    /// The `<<` key's value is read: the mapping expects its next key.
-    fn merge_done(&mut self) {
-        if let Some(Frame::Map { merging, .. }) = self.stack.last_mut() {
-            *merging = false;
-        }
-        self.after_value();
-    }
-
-    /// `items` (paths relative to the value that frames `..upto` read) placed there, as if
-    /// written there: kept for their known keys and in the mappings being kept.
-    fn place(
-        &mut self,
-        upto: usize,
-        items: &[(Path, Item)],
-        chars: (usize, usize),
-    ) -> Result<(), ReadError> {
-        let base = dotted(&self.stack[..upto], [], MAX_PATH);
-        for (path, item) in items {
-            if let Some(base) = &base {
-                let limit = match item {
-                    Item::Key(_) => MAX_PATH,
-                    _ => MAX_KNOWN_KEY,
-                };
-                let more = path.iter().map(|k| Some(k.as_str()));
-                match (joined(base.clone(), more, limit), item) {
-                    (Some(full), Item::Key(at)) => self.found.key(full, *at),
-                    (Some(full), _) => self.found.value(&full, item),
-                    (None, _) => {}
+        match scalar {
+            Some(scalar) => self.value(Some(CharScalar { chars, ..scalar }), chars),
+            None => {
+                // A mapping or list: what it holds is not read here.
+                if let Some(path) = dotted(&self.stack, None) {
+                    self.found.brought.push((path, chars));
                 }
+                self.value(None, chars);
+                self.after_value();
             }
-            let stack = &self.stack;
-            self.anchors
-                .keep(
-                    |frame| {
-                        let mut p = frame_path(stack.get(frame..upto)?)?;
-                        p.extend(path.iter().cloned());
-                        Some(p)
-                    },
-                    item,
-                )
-                .map_err(|message| (message, chars.0))?;
         }
-        Ok(())
     }
 
-    /// The merge key (`<<`) is read: its value is what to merge into the mapping. It is
-    /// never a key of the mapping, nor a duplicate.
-    fn merge_key(&mut self) {
-        if let Some(Frame::Map {
-            key,
-            expecting_key,
-            merging,
-            ..
-        }) = self.stack.last_mut()
-        {
-            (*key, *expecting_key, *merging) = (Some("<<".to_owned()), false, true);
+    fn start(&mut self, frame: Frame, chars: (usize, usize)) {
+        match self.stack.last_mut() {
+            Some(Frame::Map {
+                key,
+                expecting_key: expecting @ true,
+                key_container,
+            }) => {
+                // A mapping or list as a key: no path runs through it.
+                (*key, *expecting, *key_container) = (None, false, true);
+            }
+            _ => self.value(None, chars),
+        }
+        self.stack.push(frame);
+    }
+
+    fn end(&mut self) {
+        self.stack.pop();
+        match self.stack.last_mut() {
+            Some(Frame::Map {
+                key_container: key_container @ true,
+                ..
+            }) => *key_container = false,
+            _ => self.after_value(),
         }
     }
 
@@ -580,4 +280,9 @@ impl Reader<'_> {
             *expecting_key = true;
         }
     }
+}
+
+/// The known key at a dotted path.
+fn known(path: &str) -> Option<KeyId> {
+    KEYS.iter().position(|k| k.path == path)
 }

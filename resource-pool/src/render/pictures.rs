@@ -2,8 +2,6 @@
 //! witness placement and what Ray does in the launcher's order; and under them, the
 //! suggested layouts ([`suggestion_pictures`]).
 
-use std::borrow::Cow;
-
 use super::picture::{Picture, picture};
 use crate::Cluster;
 use crate::check::CheckReport;
@@ -76,15 +74,15 @@ pub fn check_pictures(report: &CheckReport, cluster: &Cluster, order: &str) -> V
 
 /// The pictures of the suggested layouts (`--plan` draws them under the failed attempt):
 /// one per answer found, titled with the layout, drawn where Ray places it on the cluster
-/// the answer is for (the idle one with nothing held).
+/// the answer is for (the idle one with nothing of other work held).
 pub fn suggestion_pictures(suggestions: &Suggestions, cluster: &Cluster) -> Vec<Picture> {
     let busy = suggestions.busy();
     suggestions
         .found()
         .filter_map(|(when, s)| {
             let on = match when {
-                When::Now => Cow::Borrowed(cluster),
-                When::Idle => Cow::Owned(cluster.idle()?),
+                When::Now => cluster,
+                When::Idle => suggestions.idle.as_ref()?,
             };
             let lead = match (when, busy) {
                 (When::Now, false) => "Suggested",
@@ -102,7 +100,7 @@ pub fn suggestion_pictures(suggestions: &Suggestions, cluster: &Cluster) -> Vec<
                 &title,
                 &s.slots,
                 &s.pools,
-                &on,
+                on,
                 &s.assignment(),
                 Some(s.ray.representative.groups.as_slice()),
             ))

@@ -127,36 +127,38 @@ pub fn render_svg(pictures: &[Picture]) -> String {
         canvas.y += ROW;
     }
     for picture in pictures {
-        canvas.text(MARGIN, &picture.title, r#" font-weight="bold""#);
-        canvas.y += ROW;
+        canvas.picture(picture);
+    }
+    canvas.document()
+}
+
+impl Canvas {
+    /// One picture, under the last: its title, node rows, pending groups and legend.
+    fn picture(&mut self, picture: &Picture) {
+        self.text(MARGIN, &picture.title, r#" font-weight="bold""#);
+        self.y += ROW;
         let cell_w = (cell_width(picture) as f64 * CHAR + 6.0).max(20.0);
+        self.rows(picture, cell_w);
+        self.pending(picture, cell_w);
+        self.legend(picture);
+        if picture.rows.iter().any(|r| r.count > 1) {
+            self.y += ROW;
+            self.text(MARGIN * 2.0, GROUP_ROW_NOTE, "");
+        }
+        self.y += ROW * 1.5;
+    }
+
+    /// The node rows, one a line: the name, the cells, then the CPUs and notes in one
+    /// column after the widest row; and the line on the rows not shown.
+    fn rows(&mut self, picture: &Picture, cell_w: f64) {
         let names: Vec<String> = picture.rows.iter().map(row_name).collect();
         let name_w = names.iter().map(|n| text_width(n)).fold(0.0, f64::max);
         let cells_x = MARGIN * 2.0 + name_w + GAP * 3.0;
-        let cells_w = picture
-            .rows
-            .iter()
-            .map(|r| {
-                r.segments
-                    .iter()
-                    .map(|s| {
-                        text_width(s.accelerator)
-                            + GAP * 5.0
-                            + s.cells.len() as f64 * (cell_w + GAP)
-                            + if s.hidden > 0 {
-                                text_width(&format!("+{}", s.hidden))
-                            } else {
-                                0.0
-                            }
-                    })
-                    .sum::<f64>()
-                    .max(text_width("(no accelerators)"))
-            })
-            .fold(0.0, f64::max);
+        let cells_w = cells_width(picture, cell_w);
         for (row, name) in picture.rows.iter().zip(&names) {
             let ink = if row.alive { "" } else { r##" fill="#c33""## };
-            canvas.text(MARGIN * 2.0, name, ink);
-            canvas.segments(cells_x, &row.segments, cell_w, false);
+            self.text(MARGIN * 2.0, name, ink);
+            self.segments(cells_x, &row.segments, cell_w, false);
             let mut info = format!("CPU {}/{}", row.cpu_used, row.cpu_available);
             if row.count > 1 {
                 let _ = write!(info, "  ×{}", row.count);
@@ -167,51 +169,60 @@ pub fn render_svg(pictures: &[Picture]) -> String {
             if !row.nearest_for.is_empty() {
                 let _ = write!(info, "  ◂ nearest for {}", row.nearest_for.join(", "));
             }
-            canvas.text(cells_x + cells_w + GAP * 2.0, &info, "");
-            canvas.y += ROW;
+            self.text(cells_x + cells_w + GAP * 2.0, &info, "");
+            self.y += ROW;
         }
         if let Some(more) = &picture.more {
-            canvas.text(MARGIN * 2.0, &more_line(more), r##" fill="#555""##);
-            canvas.y += ROW;
+            self.text(MARGIN * 2.0, &more_line(more), r##" fill="#555""##);
+            self.y += ROW;
         }
+    }
+
+    /// The pending groups (dashed, in red) with their nearest node, how many more are not
+    /// shown, and the groups never created.
+    fn pending(&mut self, picture: &Picture, cell_w: f64) {
         for p in &picture.pending {
             let label = format!("PENDING {}", p.name);
-            canvas.text(MARGIN * 2.0, &label, r##" fill="#d00" font-weight="bold""##);
+            self.text(MARGIN * 2.0, &label, r##" fill="#d00" font-weight="bold""##);
             let x = MARGIN * 2.0 + text_width(&label) + GAP * 3.0;
-            let end = canvas.segments(x, std::slice::from_ref(&p.segment), cell_w, true);
+            let end = self.segments(x, std::slice::from_ref(&p.segment), cell_w, true);
             let mut info = format!("CPU {}  {}", p.cpu, p.state);
             if let Some(nearest) = &p.nearest {
                 let _ = write!(info, "; nearest {nearest}");
             }
-            canvas.text(end, &info, r##" fill="#d00""##);
-            canvas.y += ROW;
+            self.text(end, &info, r##" fill="#d00""##);
+            self.y += ROW;
         }
         if picture.pending_hidden > 0 {
-            canvas.text(
+            self.text(
                 MARGIN * 2.0,
                 &format!("… and {} more pending groups", picture.pending_hidden),
                 r##" fill="#d00""##,
             );
-            canvas.y += ROW;
+            self.y += ROW;
         }
         for (groups, waits) in &picture.not_created {
-            canvas.text(
+            self.text(
                 MARGIN * 2.0,
                 &format!("not created: {groups} (verl waits on {waits} forever)"),
                 r##" fill="#555""##,
             );
-            canvas.y += ROW;
+            self.y += ROW;
         }
+    }
+
+    /// The legend, on one line: each pool's colour and letter, then the glyphs shown.
+    fn legend(&mut self, picture: &Picture) {
         let mut x = MARGIN * 2.0;
         for entry in &picture.legend {
             let _ = writeln!(
-                canvas.body,
+                self.body,
                 r#"<rect x="{x:.1}" y="{:.1}" width="14" height="14" rx="2" fill="{}"/>"#,
-                canvas.y + 2.0,
+                self.y + 2.0,
                 PALETTE[entry.pool % PALETTE.len()]
             );
             let text = format!("{} = {} ({})", entry.letter, entry.name, entry.slots);
-            canvas.text(x + 18.0, &text, "");
+            self.text(x + 18.0, &text, "");
             x += 18.0 + text_width(&text) + GAP * 4.0;
         }
         let glyphs = [
@@ -222,30 +233,54 @@ pub fn render_svg(pictures: &[Picture]) -> String {
         for (shown, glyph, what, fill) in glyphs {
             if shown {
                 let _ = writeln!(
-                    canvas.body,
+                    self.body,
                     r##"<rect x="{x:.1}" y="{:.1}" width="14" height="14" rx="2" fill="{fill}" stroke="#999"/>"##,
-                    canvas.y + 2.0
+                    self.y + 2.0
                 );
                 let text = format!("{glyph} {what}");
-                canvas.text(x + 18.0, &text, "");
+                self.text(x + 18.0, &text, "");
                 x += 18.0 + text_width(&text) + GAP * 4.0;
             }
         }
-        if picture.rows.iter().any(|r| r.count > 1) {
-            canvas.y += ROW;
-            canvas.text(MARGIN * 2.0, GROUP_ROW_NOTE, "");
-        }
-        canvas.y += ROW * 1.5;
     }
-    let width = (canvas.width + MARGIN).ceil();
-    let height = (canvas.y + MARGIN).ceil();
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"{FONT}\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n{}</svg>\n",
-        canvas.body
-    )
+
+    /// The SVG document around what was drawn, sized to it.
+    fn document(self) -> String {
+        let width = (self.width + MARGIN).ceil();
+        let height = (self.y + MARGIN).ceil();
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+             viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"{FONT}\">\n\
+             <rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n{}</svg>\n",
+            self.body
+        )
+    }
+}
+
+/// The width of the widest row's cells (at least the "(no accelerators)" note's), where
+/// the rows' CPU column starts.
+fn cells_width(picture: &Picture, cell_w: f64) -> f64 {
+    picture
+        .rows
+        .iter()
+        .map(|r| {
+            r.segments
+                .iter()
+                .map(|s| {
+                    text_width(s.accelerator)
+                        + GAP * 5.0
+                        + s.cells.len() as f64 * (cell_w + GAP)
+                        + if s.hidden > 0 {
+                            text_width(&format!("+{}", s.hidden))
+                        } else {
+                            0.0
+                        }
+                })
+                .sum::<f64>()
+                .max(text_width("(no accelerators)"))
+        })
+        .fold(0.0, f64::max)
 }
 
 #[cfg(test)]

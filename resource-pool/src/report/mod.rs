@@ -6,7 +6,11 @@
 //! made from the same list of findings, so they never disagree.
 
 pub mod github;
+#[cfg(feature = "verl")]
+pub mod guard;
 mod human;
+#[cfg(feature = "verl")]
+pub mod installed;
 pub mod json;
 mod run;
 pub mod sarif;

@@ -15,32 +15,26 @@ use resource_pool_verl::launch::{AmbientAddresses, Launch as LaunchLine};
 use resource_pool_verl::launcher::{Launch, LaunchCheck, LaunchDiagnostic, Layout, check_launch};
 use resource_pool_verl::releases::ReleaseRules;
 use resource_pool_verl::version::ReleaseRead;
-use resource_pool_verl::{
-    CONFIG_DATA_NAME, LoadedVerl, VerlLayout, VerlOptions, VerlSettings, load_launch,
-    user_config_file,
-};
+use resource_pool_verl::{CONFIG_DATA_NAME, LoadedVerl, VerlOptions, VerlSettings, load_launch};
 use serde_json::json;
 
+use super::installed::Installed;
 use super::run::CheckRun;
-use super::verl_run::{LayoutError, summary as launch_summary};
+use super::verl_run::{LayoutError, summary as launch_summary, verl_findings};
 use super::{Finding, said_by_the_cluster};
-use crate::verl::manager_from_layout;
+use crate::verl::{Role, manager_from_parts};
+use resource_pool_core::check::NoSpans;
+use resource_pool_core::model::{ResourcePool, ResourcePoolManager};
 
-/// The YAML to read: `explicit` (`--config`) wins; else the user's own config that the
-/// launch's `--config-path` names, when it can be read (Hydra resolves it from the entry
-/// point's folder: run where verl runs), noting in `options` when it cannot.
+/// The YAML to read: `explicit` (`--config`). A config the launch's `--config-path` names
+/// outside verl's own folder is not read offline: the launch is then not judged
+/// (`resource_pool::verl::not_judged`), whatever the file holds.
 pub fn config_path(
     explicit: Option<std::path::PathBuf>,
-    launch: &LaunchLine,
-    options: &mut VerlOptions,
+    _launch: &LaunchLine,
+    _options: &mut VerlOptions,
 ) -> Option<std::path::PathBuf> {
-    explicit.or_else(|| {
-        let file = user_config_file(launch)?;
-        let path = std::path::PathBuf::from(&file);
-        let readable = path.is_file();
-        options.config_file_unread = !readable;
-        readable.then_some(path)
-    })
+    explicit
 }
 
 /// verl's settings loaded from its YAML and launch line, with their findings: the first
@@ -53,6 +47,8 @@ pub struct VerlLoad {
     pub source: SourceFile,
     /// The settings' findings; the cluster's are added after them.
     pub findings: Vec<Finding>,
+    /// What the installed verl built, when a probe ran ([`VerlLoad::use_installed`]).
+    pub installed: Option<Installed>,
 }
 
 impl VerlLoad {
@@ -83,11 +79,12 @@ impl VerlLoad {
             loaded,
             source,
             findings,
+            installed: None,
         }
     }
 
     /// Says first which release's keys a version that is not one of the key set's is
-    /// judged by (`release`: what [`verl_release`] read of `--verl-version`).
+    /// judged by (`release`: what [`verl_release`](crate::verl::version::verl_release) read of `--verl-version`).
     pub fn note_release(&mut self, release: Option<ReleaseRead>) {
         if let Some(read) = release.filter(|r| r.approximate) {
             self.findings.insert(0, Finding::bare(read));
@@ -125,22 +122,29 @@ impl VerlLoad {
             loaded,
             source,
             findings,
+            installed,
         } = self;
         let input = Input {
             loaded: &loaded,
+            installed: installed.as_ref(),
             source: &source,
             notes,
             options,
             rules,
         };
         let run = input.run(findings, cluster);
-        VerlRun { loaded, run }
+        VerlRun {
+            loaded,
+            run,
+            installed,
+        }
     }
 }
 
 /// What the check of verl's settings reads besides the cluster.
 struct Input<'a> {
     loaded: &'a LoadedVerl,
+    installed: Option<&'a Installed>,
     source: &'a SourceFile,
     notes: &'a [InventoryNote],
     options: &'a CheckOptions,
@@ -151,10 +155,10 @@ impl Input<'_> {
     /// The check, after the settings' `findings`.
     fn run(&self, mut findings: Vec<Finding>, cluster: Cluster) -> CheckRun {
         let (source, options) = (self.source, self.options);
-        let Some(layout) = &self.loaded.layout else {
+        let Some(layout) = checked_layout(self.loaded, self.installed) else {
             return CheckRun::unchecked(findings, cluster);
         };
-        let manager = match manager_from_layout(layout) {
+        let manager = match manager_from_parts(layout.pools, &layout.mapping) {
             Ok(manager) => manager,
             Err(error) => {
                 findings.push(Finding::bare(LayoutError(error)));
@@ -162,7 +166,13 @@ impl Input<'_> {
             }
         };
         let settings = &self.loaded.settings;
-        let launch = Launch::plan(self.rules, &verl_layout(layout), &cluster, settings);
+        let named = settings.pool_keys().into_iter().map(|keys| keys.name);
+        if !named.eq(layout.pools.iter().map(|p| p.name.as_str())) {
+            // Pools that verl's settings do not size (a recipe's or fork's own, from
+            // `--python`): checked in the release's order, their remedies in pools' terms.
+            return self.run_unworded(findings, cluster, &manager, &layout);
+        }
+        let launch = Launch::plan(self.rules, &layout.plan(), &cluster, settings);
         let checked = match check_launch(&manager, launch, settings, options) {
             Ok(checked) => checked,
             Err(error) => {
@@ -195,18 +205,71 @@ impl Input<'_> {
     }
 }
 
-/// verl's layout as the launch plan reads it: its pools, and its roles by verl's names.
-fn verl_layout(layout: &VerlLayout) -> Layout<'_> {
-    let mapping = (layout.mapping.iter())
-        .filter_map(|&(role, pool)| {
-            let id = layout.pools.iter().position(|p| p.name == pool)?;
-            Some((role, id))
-        })
-        .collect();
-    Layout {
-        pools: &layout.pools,
-        mapping,
-        cpus_written: vec![false; layout.pools.len()],
+impl Input<'_> {
+    /// The check of pools that verl's settings do not name: verl's findings and the
+    /// check's, with no remedies in verl's keys.
+    fn run_unworded(
+        &self,
+        mut findings: Vec<Finding>,
+        cluster: Cluster,
+        manager: &ResourcePoolManager<Role>,
+        layout: &CheckedLayout<'_>,
+    ) -> CheckRun {
+        let launch = Launch::plan(self.rules, &layout.plan(), &cluster, &NoSpans);
+        let checked = match check_launch(manager, launch, &NoSpans, self.options) {
+            Ok(checked) => checked,
+            Err(error) => {
+                findings.push(Finding::bare(LayoutError(error)));
+                return CheckRun::unchecked(findings, cluster);
+            }
+        };
+        findings.extend(verl_findings(&checked, Some(self.source)));
+        let summary = launch_summary(&checked);
+        let mut run = CheckRun::checked(findings, checked.report, checked.launch.cluster);
+        run.launch = Some(summary);
+        run
+    }
+}
+
+/// The pools checked and their roles by verl's names: those the installed verl built,
+/// when a probe ran, else those of the offline reading.
+pub(super) struct CheckedLayout<'a> {
+    pub(super) pools: &'a [ResourcePool],
+    pub(super) mapping: Vec<(&'static str, &'a str)>,
+}
+
+impl CheckedLayout<'_> {
+    /// As the launch plan reads it: roles by pool index.
+    fn plan(&self) -> Layout<'_> {
+        let mapping = (self.mapping.iter())
+            .filter_map(|&(role, pool)| {
+                let id = self.pools.iter().position(|p| p.name == pool)?;
+                Some((role, id))
+            })
+            .collect();
+        Layout {
+            pools: self.pools,
+            mapping,
+            cpus_written: vec![false; self.pools.len()],
+        }
+    }
+}
+
+/// The layout checked: the installed verl's (none when it stopped first), else the
+/// offline reading's.
+pub(super) fn checked_layout<'a>(
+    loaded: &'a LoadedVerl,
+    installed: Option<&'a Installed>,
+) -> Option<CheckedLayout<'a>> {
+    match installed {
+        Some(installed) => installed.built.as_ref().map(|b| CheckedLayout {
+            pools: &b.pools,
+            mapping: b.mapping.iter().map(|(r, p)| (*r, p.as_str())).collect(),
+        }),
+        None => loaded.layout.as_ref().map(|l| CheckedLayout {
+            pools: &l.pools,
+            mapping: l.mapping.iter().map(|&(r, p)| (r, p)).collect(),
+        }),
     }
 }
 
@@ -251,12 +314,20 @@ pub struct VerlRun {
     /// The check: its findings in the order people read them, its report (`None` when verl
     /// would stop before building its layout), the layouts suggested, the cluster.
     pub run: CheckRun,
+    /// What the installed verl built, when a probe ran.
+    pub installed: Option<Installed>,
 }
 
 impl VerlRun {
     /// Whether the check passes (exit status 0).
     pub fn passes(&self) -> bool {
-        self.run.passes()
+        // A line the offline reader cannot see is not judged: its notice is a warning, and
+        // no error found is a pass.
+        let not_judged = self.installed.is_none() && self.loaded.launch.not_judged.is_some();
+        match not_judged {
+            true => !self.run.findings.iter().any(Finding::is_error),
+            false => self.run.passes(),
+        }
     }
 
     /// The JSON result: `check`'s, with verl's `pools` and `mapping` (always there, `null`
@@ -279,8 +350,8 @@ impl VerlRun {
                         })
                     })
                     .collect();
-                let mapping: serde_json::Map<String, serde_json::Value> = (self.loaded.layout)
-                    .iter()
+                let layout = checked_layout(&self.loaded, self.installed.as_ref());
+                let mapping: serde_json::Map<String, serde_json::Value> = (layout.iter())
                     .flat_map(|l| l.mapping.iter())
                     .map(|(role, pool)| ((*role).to_owned(), json!(pool)))
                     .collect();
@@ -291,20 +362,28 @@ impl VerlRun {
         object.insert("pools".to_owned(), pools);
         object.insert("mapping".to_owned(), mapping);
         object.insert("launch".to_owned(), json!(self.loaded.launch));
+        if let Some(installed) = &self.installed {
+            object.insert("installed".to_owned(), installed.json());
+        }
         value
     }
 
     /// `verl builds: global_pool = [8, 8]; actor_rollout → global_pool, ...` and a line
     /// break, printed before the report; empty when verl would stop before its layout.
     pub fn heading(&self) -> String {
-        let (Some(_), Some(layout)) = (&self.run.report, &self.loaded.layout) else {
+        let layout = checked_layout(&self.loaded, self.installed.as_ref());
+        let (Some(_), Some(layout)) = (&self.run.report, layout) else {
             return String::new();
         };
         // Long lists shortened (`100000 node-slots of 8`), as suggestions show them.
-        let pools = LayoutText::of(&layout.pools);
+        let pools = LayoutText::of(layout.pools);
         let mapping: Vec<String> = (layout.mapping.iter())
             .map(|(r, p)| format!("{r} → {p}"))
             .collect();
-        format!("verl builds: {pools}; {}\n", mapping.join(", "))
+        let who = match &self.installed {
+            Some(installed) => installed.who(),
+            None => "verl builds".to_owned(),
+        };
+        format!("{who}: {pools}; {}\n", mapping.join(", "))
     }
 }

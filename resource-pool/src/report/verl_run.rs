@@ -149,6 +149,7 @@ pub fn summary(checked: &LaunchCheck) -> LaunchSummary {
     let stops = match checked.outcome() {
         Outcome::Refused => Some(format!("verl {version}'s own check refuses it")),
         Outcome::DriverWaits => Some(format!("verl {version} waits for a CPU before any pool")),
+        Outcome::DriverFails => Some(format!("verl {version} stops before any pool")),
         Outcome::Stops => Some(format!("verl {version} stops with IndexError")),
         _ => None,
     };

@@ -261,6 +261,8 @@ pub struct Suggestions {
     pub answers: Vec<Answer>,
     /// What holds resources now, on a busy cluster.
     pub holders: Vec<Holder>,
+    /// The cluster the idle answer is for, on a busy cluster.
+    pub idle: Option<Cluster>,
     /// How the overrides are written.
     pub style: OverrideStyle,
     /// The accelerator the pools ask for, for messages.
@@ -326,15 +328,29 @@ pub fn suggest(
     terms: &dyn LayoutTerms,
     options: &SuggestOptions,
 ) -> Suggestions {
-    let pools = &report.pools;
-    let reshape: Vec<Reshape> = (0..pools.len()).map(|p| terms.reshape(p)).collect();
-    let multiples: Vec<u64> = (0..pools.len()).map(|p| terms.multiple(p)).collect();
-    let asked = pools.iter().map(ResourcePool::world_size).sum();
     let busy = cluster.has_totals()
         && cluster
             .alive()
             .any(|n| n.total.as_ref() != Some(&n.available));
     let idle = if busy { cluster.idle() } else { None };
+    suggest_against(report, cluster, idle.as_ref(), terms, options)
+}
+
+/// [`suggest`] with the idle cluster given: `idle` is `cluster` once other work is gone,
+/// `None` when none holds anything now. A launcher that holds part of the cluster itself
+/// before its groups (verl's driver) passes the idle cluster with its own holds on it, so
+/// that they count as neither other work nor free.
+pub fn suggest_against(
+    report: &CheckReport,
+    cluster: &Cluster,
+    idle: Option<&Cluster>,
+    terms: &dyn LayoutTerms,
+    options: &SuggestOptions,
+) -> Suggestions {
+    let pools = &report.pools;
+    let reshape: Vec<Reshape> = (0..pools.len()).map(|p| terms.reshape(p)).collect();
+    let multiples: Vec<u64> = (0..pools.len()).map(|p| terms.multiple(p)).collect();
+    let asked = pools.iter().map(ResourcePool::world_size).sum();
     let mut budget = Budget::new(options.max_steps, options.budget);
     let mut answers = Vec::new();
     let now_share = if idle.is_some() {
@@ -356,7 +372,7 @@ pub fn suggest(
         result,
         stats,
     });
-    if let Some(idle) = &idle {
+    if let Some(idle) = idle {
         let (result, stats) = search::search_within(&layouts, idle, options, &mut budget);
         answers.push(Answer {
             when: When::Idle,
@@ -381,11 +397,8 @@ pub fn suggest(
     Suggestions {
         asked,
         answers,
-        holders: if busy {
-            holders(pools, cluster)
-        } else {
-            Vec::new()
-        },
+        holders: idle.map_or_else(Vec::new, |idle| holders(pools, cluster, idle)),
+        idle: idle.cloned(),
         style: terms.style(),
         unit: Unit::of(pools),
         multiples: pools
@@ -407,8 +420,9 @@ pub fn suggest(
     }
 }
 
-/// What other work holds on each alive node, over the resources the pools ask for.
-fn holders(pools: &[ResourcePool], cluster: &Cluster) -> Vec<Holder> {
+/// What other work holds on each alive node (what `idle` has free that `cluster` has not),
+/// over the resources the pools ask for.
+fn holders(pools: &[ResourcePool], cluster: &Cluster, idle: &Cluster) -> Vec<Holder> {
     let mut asked: Vec<String> = pools
         .iter()
         .flat_map(|p| {
@@ -421,11 +435,10 @@ fn holders(pools: &[ResourcePool], cluster: &Cluster) -> Vec<Holder> {
         .collect();
     asked.sort_unstable();
     asked.dedup();
-    cluster
-        .alive()
-        .filter_map(|node| {
-            let total = node.total.as_ref()?;
-            let held: Resources = total
+    (cluster.nodes.iter().zip(&idle.nodes))
+        .filter(|(node, _)| node.alive)
+        .filter_map(|(node, idle)| {
+            let held: Resources = (idle.available)
                 .saturating_sub(&node.available)
                 .iter()
                 .filter(|(name, _)| asked.binary_search_by(|a| a.as_str().cmp(name)).is_ok())

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::Budget;
 use super::choices::{Choices, PoolChoice, Reshape, gcd};
-use crate::model::{Cluster, ResourceName, ResourcePool};
+use crate::model::{Cluster, ResourceName, ResourcePool, Resources};
 use crate::placement::fill_vector;
 
 /// How a walk over the layouts of one total ended.
@@ -59,14 +59,7 @@ impl Space {
         budget: &mut Budget,
     ) -> Space {
         let bundles_res: Vec<_> = pools.iter().map(|p| p.spec.bundle()).collect();
-        let mut names: Vec<ResourceName> = Vec::new();
-        for bundle in &bundles_res {
-            for (name, _) in bundle.entries() {
-                if let Err(i) = names.binary_search(name) {
-                    names.insert(i, name.clone());
-                }
-            }
-        }
+        let names = demanded_names(&bundles_res);
         let dims = names.len();
         let bundles: Vec<Vec<u64>> = bundles_res
             .iter()
@@ -76,23 +69,7 @@ impl Space {
                 v
             })
             .collect();
-        let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
-        let mut classes: Vec<(Vec<u64>, u64)> = Vec::new();
-        let mut free = vec![0u64; dims];
-        let mut buf = vec![0u64; dims];
-        for node in cluster.alive() {
-            fill_vector(&node.available, &names, &mut buf);
-            for (f, b) in free.iter_mut().zip(&buf) {
-                *f = f.saturating_add(*b);
-            }
-            match index.get(&buf) {
-                Some(&c) => classes[c].1 += 1,
-                None => {
-                    index.insert(buf.clone(), classes.len());
-                    classes.push((buf.clone(), 1));
-                }
-            }
-        }
+        let (classes, free) = node_classes(cluster, &names);
         budget.tick(classes.len() as u64);
         let choices: Vec<Choices> = pools
             .iter()
@@ -115,34 +92,14 @@ impl Space {
                 )
             })
             .collect();
-        let p = choices.len();
-        let mut min_rest = vec![0u64; p + 1];
-        let mut max_rest = vec![0u64; p + 1];
-        for i in (0..p).rev() {
-            max_rest[i] = max_rest[i + 1].saturating_add(choices[i].most());
-            min_rest[i] = min_rest[i + 1].saturating_add(choices[i].least());
-        }
+        let (min_rest, max_rest) = rest_bounds(&choices);
         let written: Vec<u64> = pools.iter().map(ResourcePool::world_size).collect();
-        let mut keep_rest: Vec<Option<u64>> = vec![Some(0); p + 1];
-        for i in (0..p).rev() {
-            keep_rest[i] = keep_rest[i + 1]
-                .filter(|_| choices[i].keeps(written[i]))
-                .map(|rest| rest.saturating_add(written[i]));
-        }
+        let keep_rest = keep_rest(&choices, &written);
         let asked: u64 = written.iter().sum();
-        let mut kinds: Vec<&str> = pools
-            .iter()
-            .map(|p| p.spec.accelerator.resource_name())
-            .collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        let accelerators_free: u64 = kinds
-            .iter()
-            .filter_map(|k| names.iter().position(|n| n.as_str() == *k))
-            .map(|r| free[r] / crate::model::Amount::SCALE)
-            .fold(0u64, u64::saturating_add);
         let step = choices.iter().fold(0u64, |g, c| gcd(g, c.step())).max(1);
-        let top = asked.min(max_rest[0]).min(accelerators_free);
+        let top = asked
+            .min(max_rest[0])
+            .min(accelerators_free(pools, &names, &free));
         Space {
             choices,
             truncated: budget.exhausted.is_some(),
@@ -292,4 +249,82 @@ impl Space {
             need <= u128::from(self.free[r])
         })
     }
+}
+
+/// The resources the bundles demand, sorted and once each.
+fn demanded_names(bundles: &[Resources]) -> Vec<ResourceName> {
+    let mut names: Vec<ResourceName> = Vec::new();
+    for bundle in bundles {
+        for (name, _) in bundle.entries() {
+            if let Err(i) = names.binary_search(name) {
+                names.insert(i, name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The alive nodes as classes of equal free amounts over `names` (each with its count), and
+/// what they have free in total.
+fn node_classes(cluster: &Cluster, names: &[ResourceName]) -> (Vec<(Vec<u64>, u64)>, Vec<u64>) {
+    let dims = names.len();
+    let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
+    let mut classes: Vec<(Vec<u64>, u64)> = Vec::new();
+    let mut free = vec![0u64; dims];
+    let mut buf = vec![0u64; dims];
+    for node in cluster.alive() {
+        fill_vector(&node.available, names, &mut buf);
+        for (f, b) in free.iter_mut().zip(&buf) {
+            *f = f.saturating_add(*b);
+        }
+        match index.get(&buf) {
+            Some(&c) => classes[c].1 += 1,
+            None => {
+                index.insert(buf.clone(), classes.len());
+                classes.push((buf.clone(), 1));
+            }
+        }
+    }
+    (classes, free)
+}
+
+/// `min_rest[i]`, `max_rest[i]`: the least and most accelerators pools `i..` can add.
+fn rest_bounds(choices: &[Choices]) -> (Vec<u64>, Vec<u64>) {
+    let p = choices.len();
+    let mut min_rest = vec![0u64; p + 1];
+    let mut max_rest = vec![0u64; p + 1];
+    for i in (0..p).rev() {
+        max_rest[i] = max_rest[i + 1].saturating_add(choices[i].most());
+        min_rest[i] = min_rest[i + 1].saturating_add(choices[i].least());
+    }
+    (min_rest, max_rest)
+}
+
+/// `keep_rest[i]`: what pools `i..` add when none changes from `written` (`None` when one
+/// cannot keep its layout as written).
+fn keep_rest(choices: &[Choices], written: &[u64]) -> Vec<Option<u64>> {
+    let p = choices.len();
+    let mut keep_rest: Vec<Option<u64>> = vec![Some(0); p + 1];
+    for i in (0..p).rev() {
+        keep_rest[i] = keep_rest[i + 1]
+            .filter(|_| choices[i].keeps(written[i]))
+            .map(|rest| rest.saturating_add(written[i]));
+    }
+    keep_rest
+}
+
+/// The whole accelerators of the pools' kinds that the alive nodes have free (`free`, over
+/// `names`), in total.
+fn accelerators_free(pools: &[ResourcePool], names: &[ResourceName], free: &[u64]) -> u64 {
+    let mut kinds: Vec<&str> = pools
+        .iter()
+        .map(|p| p.spec.accelerator.resource_name())
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    kinds
+        .iter()
+        .filter_map(|k| names.iter().position(|n| n.as_str() == *k))
+        .map(|r| free[r] / crate::model::Amount::SCALE)
+        .fold(0u64, u64::saturating_add)
 }

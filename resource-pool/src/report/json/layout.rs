@@ -60,6 +60,9 @@ impl CheckResult<'_> {
             top.field("ray_version", version)?;
         }
         top.field("suggestions", &self.suggestions)?;
+        if let Some(verl) = self.verl {
+            top.field("verl", verl)?;
+        }
         top.finish()
     }
 }
