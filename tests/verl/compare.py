@@ -171,6 +171,8 @@ def ours_of(out):
         outcome, stops_at = "refused", None
     elif diags(out, "resource_pool::verl::driver_pends"):
         outcome, stops_at = "driver_waits", None
+    elif diags(out, "resource_pool::verl::driver_fails"):
+        outcome, stops_at = "driver_fails", None
     elif diags(out, "resource_pool::verl::stops_at_pool"):
         outcome, stops_at = "stops", diags(out, "resource_pool::verl::stops_at_pool")[0]["data"].get("pool")
     else:
@@ -190,6 +192,7 @@ def ours_of(out):
             pending = {"pool": data.get("pool"), "slot": data.get("slot"), "state": data.get("state")}
             break
     pends_by = [(d.get("data") or {}) for d in diags(out, "resource_pool::verl::driver_pends")]
+    fails_by = [(d.get("data") or {}) for d in diags(out, "resource_pool::verl::driver_fails")]
     creation = None
     if verl is not None and verl.get("creation") is not None:
         creation = [p for stage in verl["creation"] for p in stage]
@@ -199,6 +202,7 @@ def ours_of(out):
         "stops_at": stops_at,
         "pending": pending,
         "pends_by": pends_by[0] if pends_by else None,
+        "fails_by": fails_by[0] if fails_by else None,
         "order_warning": bool(diags(out, "resource_pool::verl::pre_check_order")),
         "ray_placement": out.get("ray_placement") or [],
         "creation": creation,
@@ -269,6 +273,8 @@ def ours_text(ours):
         return f"{o} {p['pool']}[{p['slot']}] {p['state']}" + (" (from the human output)" if ours.get("pending_from") else "")
     if o == "stops":
         return f"stops at {ours['stops_at']}"
+    if o == "driver_fails" and ours.get("fails_by"):
+        return f"driver_fails ({json.dumps(ours['fails_by'].get('by'))} on {ours['fails_by'].get('node')})"
     if o == "driver_waits" and ours["pends_by"]:
         return f"driver_waits ({json.dumps(ours['pends_by'].get('by'))} on {ours['pends_by'].get('node')})"
     return o + (" (+pre_check_order)" if ours["order_warning"] else "")
@@ -310,8 +316,14 @@ def judge(result, ours):
         return same, ("ok" if same else "DIS") + ("(ties)" if same and o == "depends_on_ties" else "")
     if v == "error":
         msg = result.get("message") or ""
-        # (No match is defined for TransferQueue's ActorUnschedulableError: verl 0.9.1's start-up
-        # fails at once, where a storage unit is pinned to a node that can never fit it.)
+        # TransferQueue's ActorUnschedulableError: verl 0.9's start-up fails at once where a
+        # storage unit is pinned to a node that can never fit it; ours names the same unit.
+        if msg.startswith("ActorUnschedulableError"):
+            units = [s["what"] for s in result.get("side") or [] if s.get("error") == "ActorUnschedulableError"]
+            unit = int(units[0][len("TransferQueueStorageUnit#"):]) if units else None
+            by = (ours.get("fails_by") or {}).get("by")
+            same = o == "driver_fails" and unit is not None and by == {"storage_unit": unit}
+            return same, "ok" if same else "DIS"
         if msg.startswith("IndexError"):
             stop = verl_stop_pool(result)
             same = o == "stops" and ours["stops_at"] == stop
