@@ -9,7 +9,7 @@
 #      `resource-pool verl --python` builds for the same line (tests/guard/check.py).
 #   2. the harness (tests/verl/run_verl.py: verl's own start-up on every case of a shape)
 #      under the guard: what verl places or refuses comes out the same as without the guard
-#      (target/verl-results, written by tests/verl/run.sh before), and every case verl hangs
+#      (scripts/verl-compare's sample, run before: its cases and results), and every case verl hangs
 #      on is stopped by the guard naming the pool, before the harness's hang timeout.
 #
 #   tests/guard/run.sh                 both, all five releases
@@ -24,12 +24,14 @@ HERE="$ROOT/tests/guard"
 RELEASES=(${RP_VERL_RELEASES:-0.5.0 0.6.1 0.7.1 0.8.0 0.9.1})
 ENVS="${RP_VERL_ENVS:-$ROOT/.venv/verl}"
 PY="$ENVS/base/bin/python"
-OUT="${RP_VERL_OUT:-$ROOT/target/verl-results}"
+# Part 2 replays the cases and results of scripts/verl-compare's sample (run before it).
+OUT="${RP_VERL_OUT:-$ROOT/target/verl-compare/sample}"
+CASES="${RP_VERL_CASES:-$OUT/cases}"
 GUARD_OUT="$ROOT/target/guard-results"
 SITE="$ENVS/rp-site"
 BIN="${RP_BIN:-$ROOT/target/debug/resource-pool}"
 ADDRESS=127.0.0.2:27390
-SHAPES=(${RP_GUARD_SHAPES:-cpu_tight big_and_small})
+SHAPES=(${RP_GUARD_SHAPES:-big_and_small zero_cpu_head})
 
 log() { printf '[guard run.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -86,7 +88,7 @@ for shape in "${SHAPES[@]}"; do
     for v in "${RELEASES[@]}"; do
         log "verl $v: the harness on $shape under the guard"
         "$ROOT/tests/verl/python" "$v" -m resource_pool.guard "$ROOT/tests/verl/run_verl.py" --address "$ADDRESS" \
-            <"$ROOT/tests/verl/cases/$shape.json" >"$GUARD_OUT/$shape.$v.json" 2>"$GUARD_OUT/$shape.$v.log" || true
+            <"$CASES/$shape.json" >"$GUARD_OUT/$shape.$v.json" 2>"$GUARD_OUT/$shape.$v.log" || true
         "$PY" "$HERE/check.py" harness --release "$v" --guarded "$GUARD_OUT/$shape.$v.json" --plain "$OUT/$shape/$v.json"
     done
     down

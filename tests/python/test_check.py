@@ -14,11 +14,11 @@ import pytest
 import resource_pool as rp
 from conftest import CLUSTERS, ROOT, run_cli
 
-HANG_SPEC = {"reward_pool": [4], "global_pool": [8]}
+# The critic's pool first: verl creates the worker groups' pools in the spec's order.
+HANG_SPEC = {"critic_pool": [4], "global_pool": [8]}
 HANG_MAPPING = {
-    "rm": "reward_pool",
+    "critic": "critic_pool",
     "actor_rollout": "global_pool",
-    "critic": "global_pool",
     "ref": "global_pool",
 }
 BIG_AND_SMALL = CLUSTERS / "big_and_small.toml"
@@ -46,20 +46,20 @@ def test_a_layout_ray_hangs_on_has_every_field():
     assert report.feasible is True
     assert report.ray == "hangs"
     assert report.placement == [
-        {"pool": "reward_pool", "slot": 0, "node": "small"},
+        {"pool": "critic_pool", "slot": 0, "node": "small"},
         {"pool": "global_pool", "slot": 0, "node": "big"},
     ]
-    assert report.ray_placement == [{"pool": "reward_pool", "slot": 0, "node": "big"}]
+    assert report.ray_placement == [{"pool": "critic_pool", "slot": 0, "node": "big"}]
     (hang,) = report.diagnostics
     assert DIAGNOSTIC_KEYS <= set(hang)
     assert hang["code"] == "resource_pool::ray::hangs"
     assert hang["severity"] == "error"
     assert "Ray hangs" in hang["message"]
-    assert "global_pool, reward_pool" in hang["help"]
+    assert "global_pool, critic_pool" in hang["help"]
     # The span: the `8` of global_pool's process_on_nodes in the config written from the
     # arguments (Report.config).
-    assert (hang["file"], hang["line"], hang["column"]) == ("<rp.check>", 7, 21)
-    assert report.config.splitlines()[6] == "process_on_nodes = [8]"
+    assert (hang["file"], hang["line"], hang["column"]) == ("<rp.check>", 6, 21)
+    assert report.config.splitlines()[5] == "process_on_nodes = [8]"
     assert "ok=False" in repr(report) and "ray='hangs'" in repr(report)
     assert report.ray_version is None and "ray_version" not in report.as_dict()
 
@@ -177,13 +177,13 @@ def test_a_hang_says_to_reorder_resource_pool_specs_keys():
     (hang,) = report.diagnostics
     assert hang["help"].endswith(
         "Ray places every group when the pools are created in this order: global_pool, "
-        "reward_pool (reorder resource_pool_spec's keys: verl creates the pools in its order)"
+        "critic_pool (reorder resource_pool_spec's keys: verl creates the pools in its order)"
     )
     assert "reorder resource_pool_spec's keys" in " ".join(str(report).split())
     assert "[pools.*]" not in str(report)
     # The data is the same as the CLI's: the order, nothing about the wording.
     (data,) = [d for d in report.as_dict()["diagnostics"] if d["code"] == "resource_pool::ray::hangs"]
-    assert data["data"]["fix"] == {"kind": "pool_order", "pools": ["global_pool", "reward_pool"]}
+    assert data["data"]["fix"] == {"kind": "pool_order", "pools": ["global_pool", "critic_pool"]}
     # Reordered as it says, the layout passes.
     fixed = rp.check(dict(reversed(list(HANG_SPEC.items()))), HANG_MAPPING, cluster=BIG_AND_SMALL)
     assert fixed.ok, str(fixed)
@@ -191,7 +191,8 @@ def test_a_hang_says_to_reorder_resource_pool_specs_keys():
 
 def test_a_suggestion_shows_the_new_resource_pool_spec():
     spec = {"global_pool": [8, 8], "reward_pool": [4]}
-    report = rp.check(spec, HANG_MAPPING, cluster=BIG_AND_SMALL)
+    mapping = {"actor_rollout": "global_pool", "critic": "global_pool", "rm": "reward_pool"}
+    report = rp.check(spec, mapping, cluster=BIG_AND_SMALL)
     (advice,) = [d for d in report.diagnostics if d["code"] == "resource_pool::suggest::layout"]
     new_spec = {"global_pool": [8], "reward_pool": [4]}
     assert advice["help"] == (
@@ -202,7 +203,7 @@ def test_a_suggestion_shows_the_new_resource_pool_spec():
     # What it says to pass is Python, and the layout it names passes.
     pasted = advice["help"].split("`resource_pool_spec=", 1)[1].split("`", 1)[0]
     assert eval(pasted, {}) == new_spec
-    assert rp.check(new_spec, HANG_MAPPING, cluster=BIG_AND_SMALL).ok
+    assert rp.check(new_spec, mapping, cluster=BIG_AND_SMALL).ok
     # The data stays the generated config's: `--set` values on Report.config.
     (now,) = report.suggestions
     assert now["pools"] == new_spec
@@ -230,9 +231,10 @@ def test_raise_for_problems_raises_a_layout_error():
 
 
 def test_repr_counts_errors_warnings_and_advice_as_the_summary_line_does():
+    # Too large for the cluster, and for verl's own check (its refusal is one more error).
     report = rp.check({"global_pool": [8, 8, 8]}, {"actor_rollout": "global_pool"}, cluster=BIG_AND_SMALL)
-    assert str(report).endswith("(2 errors, 1 warning, 1 advice)\n")
-    assert repr(report).endswith(" errors=2 warnings=1 advice=1>"), repr(report)
+    assert str(report).endswith("(3 errors, 1 warning, 1 advice)\n")
+    assert repr(report).endswith(" errors=3 warnings=1 advice=1>"), repr(report)
     assert [d["severity"] for d in report.diagnostics].count("advice") == 1
 
 

@@ -216,9 +216,11 @@ def test_verl_version_builds_that_releases_pools_as_the_cli_does():
     assert [p["name"] for p in newest.as_dict()["pools"]] == ["global_pool", "reward_pool", "teacher_pool"]
 
 
-def test_verl_version_must_be_a_known_release():
-    with pytest.raises(rp.ArgumentError, match=r"verl_version: verl 0\.4\.0 is not in"):
-        rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version="0.4.0")
+def test_verl_version_must_be_a_release():
+    # Older than every known release: not judged, one notice that says so.
+    older = rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version="0.4.0")
+    assert [d["code"] for d in older.diagnostics] == ["resource_pool::verl::not_judged"]
+    assert older.ok
     with pytest.raises(rp.ArgumentError, match=r"verl_version: verl latest is not in"):
         rp.verl.check(OVERRIDES, cluster=THREE_NODES, verl_version="latest")
     with pytest.raises(TypeError, match="verl_version"):
