@@ -410,13 +410,32 @@ def main(argv=None):
             sys.argv = argv
             sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
             runpy.run_path(argv[0], run_name="__main__")
-    except GuardStop as stop:
-        say("stopped the run before verl waits forever:\n" + stop.report)
-        return EXIT_STOPPED
     except SystemExit as exit:
         return exit.code
+    except BaseException as error:
+        report = stop_report(error)
+        if report is None:
+            raise
+        say("stopped the run before verl waits forever:\n" + report)
+        return EXIT_STOPPED
     return 0
 
 
+def stop_report(error):
+    """The report of the GuardStop that `error` is or carries (Ray wraps one raised in an
+    actor, such as verl's TaskRunner, in a RayTaskError), or None."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, GuardStop):
+            return str(getattr(error, "report", None) or getattr(error, "cause", None) or error)
+        error = getattr(error, "cause", None) or error.__cause__ or error.__context__
+    return None
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    # The module's own classes, not __main__'s: a GuardStop raised in a Ray worker is
+    # unpickled as resource_pool.guard.GuardStop.
+    from resource_pool import guard
+
+    sys.exit(guard.main())

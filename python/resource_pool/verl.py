@@ -100,7 +100,8 @@ def check(
     verl), and keys are judged against it only. A PEP 440 version of no release
     resource-pool knows (verl from git, ``"0.9.2.dev0"``; a newer release) is judged as the
     newest known release not newer than it, which a warning names; one older than every
-    known release, or no PEP 440 version, is ``rp.ArgumentError``.
+    known release is not judged (one ``not_judged`` notice); no PEP 440 version is
+    ``rp.ArgumentError``.
 
     ``python`` is ``--python``: where verl imports (``python=None``, the default, in this
     interpreter; or the path of another), Hydra composes the line with the config of that

@@ -270,12 +270,25 @@ pub struct Raised {
     pub raised_at: Option<String>,
 }
 
+/// How much of an exception's message the words show: Hydra's wrap the cause on the
+/// following lines, which is what a user needs to read.
+const SHOWN_MESSAGE_CHARS: usize = 400;
+
 impl std::fmt::Display for Raised {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let first = self.message.lines().next().unwrap_or("");
+        let joined = (self.message.lines().map(str::trim))
+            .filter(|line| !line.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let shown: String = joined.chars().take(SHOWN_MESSAGE_CHARS).collect();
+        let more = if shown.len() < joined.len() {
+            "…"
+        } else {
+            ""
+        };
         match &self.raised_at {
-            Some(at) => write!(f, "{}: {first} ({at})", self.error_type),
-            None => write!(f, "{}: {first}", self.error_type),
+            Some(at) => write!(f, "{}: {shown}{more} ({at})", self.error_type),
+            None => write!(f, "{}: {shown}{more}", self.error_type),
         }
     }
 }
@@ -519,8 +532,15 @@ mod tests {
         let stop = a.stop("python3", Some(Span { start: 0, end: 4 })).unwrap();
         assert_eq!(
             stop.to_string(),
-            "Hydra refuses the line: ConfigCompositionException: Could not override 'trainer.nnodez'. (hydra/_internal/config_loader_impl.py:100)"
+            "Hydra refuses the line: ConfigCompositionException: Could not override 'trainer.nnodez'. To append use +trainer.nnodez=2 (hydra/_internal/config_loader_impl.py:100)"
         );
+        // A long message is cut, and says so.
+        let long = Raised {
+            error_type: "E".into(),
+            message: "x".repeat(SHOWN_MESSAGE_CHARS + 1),
+            raised_at: None,
+        };
+        assert!(long.to_string().ends_with("x…"), "{long}");
         let a = answer(
             r#"{"outcome": "verl_stops", "verl": {"version": "0.9.1", "path": "/v"},
                 "error_type": "ValueError", "message": "bad", "stand_in_model_for": ["Qwen/Qwen3-8B"]}"#,

@@ -1,6 +1,7 @@
 """The checks of tests/guard/run.sh (see there).
 
     check.py main --release V --status N --seconds S --stderr FILE --seen FILE --probe FILE
+    check.py wait --release V --status N --seconds S --stderr FILE --seen FILE --wait SECONDS
     check.py harness --release V --guarded FILE --plain FILE
 """
 
@@ -43,6 +44,26 @@ def check_main(args):
     )
 
 
+def check_wait(args):
+    """A pool that waits on what another job holds: the guard says so, waits, and stops once
+    --wait runs out (not before)."""
+    err = open(args.stderr, encoding="utf-8", errors="replace").read()
+    if args.status != GUARD_EXIT:
+        fail("verl %s: exit %s while another job held the GPUs, not the guard's %s; stderr ends:\n%s" % (args.release, args.status, GUARD_EXIT, err[-3000:]))
+    for said in ("waits for resources that other jobs hold", "--wait ran out", "global_pool"):
+        if said not in err:
+            fail("verl %s: the guard did not say %r:\n%s" % (args.release, said, err[-3000:]))
+    # The worker's own words reach the driver through Ray's log monitor, which the test
+    # cluster runs without; its log says what it saw each time it looked.
+    seen = [json.loads(line) for line in open(args.seen) if line.strip()]
+    looks = [s for s in seen if s.get("event") == "pool" and s.get("verdict") == "note"]
+    if len(looks) < 2:
+        fail("verl %s: the guard looked at the cluster %d times while it waited: %s" % (args.release, len(looks), seen))
+    if float(args.seconds) < float(args.wait):
+        fail("verl %s: stopped after %ss, before --wait %ss ran out" % (args.release, args.seconds, args.wait))
+    print("ok: verl %s waited on another job's GPUs and stopped when --wait %ss ran out (%ss)" % (args.release, args.wait, args.seconds))
+
+
 def check_harness(args):
     guarded = {c["id"]: c for c in json.load(open(args.guarded))["cases"]}
     plain = {c["id"]: c for c in json.load(open(args.plain))["cases"]}
@@ -71,17 +92,18 @@ def check_harness(args):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("what", choices=["main", "harness"])
+    parser.add_argument("what", choices=["main", "wait", "harness"])
     parser.add_argument("--release")
     parser.add_argument("--status", type=int)
     parser.add_argument("--seconds")
     parser.add_argument("--stderr")
     parser.add_argument("--seen")
     parser.add_argument("--probe")
+    parser.add_argument("--wait")
     parser.add_argument("--guarded")
     parser.add_argument("--plain")
     args = parser.parse_args()
-    (check_main if args.what == "main" else check_harness)(args)
+    {"main": check_main, "wait": check_wait, "harness": check_harness}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@
 #      it): the guard stops the run from inside verl's TaskRunner actor within seconds, exit
 #      status 3, naming global_pool; the pools the guard saw are the ones
 #      `resource-pool verl --python` builds for the same line (tests/guard/check.py).
+#      Then another job holds the GPUs: the guard says the pool waits on it, and stops once
+#      `--wait` runs out.
 #   2. the harness (tests/verl/run_verl.py: verl's own start-up on every case of a shape)
 #      under the guard: what verl places or refuses comes out the same as without the guard
 #      (scripts/verl-compare's sample, run before: its cases and results), and every case verl hangs
@@ -42,7 +44,11 @@ rm -rf "$SITE"
 export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
 rm -rf "$GUARD_OUT" && mkdir -p "$GUARD_OUT"
 
-down() { "$PY" "$ROOT/tests/verl/cluster.py" down >/dev/null 2>&1 || true; }
+OTHER=""
+down() {
+    [[ -n "$OTHER" ]] && kill "$OTHER" 2>/dev/null
+    "$PY" "$ROOT/tests/verl/cluster.py" down >/dev/null 2>&1 || true
+}
 trap down EXIT
 
 # ---- 1. verl's own main_ppo under the guard ----------------------------------------------------
@@ -51,15 +57,19 @@ DATA="$GUARD_OUT/data.parquet"
 "$PY" "$HERE/fixtures.py" "$MODEL" "$DATA"
 down
 "$PY" "$ROOT/tests/verl/cluster.py" up "cpu_short_head@$HERE/shapes.json" >/dev/null
+line_of() { # trainer.nnodes -> the line, in $line
+    line=(-m verl.trainer.main_ppo "trainer.nnodes=$1" trainer.n_gpus_per_node=8
+        "actor_rollout_ref.model.path=$MODEL" "critic.model.path=$MODEL"
+        "data.train_files=$DATA" "data.val_files=$DATA" data.train_batch_size=16
+        actor_rollout_ref.actor.ppo_mini_batch_size=16 critic.ppo_mini_batch_size=16
+        actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4
+        actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4
+        critic.ppo_micro_batch_size_per_gpu=4
+        trainer.logger=console)
+}
 for v in "${RELEASES[@]}"; do
     for nodes in 2; do
-        line=(-m verl.trainer.main_ppo "trainer.nnodes=$nodes" trainer.n_gpus_per_node=8
-            "actor_rollout_ref.model.path=$MODEL" "critic.model.path=$MODEL"
-            "data.train_files=$DATA" "data.val_files=$DATA"
-            actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4
-            actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4
-            critic.ppo_micro_batch_size_per_gpu=4
-            trainer.logger=console)
+        line_of "$nodes"
         log "verl $v: main_ppo trainer.nnodes=$nodes under the guard"
         start=$(date +%s.%N)
         set +e
@@ -80,6 +90,33 @@ for v in "${RELEASES[@]}"; do
             "$GUARD_OUT/$v.probe.json" python3 "${line[@]}")
     done
 done
+
+# ---- 1b. a pool that waits on another job ------------------------------------------------------
+# Another job holds the worker's GPUs and two of the head's CPUs: verl's own check still counts
+# 8 free GPUs (the head's), but no node fits a group of trainer.nnodes=1 until the other job
+# ends. The guard says what it waits on, and stops when --wait runs out.
+WAIT_S=15
+"$PY" "$HERE/other_job.py" "$ADDRESS" '[{"GPU": 8, "CPU": 9}]' '[{"CPU": 2, "guard_head": 1}]' \
+    >"$GUARD_OUT/other_job.out" 2>&1 &
+OTHER=$!
+for _ in $(seq 60); do grep -q held "$GUARD_OUT/other_job.out" && break; sleep 1; done
+grep -q held "$GUARD_OUT/other_job.out" || { cat "$GUARD_OUT/other_job.out" >&2; exit 1; }
+line_of 1
+for v in "${RELEASES[@]}"; do
+    log "verl $v: main_ppo trainer.nnodes=1 under the guard --wait ${WAIT_S}s, another job holding the GPUs"
+    start=$(date +%s.%N)
+    set +e
+    RAY_ADDRESS=$ADDRESS RESOURCE_POOL_GUARD_LOG="$GUARD_OUT/$v.wait.jsonl" timeout 600 \
+        "$ROOT/tests/verl/python" "$v" -m resource_pool.guard --wait "${WAIT_S}s" \
+        "${line[@]}" >"$GUARD_OUT/$v.wait.out" 2>"$GUARD_OUT/$v.wait.err"
+    status=$?
+    set -e
+    seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    "$PY" "$HERE/check.py" wait --release "$v" --status "$status" --seconds "$seconds" \
+        --stderr "$GUARD_OUT/$v.wait.err" --seen "$GUARD_OUT/$v.wait.jsonl" --wait "$WAIT_S"
+done
+kill "$OTHER" 2>/dev/null || true
+OTHER=""
 down
 
 # ---- 2. the harness under the guard -----------------------------------------------------------
