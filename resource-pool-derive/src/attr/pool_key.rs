@@ -177,21 +177,27 @@ fn variant_of(name: &str) -> String {
 /// `process_on_nodes = [8, 8]`: the node-slots as a list of integer literals, each one
 /// that cannot be read reported and left out.
 fn process_on_nodes(cx: &Ctxt, meta: &ParseNestedMeta, pool: &mut Pool) -> syn::Result<()> {
-    let expr: Expr = meta.value()?.parse()?;
-    let Expr::Array(array) = &expr else {
+    // The list is read by hand: syn's `ExprArray` needs its "full" feature, which would
+    // make every crate that builds syn (serde's derive too) build the whole of it.
+    let value = meta.value()?;
+    if !value.peek(syn::token::Bracket) {
+        let expr: Expr = value.parse()?;
         cx.error_at(
             &expr,
             "`process_on_nodes` takes a list of accelerators per node-slot, such as `[8, 8]`",
         );
         return Ok(());
-    };
+    }
+    let content;
+    let bracket = syn::bracketed!(content in value);
+    let elems = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
     let number = Number {
         what: "a node-slot size",
         key: "process_on_nodes",
         takes: "`process_on_nodes` takes integer literals, such as `[8, 8]`",
     };
     let mut slots = Vec::new();
-    for elem in &array.elems {
+    for elem in &elems {
         match expr_u32(cx, elem, &number)? {
             Some(slot) => slots.push(slot),
             None => pool.slots_unread = true,
@@ -199,7 +205,7 @@ fn process_on_nodes(cx: &Ctxt, meta: &ParseNestedMeta, pool: &mut Pool) -> syn::
     }
     pool.process_on_nodes = Some(Lit {
         value: slots,
-        span: expr.span(),
+        span: bracket.span.join(),
     });
     Ok(())
 }
