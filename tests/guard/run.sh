@@ -16,6 +16,7 @@
 #
 #   tests/guard/run.sh                 both, all five releases
 #   RP_VERL_RELEASES="0.9.1" tests/guard/run.sh
+#   RP_GUARD_WAIT_RELEASES="0.5.0 0.9.1" tests/guard/run.sh   (the --wait test on these only)
 #
 # Needs the verl environments (scripts/verl-envs) and the wheel of `tests/python/run.sh
 # suite` (target/python-wheels), which is installed into .venv/verl/rp-site (--no-deps).
@@ -34,6 +35,8 @@ SITE="$ENVS/rp-site"
 BIN="${RP_BIN:-$ROOT/target/debug/resource-pool}"
 ADDRESS=127.0.0.2:27390
 SHAPES=(${RP_GUARD_SHAPES:-big_and_small zero_cpu_head})
+# The releases of the --wait test (1b): every one unless RP_GUARD_WAIT_RELEASES says fewer.
+WAIT_RELEASES=(${RP_GUARD_WAIT_RELEASES:-${RELEASES[@]}})
 
 log() { printf '[guard run.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -102,7 +105,7 @@ OTHER=$!
 for _ in $(seq 60); do grep -q held "$GUARD_OUT/other_job.out" && break; sleep 1; done
 grep -q held "$GUARD_OUT/other_job.out" || { cat "$GUARD_OUT/other_job.out" >&2; exit 1; }
 line_of 1
-for v in "${RELEASES[@]}"; do
+for v in "${WAIT_RELEASES[@]}"; do
     log "verl $v: main_ppo trainer.nnodes=1 under the guard --wait ${WAIT_S}s, another job holding the GPUs"
     start=$(date +%s.%N)
     set +e
