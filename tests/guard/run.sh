@@ -46,6 +46,8 @@ rm -rf "$SITE"
 "$PY" -m pip install --quiet --disable-pip-version-check --no-deps --no-compile --target "$SITE" "${wheel[0]}"
 export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
 rm -rf "$GUARD_OUT" && mkdir -p "$GUARD_OUT"
+# Hydra writes outputs/DATE/TIME in the working directory: here, not in the checkout.
+cd "$GUARD_OUT"
 
 OTHER=""
 down() {
