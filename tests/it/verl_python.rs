@@ -3,8 +3,33 @@
 //! itself runs in verl's own environments in tests/guard/run.sh.
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use crate::common::{json, run};
+
+/// `script` written to `path`, executable.
+fn executable(path: &Path, script: &str) {
+    std::fs::write(path, script).unwrap();
+    let mut perms = std::fs::metadata(path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(path, perms).unwrap();
+}
+
+/// `resource-pool verl [FLAGS] --python PY --cluster big_and_small -- LINE`.
+fn verl_with(py: &Path, flags: &[&str], line: &[&str]) -> Output {
+    let py = py.to_str().unwrap();
+    let mut args = vec!["verl"];
+    args.extend(flags);
+    args.extend([
+        "--python",
+        py,
+        "--cluster",
+        "examples/clusters/big_and_small.toml",
+        "--",
+    ]);
+    args.extend(line);
+    run(&args)
+}
 
 /// A stand-in Python: it writes the request it was given (`-c SCRIPT REQUEST`) beside
 /// itself and prints `answer` as the probe's last line, after what verl prints.
@@ -16,10 +41,7 @@ fn python(dir: &Path, answer: &str) -> PathBuf {
         "#!/bin/sh\nprintf '%s' \"$3\" > \"{}\"\necho 'verl prints this' >&2\necho 'and this'\ncat <<'EOF'\n{answer}\nEOF\n",
         dir.join("request.json").display()
     );
-    std::fs::write(&path, script).unwrap();
-    let mut perms = std::fs::metadata(&path).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&path, perms).unwrap();
+    executable(&path, &script);
     path
 }
 
@@ -41,21 +63,19 @@ const RECIPE_POOLS: &str = r#"{"outcome": "built", "verl": {"version": "0.8.0", 
 fn the_pools_verl_built_are_checked_and_the_request_is_the_line() {
     let dir = scratch("built");
     let py = python(&dir, RECIPE_POOLS);
-    let out = run(&[
-        "verl",
-        "--python",
-        py.to_str().unwrap(),
-        "--cluster",
-        "examples/clusters/big_and_small.toml",
-        "--",
-        "python3",
-        "-m",
-        "recipe.one_step.main",
-        "--config-name",
-        "one_step",
-        "trainer.nnodes=1",
-        "+x.y=1",
-    ]);
+    let out = verl_with(
+        &py,
+        &[],
+        &[
+            "python3",
+            "-m",
+            "recipe.one_step.main",
+            "--config-name",
+            "one_step",
+            "trainer.nnodes=1",
+            "+x.y=1",
+        ],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(
@@ -82,17 +102,7 @@ fn the_pools_verl_built_are_checked_and_the_request_is_the_line() {
 fn the_json_says_what_was_installed() {
     let dir = scratch("json");
     let py = python(&dir, RECIPE_POOLS);
-    let out = run(&[
-        "verl",
-        "--format",
-        "json",
-        "--python",
-        py.to_str().unwrap(),
-        "--cluster",
-        "examples/clusters/big_and_small.toml",
-        "--",
-        "trainer.nnodes=1",
-    ]);
+    let out = verl_with(&py, &["--format", "json"], &["trainer.nnodes=1"]);
     let value = json(&out);
     assert_eq!(value["installed"]["verl"]["version"], "0.8.0");
     assert_eq!(value["installed"]["stand_in_model_for"][0], "Qwen/Qwen3-8B");
@@ -108,20 +118,11 @@ fn where_hydra_refuses_the_line_that_is_the_error() {
         "error_type": "ConfigCompositionException", "message": "Could not override 'trainer.nnodez'.",
         "where": "hydra/_internal/config_loader_impl.py:100"}"#;
     let py = python(&dir, answer);
-    let out = run(&[
-        "verl",
-        "--format",
-        "json",
-        "--python",
-        py.to_str().unwrap(),
-        "--cluster",
-        "examples/clusters/big_and_small.toml",
-        "--",
-        "python3",
-        "-m",
-        "verl.trainer.main_ppo",
-        "trainer.nnodez=2",
-    ]);
+    let out = verl_with(
+        &py,
+        &["--format", "json"],
+        &["python3", "-m", "verl.trainer.main_ppo", "trainer.nnodez=2"],
+    );
     assert_eq!(out.status.code(), Some(1));
     let value = json(&out);
     let codes: Vec<&str> = (value["diagnostics"].as_array().unwrap().iter())
@@ -140,17 +141,7 @@ fn an_older_verl_is_checked_as_the_oldest_release_known_and_said() {
     let dir = scratch("old");
     let answer = RECIPE_POOLS.replace("\"0.8.0\"", "\"0.3.1\"");
     let py = python(&dir, &answer);
-    let out = run(&[
-        "verl",
-        "--format",
-        "json",
-        "--python",
-        py.to_str().unwrap(),
-        "--cluster",
-        "examples/clusters/big_and_small.toml",
-        "--",
-        "trainer.nnodes=1",
-    ]);
+    let out = verl_with(&py, &["--format", "json"], &["trainer.nnodes=1"]);
     let value = json(&out);
     let codes: Vec<&str> = (value["diagnostics"].as_array().unwrap().iter())
         .map(|d| d["code"].as_str().unwrap())
@@ -166,23 +157,11 @@ fn an_older_verl_is_checked_as_the_oldest_release_known_and_said() {
 fn a_python_without_an_answer_is_an_input_error() {
     let dir = scratch("none");
     let py = dir.join("python");
-    std::fs::write(
+    executable(
         &py,
         "#!/bin/sh\necho 'Traceback: ModuleNotFoundError: torch' >&2\nexit 1\n",
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&py).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&py, perms).unwrap();
-    let out = run(&[
-        "verl",
-        "--python",
-        py.to_str().unwrap(),
-        "--cluster",
-        "examples/clusters/big_and_small.toml",
-        "--",
-        "trainer.nnodes=1",
-    ]);
+    );
+    let out = verl_with(&py, &[], &["trainer.nnodes=1"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("installed::no_answer"), "{stderr}");
