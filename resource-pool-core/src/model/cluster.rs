@@ -186,6 +186,12 @@ impl Cluster {
         self.alive().all(|n| n.total.is_some())
     }
 
+    /// Whether other work holds part of the cluster now: every alive node states its
+    /// total, and some have less available.
+    pub fn busy(&self) -> bool {
+        self.has_totals() && self.alive().any(|n| n.total.as_ref() != Some(&n.available))
+    }
+
     /// The same cluster with nothing held: each alive node's total as its available.
     /// `None` when some alive node has no total.
     pub fn idle(&self) -> Option<Cluster> {

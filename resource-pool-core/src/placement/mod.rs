@@ -501,10 +501,7 @@ impl CheckInput<'_> {
     /// known), decided within what is left of `budget`, which it spends.
     fn idle_fit(&self, budget: &mut Budget) -> Option<IdleFit> {
         let (cluster, options) = (self.cluster, self.options);
-        let nothing_held = cluster
-            .alive()
-            .all(|n| n.total.as_ref() == Some(&n.available));
-        if options.check_idle && cluster.has_totals() && nothing_held {
+        if options.check_idle && cluster.has_totals() && !cluster.busy() {
             // The idle cluster is this one: the same proof holds.
             Some(IdleFit::Never)
         } else if options.check_idle && cluster.has_totals() {

@@ -116,11 +116,7 @@ fn idle_cluster(
     spans: &dyn SlotSpans,
     model_holds: bool,
 ) -> Option<Cluster> {
-    let busy = cluster.has_totals()
-        && cluster
-            .alive()
-            .any(|n| n.total.as_ref() != Some(&n.available));
-    let idle = cluster.idle().filter(|_| busy)?;
+    let idle = cluster.idle().filter(|_| cluster.busy())?;
     match model_holds {
         // The findings are the cluster's now, not the idle one's.
         true => Some(holds::hold(release, &idle, spans, &mut Vec::new()).0),

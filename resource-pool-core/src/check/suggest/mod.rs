@@ -328,11 +328,7 @@ pub fn suggest(
     terms: &dyn LayoutTerms,
     options: &SuggestOptions,
 ) -> Suggestions {
-    let busy = cluster.has_totals()
-        && cluster
-            .alive()
-            .any(|n| n.total.as_ref() != Some(&n.available));
-    let idle = if busy { cluster.idle() } else { None };
+    let idle = if cluster.busy() { cluster.idle() } else { None };
     suggest_against(report, cluster, idle.as_ref(), terms, options)
 }
 
